@@ -1,0 +1,5 @@
+export * from './decision.js';
+export * from './records.js';
+export * from './errors.js';
+export { codePoints } from './text.js';
+export * from './key.js';

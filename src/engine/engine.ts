@@ -1,0 +1,77 @@
+/**
+ * The engine interface is the System One shape the decision-model ecosystem speaks:
+ * one state, several named typed questions, one probability distribution per
+ * question. Engines know nothing of keys, credits or the HTTP API.
+ *
+ * Presentation order matters (a stress check asks with options reversed), so it is
+ * carried by the order of `criteria`: object key order for `choice` and `noul`
+ * (`{ false, true }` presents No before Yes), array order for `score`.
+ */
+
+export type NoulQuestion = {
+  type: 'noul';
+  instructions: string;
+  criteria?: { true?: string | null; false?: string | null };
+};
+export type ChoiceQuestion = {
+  type: 'choice';
+  instructions: string;
+  /** Option label → description (or null); keys in presentation order. */
+  criteria: Record<string, string | null>;
+};
+export type ScoreQuestion = {
+  type: 'score';
+  instructions: string;
+  /** Level descriptions in presentation order; at least two. */
+  criteria: string[];
+};
+export type Question = NoulQuestion | ChoiceQuestion | ScoreQuestion;
+export type Questions = Record<string, Question>;
+
+/** Distributions are normalised: they sum to 1. */
+export type NoulAnswer = { type: 'noul'; yes: number };
+/** Keyed by the question's criteria labels. */
+export type ChoiceAnswer = { type: 'choice'; probabilities: Record<string, number> };
+/** Indexed like the question's criteria array. */
+export type ScoreAnswer = { type: 'score'; probabilities: number[] };
+export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
+
+export type AnswerOf<Q extends Question> = Q extends NoulQuestion
+  ? NoulAnswer
+  : Q extends ChoiceQuestion
+    ? ChoiceAnswer
+    : ScoreAnswer;
+
+export interface EngineReply<Q extends Questions = Questions> {
+  answers: { [K in keyof Q]: AnswerOf<Q[K]> };
+  /** Summed over every provider call made for this reply; null when not reported. */
+  inputTokens: number | null;
+}
+
+export interface Engine {
+  /** Provider kind, e.g. `openai`, `systemone`. */
+  readonly name: string;
+  /** The model name reported in decisions. */
+  readonly model: string;
+  /**
+   * Answers every question about one state. `signal` carries the decision's
+   * deadline: when it aborts, the engine gives up and throws `EngineError('timeout')`.
+   */
+  ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>>;
+  close?(): Promise<void>;
+}
+
+export type EngineFailure = 'busy' | 'bad_response' | 'unavailable' | 'timeout';
+
+/** Every provider failure maps onto one of four kinds; the service maps those to 429/502/503/504. */
+export class EngineError extends Error {
+  constructor(
+    readonly kind: EngineFailure,
+    message: string,
+    /** Seconds, for `busy` and `unavailable` when the provider said. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}

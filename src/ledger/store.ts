@@ -1,0 +1,131 @@
+import type { Access } from '../contract/index.js';
+
+/**
+ * The ledger: keys, passes, the free allowance, credits, idempotency records,
+ * metrics and the site's free limits. Two implementations share this interface:
+ * SQLite (default, one file) and PostgreSQL (several servers).
+ *
+ * Money moves only as rows of `charges` (reserved → committed | released), each
+ * transition one transaction with a guard, so concurrent requests never overspend
+ * and a failure gives back exactly what it took.
+ */
+
+export type Channel = 'api' | 'web';
+export type Depth = 'standard' | 'stress';
+
+/** Who is asking: resolved from a key fingerprint. */
+export interface Caller {
+  keyId: string;
+  passId: string;
+  keyHint: string;
+}
+
+export interface Limits {
+  /** Free standard decisions per key per UTC day (20). */
+  freePerKey: number;
+  /** Free decisions per client IP per UTC day; 0 = no limit. */
+  freePerIp: number;
+  /** Free decisions over the whole site per UTC day; 0 = no limit. */
+  freePerSite: number;
+}
+
+export interface ReserveRequest {
+  caller: Caller;
+  depth: Depth;
+  /** Client IP as seen by the server (only a fingerprint of it is stored). */
+  ip: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+}
+
+export interface Reservation {
+  id: string;
+  /** `free`: one unit of the key's daily allowance; `credits`: pass credits. */
+  kind: 'free' | 'credits';
+  cost: number;
+}
+
+export type ReserveOutcome =
+  | { ok: true; reservation: Reservation; access: Access }
+  | {
+      ok: false;
+      code: 'pass_required' | 'insufficient_credits' | 'free_limit_reached' | 'rate_limited';
+    };
+
+export interface PassInfo {
+  passId: string;
+  passCredits: number;
+  fundedEver: boolean;
+  createdAt: string;
+  keys: { id: string; keyHint: string; createdAt: string; revokedAt: string | null }[];
+}
+
+export interface CreatedKey {
+  /** Shown once, never stored. */
+  key: string;
+  keyId: string;
+  keyHint: string;
+  passId: string;
+  createdAt: string;
+}
+
+export type IdempotencyBegin =
+  | { state: 'new' }
+  | { state: 'replay'; status: number; body: string }
+  | { state: 'mismatch' }
+  | { state: 'in_progress' };
+
+export interface MetricsRow {
+  channel: Channel;
+  samples: number;
+  totalMs: number;
+}
+
+export interface Store {
+  /**
+   * Called once by `decide serve` at start: releases reservations and drops
+   * unfinished idempotency records left by a process that died mid-decision.
+   * Returns how many reservations were released.
+   */
+  recoverInterrupted(): Promise<number>;
+
+  createPass(): Promise<{ passId: string; createdAt: string }>;
+  /** Adds a funding entry; throws if the pass does not exist or credits < 1. */
+  fundPass(passId: string, credits: number, note?: string): Promise<{ passCredits: number }>;
+  showPass(passId: string): Promise<PassInfo | null>;
+
+  /** A new key linked to `passId`, or to a new pass when omitted. */
+  createKey(passId?: string): Promise<CreatedKey>;
+  /** The active key whose SHA-256 fingerprint this is, or null (unknown or revoked). */
+  authenticate(fingerprint: Buffer): Promise<Caller | null>;
+  /** Revokes an active key; null when it was not active. */
+  revokeKey(keyId: string, now: Date): Promise<{ keyHint: string; revokedAt: string } | null>;
+
+  usage(caller: Caller, day: string): Promise<{ freeUsed: number; passCredits: number }>;
+
+  /**
+   * Takes what a decision costs, in one transaction: the key's free allowance for a
+   * standard decision while it lasts (and the site's limits allow), else pass credits.
+   * Decides 402/429 exactly as CONTRACT.md says.
+   */
+  reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome>;
+  /** reserved → committed. Idempotent; a no-op if the reservation is not `reserved`. */
+  commit(reservationId: string, now: Date): Promise<void>;
+  /** reserved → released, giving back exactly what it took. Idempotent. */
+  release(reservationId: string, now: Date): Promise<void>;
+
+  /** Records one successful decision's processing time. */
+  recordSample(day: string, channel: Channel, ms: number): Promise<void>;
+  metrics(day: string): Promise<MetricsRow[]>;
+
+  /**
+   * Idempotency records, scoped by key. A record older than 24 h counts as absent.
+   * `begin` inserts a running record when none exists.
+   */
+  beginIdempotent(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin>;
+  finishIdempotent(keyId: string, idemKey: string, status: number, body: string): Promise<void>;
+  /** Drops a running record (the decision failed: only successes are stored). */
+  abandonIdempotent(keyId: string, idemKey: string): Promise<void>;
+
+  close(): Promise<void>;
+}
