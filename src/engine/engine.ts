@@ -4,8 +4,10 @@
  * question. Engines know nothing of keys, credits or the HTTP API.
  *
  * Presentation order matters (a stress check asks with options reversed), so it is
- * carried by the order of `criteria`: object key order for `choice` and `noul`
- * (`{ false, true }` presents No before Yes), array order for `score`.
+ * carried by the order of `criteria`: array order for `choice` and `score` (an
+ * array, because objects put integer-like keys such as "2025" first whatever the
+ * insertion order), object key order for `noul` (`{ false, true }` presents No
+ * before Yes).
  */
 
 export type NoulQuestion = {
@@ -16,8 +18,8 @@ export type NoulQuestion = {
 export type ChoiceQuestion = {
   type: 'choice';
   instructions: string;
-  /** Option label → description (or null); keys in presentation order. */
-  criteria: Record<string, string | null>;
+  /** Options in presentation order; labels are distinct. */
+  criteria: { label: string; description: string | null }[];
 };
 export type ScoreQuestion = {
   type: 'score';

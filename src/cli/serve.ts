@@ -1,0 +1,83 @@
+import { Command, Option } from 'commander';
+import { engineFromEnv } from '../engine/from-env.js';
+import type { Engine } from '../engine/engine.js';
+import { createApp } from '../http/app.js';
+import { listen, type RunningServer } from '../http/server.js';
+import { openStore } from '../ledger/open.js';
+import type { Store } from '../ledger/store.js';
+import { engineTimeoutFromEnv, limitsFromEnv } from '../service/limits.js';
+import { DecisionService } from '../service/service.js';
+import { EXIT, fail } from './exit-codes.js';
+import { dbOption, integer } from './options.js';
+
+const NO_ENGINE = `no decision engine is configured. Set one of:
+  DECIDE_ENGINE=openai     OPENAI_BASE_URL=… OPENAI_API_KEY=… DECIDE_MODEL=…   (any OpenAI-compatible server with logprobs)
+  DECIDE_ENGINE=systemone  DECIDE_SYSTEMONE_URL=… DECIDE_MODEL=…              (any POST /v1/systemone server)`;
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  db: string;
+}
+
+export function serveCommand() {
+  return new Command('serve')
+    .description('Start the HTTP API on one machine')
+    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0)))
+    .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
+    .addOption(dbOption())
+    .action(serve);
+}
+
+async function serve(flags: ServeFlags) {
+  let engine: Engine | null;
+  let limits;
+  let engineTimeoutMs;
+  try {
+    engine = engineFromEnv();
+    limits = limitsFromEnv();
+    engineTimeoutMs = engineTimeoutFromEnv();
+  } catch (error) {
+    fail((error as Error).message, EXIT.config);
+  }
+  if (!engine) fail(NO_ENGINE, EXIT.config);
+
+  let store: Store;
+  try {
+    store = await openStore(flags.db, limits);
+  } catch (error) {
+    fail(`cannot open the database ${flags.db}: ${(error as Error).message}`, EXIT.unavailable);
+  }
+  const released = await store.recoverInterrupted();
+
+  const service = new DecisionService({ store, engine, limits, engineTimeoutMs });
+  const app = createApp({ service, trustProxy: process.env.DECIDE_TRUST_PROXY === '1' });
+  let server: RunningServer;
+  try {
+    server = await listen(app, flags.port, flags.host);
+  } catch (error) {
+    await store.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') fail(`port ${flags.port} on ${flags.host} is already in use; choose another with --port`, EXIT.unavailable);
+    fail(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, EXIT.unavailable);
+  }
+
+  process.stdout.write(`decide listening on ${server.url}\n`);
+  process.stderr.write(
+    `decide: engine ${engine.name} (model ${engine.model}), database ${flags.db}` +
+      (released ? `, released ${released} interrupted reservation(s)` : '') + '\n',
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) process.exit(1); // a second signal: the operator wants out now
+    stopping = true;
+    process.stderr.write(`decide: ${signal}, finishing in-flight requests\n`);
+    await server.close();
+    await store.close();
+    await engine.close?.();
+    process.exit(EXIT.ok);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

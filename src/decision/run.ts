@@ -1,0 +1,105 @@
+import type { DecisionRequest, DecisionResult, Signal, Stress } from '../contract/decision.js';
+import type { Engine, EngineReply, Questions } from '../engine/engine.js';
+import { mapBounded } from './bounded.js';
+import { contextWithout, type Fact, splitFacts } from './facts.js';
+import { round4, signalOf, type Weighed, weigh } from './outcome.js';
+import { baseQuestions, MAIN, mainQuestion, readMain, readYes, REVERSED, SUFFICIENCY } from './questions.js';
+import { stressOf } from './stress.js';
+
+export interface DecisionOutcome {
+  result: DecisionResult;
+  signal: Signal;
+  contextSufficiency: number;
+  inputTokens: number | null;
+  stress: Stress | null;
+  model: string;
+}
+
+export const DEFAULT_CONCURRENCY = 16;
+
+/** One engine call, read as soon as it answers so an unusable answer stops the rest. */
+type Asked =
+  | { kind: 'base'; inputTokens: number | null; main: Weighed; contextSufficiency: number; reversed: Weighed | null }
+  | { kind: 'without-fact'; inputTokens: number | null; main: Weighed; fact: Fact };
+
+interface Call {
+  state: string;
+  questions: Questions;
+  read: (answers: EngineReply['answers'], inputTokens: number | null) => Asked;
+}
+
+/**
+ * Decides one parsed request (trimmed, depth defaulted). Standard depth is one engine
+ * call; stress adds one call per fact, all run together under `concurrency`, so the
+ * decision takes about one engine round. Engine errors propagate unchanged; the first
+ * failure of any call aborts the others and fails the whole decision.
+ */
+export async function runDecision(
+  request: DecisionRequest,
+  engine: Engine,
+  options: { signal: AbortSignal; concurrency?: number },
+): Promise<DecisionOutcome> {
+  const stress = request.depth === 'stress';
+  const calls: Call[] = [
+    {
+      state: request.context,
+      questions: baseQuestions(request),
+      read: (answers, inputTokens) => ({
+        kind: 'base',
+        inputTokens,
+        main: weigh(readMain(request, MAIN, answers[MAIN])),
+        contextSufficiency: round4(readYes(SUFFICIENCY, answers[SUFFICIENCY])),
+        reversed: stress ? weigh(readMain(request, REVERSED, answers[REVERSED], true)) : null,
+      }),
+    },
+    ...(stress ? removableFacts(request.context) : []).map(
+      (fact): Call => ({
+        state: contextWithout(request.context, fact),
+        questions: { [MAIN]: mainQuestion(request) },
+        read: (answers, inputTokens) => ({
+          kind: 'without-fact',
+          inputTokens,
+          main: weigh(readMain(request, MAIN, answers[MAIN])),
+          fact,
+        }),
+      }),
+    ),
+  ];
+
+  const asked = await mapBounded(
+    calls,
+    options.concurrency ?? DEFAULT_CONCURRENCY,
+    async (call, signal) => {
+      const reply = await engine.ask(call.state, call.questions, signal);
+      return call.read(reply.answers, reply.inputTokens);
+    },
+    options.signal,
+  );
+
+  const [base] = asked.filter((a) => a.kind === 'base');
+  const withoutFacts = asked.filter((a) => a.kind === 'without-fact').map(({ fact, main }) => ({ fact, weighed: main }));
+  return {
+    result: base.main.result,
+    signal: signalOf(base.main, base.contextSufficiency),
+    contextSufficiency: base.contextSufficiency,
+    inputTokens: sumTokens(asked.map((a) => a.inputTokens)),
+    stress: base.reversed ? stressOf(base.main, base.reversed, withoutFacts) : null,
+    model: engine.model,
+  };
+}
+
+/** A context of one fact (or none) has no without-fact checks: removing it leaves no context. */
+function removableFacts(context: string): Fact[] {
+  const facts = splitFacts(context);
+  return facts.length > 1 ? facts : [];
+}
+
+/** The sum over every call; unknown as soon as one call did not report. */
+function sumTokens(counts: ReadonlyArray<number | null>): number | null {
+  let sum = 0;
+  for (const count of counts) {
+    if (count === null) return null;
+    sum += count;
+  }
+  return sum;
+}

@@ -1,0 +1,95 @@
+import type { Answer, NoulQuestion, Question } from './engine.js';
+import { digitLabels, letterLabels } from './labels.js';
+
+/**
+ * One question as a Chat Completions prompt with short labels, for engines that read
+ * the answer off the first token's logprobs.
+ *
+ * The user message ends with a section like
+ *
+ *     Options:
+ *     - A: approve — the plan is funded
+ *     - B: reject
+ *
+ * (`Levels:` for score, `Answers:` for noul), one `- <label>[: <text>]` line per label in
+ * presentation order. test/fakes/openai-fake.ts parses exactly this; keep them in step.
+ */
+export interface RenderedQuestion {
+  system: string;
+  user: string;
+  /** Short labels in presentation order; slot i is criteria key / level i. */
+  labels: string[];
+}
+
+const YES = 'Yes';
+const NO = 'No';
+
+/** `{ false, true }` key order (or `false` alone) presents No first; the stress check relies on it. */
+export function noulPresentsNoFirst(criteria: NoulQuestion['criteria']): boolean {
+  const first = Object.keys(criteria ?? {}).find((k) => k === 'true' || k === 'false');
+  return first === 'false';
+}
+
+export function renderQuestion(state: string, question: Question): RenderedQuestion {
+  const { labels, header, lines } = optionLines(question);
+  const offer = orList(labels);
+  const system = [
+    'You answer one question about the facts the user gives, judging from those facts alone.',
+    `Reply with exactly one label: ${offer}. Write nothing else.`,
+  ].join(' ');
+  const user = [
+    `Facts:\n${state}`,
+    `Question:\n${question.instructions}`,
+    `${header}:\n${lines.join('\n')}`,
+    `Reply with one label: ${offer}.`,
+  ].join('\n\n');
+  return { system, user, labels };
+}
+
+function optionLines(question: Question): { labels: string[]; header: string; lines: string[] } {
+  switch (question.type) {
+    case 'choice': {
+      const labels = letterLabels(question.criteria.length);
+      const lines = question.criteria.map((option, i) => line(labels[i], withDescription(option.label, option.description)));
+      return { labels, header: 'Options', lines };
+    }
+    case 'score': {
+      const labels = digitLabels(question.criteria.length);
+      return { labels, header: 'Levels', lines: question.criteria.map((text, i) => line(labels[i], text)) };
+    }
+    case 'noul': {
+      const sides = noulPresentsNoFirst(question.criteria) ? (['false', 'true'] as const) : (['true', 'false'] as const);
+      const labels = sides.map((side) => (side === 'true' ? YES : NO));
+      const lines = sides.map((side, i) => line(labels[i], question.criteria?.[side] ?? null));
+      return { labels, header: 'Answers', lines };
+    }
+  }
+}
+
+/** Maps the label distribution back onto the question's own criteria. */
+export function answerFromLabels(question: Question, labels: readonly string[], probabilities: readonly number[]): Answer {
+  switch (question.type) {
+    case 'choice':
+      return {
+        type: 'choice',
+        probabilities: Object.fromEntries(question.criteria.map((option, i) => [option.label, probabilities[i]])),
+      };
+    case 'score':
+      return { type: 'score', probabilities: question.criteria.map((_, i) => probabilities[i]) };
+    case 'noul':
+      return { type: 'noul', yes: probabilities[labels.indexOf(YES)] };
+  }
+}
+
+function withDescription(key: string, description: string | null): string {
+  return description ? `${key} — ${description}` : key;
+}
+
+function line(label: string, text: string | null): string {
+  const flat = text?.replace(/\s*\n\s*/g, ' ').trim();
+  return flat ? `- ${label}: ${flat}` : `- ${label}`;
+}
+
+function orList(labels: readonly string[]): string {
+  return labels.length < 2 ? labels.join('') : `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}`;
+}

@@ -1,0 +1,38 @@
+import type { Deadline } from './deadline.js';
+import { EngineError } from './engine.js';
+import { RateLimited, retryAfterSeconds } from './http-failures.js';
+
+/** Longest `Retry-After` we sit through; past it the caller is better told `busy` at once. */
+export const MAX_RETRY_WAIT_MS = 2000;
+/** Wait when a 429 names no delay. */
+export const DEFAULT_RETRY_WAIT_MS = 500;
+/** A retry that would start with less time than this left cannot finish in time. */
+const MIN_ATTEMPT_MS = 250;
+
+/**
+ * Runs `attempt`; after a first 429 it waits what the provider asked (capped) and
+ * tries once more, but only when that wait still leaves room before the deadline.
+ * Everything else (5xx, connection errors, timeouts) is not retried: the decision's
+ * deadline is shared by all its calls, and a second slow attempt would only eat it.
+ */
+export async function withOneRateLimitRetry<T>(attempt: () => Promise<T>, deadline: Deadline): Promise<T> {
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!(err instanceof RateLimited)) throw err;
+    const waitMs = err.retryAfterMs ?? DEFAULT_RETRY_WAIT_MS;
+    if (waitMs > MAX_RETRY_WAIT_MS || waitMs + MIN_ATTEMPT_MS > deadline.remainingMs()) {
+      throw busy(err, 'asked to wait longer than the deadline allows');
+    }
+    await deadline.sleep(waitMs);
+  }
+  try {
+    return await attempt();
+  } catch (err) {
+    throw err instanceof RateLimited ? busy(err, 'again after one retry') : err;
+  }
+}
+
+function busy(err: RateLimited, why: string): EngineError {
+  return new EngineError('busy', `${err.provider} engine is rate-limited (HTTP 429, ${why})`, retryAfterSeconds(err.retryAfterMs));
+}

@@ -1,0 +1,36 @@
+import { Hono } from 'hono';
+import type { DecisionService } from '../service/service.js';
+import { accessLog, type LogLine } from './access-log.js';
+import type { AppEnv } from './env.js';
+import { methodNotAllowed, notFound, onError } from './errors.js';
+import { openApiDocument } from './openapi.js';
+import { accountRoutes } from './routes/account.js';
+import { decisionRoutes } from './routes/decisions.js';
+
+export interface AppOptions {
+  service: DecisionService;
+  /** Take the client IP from the first X-Forwarded-For hop (only behind a trusted proxy). */
+  trustProxy?: boolean;
+  /** Where access-log and error lines go (one JSON object a line). */
+  log?: LogLine;
+}
+
+/**
+ * Routes are matched before authentication, so an unknown path is 404 and a wrong
+ * method 405 whatever the key; CORS stays off (a server-to-server API).
+ */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const log = options.log ?? ((line) => process.stdout.write(line + '\n'));
+  const app = new Hono<AppEnv>();
+  app.use('*', accessLog(log));
+  app.onError(onError(log));
+  app.notFound(notFound);
+
+  decisionRoutes(app, options.service, options.trustProxy ?? false);
+  accountRoutes(app, options.service);
+
+  const openapi = JSON.stringify(openApiDocument());
+  app.get('/openapi.json', (c) => c.body(openapi, 200, { 'Content-Type': 'application/json' }));
+  app.all('/openapi.json', methodNotAllowed(['GET']));
+  return app;
+}

@@ -1,0 +1,12 @@
+import type { Caller } from '../ledger/store.js';
+
+/** What middleware hands to handlers. */
+export type AppEnv = {
+  Variables: {
+    caller: Caller;
+    /** The parsed JSON body (not yet validated against the contract). */
+    body: unknown;
+    /** performance.now() when the request arrived. */
+    startedAt: number;
+  };
+};

@@ -1,0 +1,31 @@
+import type { Context } from 'hono';
+import { DecideError } from '../contract/index.js';
+
+/** Every non-2xx answer of the API: the contract's `{ error, code }`, plus Retry-After when known. */
+export function errorResponse(c: Context, error: DecideError, headers: Record<string, string> = {}): Response {
+  const all: Record<string, string> = { ...headers };
+  if (error.retryAfter !== undefined) all['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfter)));
+  if (error.code === 'unauthorized') all['WWW-Authenticate'] = 'Bearer';
+  return c.json(error.toBody(), error.status as 400, all);
+}
+
+export const notFound = (c: Context) =>
+  errorResponse(c, new DecideError('not_found', `no route ${c.req.method} ${c.req.path}`));
+
+export function methodNotAllowed(allowed: string[]) {
+  return (c: Context) =>
+    errorResponse(
+      c,
+      new DecideError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(' or ')}`),
+      { Allow: allowed.join(', ') },
+    );
+}
+
+/** A DecideError is an answer; anything else is a bug, logged and answered without its stack. */
+export function onError(log: (line: string) => void) {
+  return (error: Error, c: Context) => {
+    if (error instanceof DecideError) return errorResponse(c, error);
+    log(JSON.stringify({ level: 'error', path: c.req.path, error: error.stack ?? String(error) }));
+    return errorResponse(c, new DecideError('internal_error', 'internal error; the failure was logged'));
+  };
+}

@@ -1,0 +1,21 @@
+import type { Hono } from 'hono';
+import type { DecisionService } from '../../service/service.js';
+import { requireKey } from '../auth.js';
+import type { AppEnv } from '../env.js';
+import { methodNotAllowed } from '../errors.js';
+import { rateLimitHeaders } from '../rate-limit-headers.js';
+
+/** The key's own records: usage, revocation; and the public metrics. */
+export function accountRoutes(app: Hono<AppEnv>, service: DecisionService) {
+  app.get('/v1/usage', requireKey(service), async (c) => {
+    const usage = await service.usage(c.get('caller'));
+    return c.json(usage, 200, rateLimitHeaders(usage.freeLimit, usage.freeRemaining, service.secondsToMidnight()));
+  });
+  app.all('/v1/usage', methodNotAllowed(['GET']));
+
+  app.delete('/v1/key', requireKey(service), async (c) => c.json(await service.revoke(c.get('caller'))));
+  app.all('/v1/key', methodNotAllowed(['DELETE']));
+
+  app.get('/v1/metrics', async (c) => c.json(await service.metrics()));
+  app.all('/v1/metrics', methodNotAllowed(['GET']));
+}

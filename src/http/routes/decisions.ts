@@ -1,0 +1,44 @@
+import type { Hono } from 'hono';
+import { DecideError, DecisionRequest, describeIssues, IdempotencyKey } from '../../contract/index.js';
+import type { DecisionService } from '../../service/service.js';
+import { requireKey } from '../auth.js';
+import { clientIp } from '../client-ip.js';
+import type { AppEnv } from '../env.js';
+import { errorResponse, methodNotAllowed } from '../errors.js';
+import { jsonBody } from '../json-body.js';
+import { rateLimitHeaders } from '../rate-limit-headers.js';
+
+export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trustProxy: boolean) {
+  app.post('/v1/decisions', requireKey(service), ...jsonBody, async (c) => {
+    const parsed = DecisionRequest.safeParse(c.get('body'));
+    if (!parsed.success) throw new DecideError('invalid_request', describeIssues(parsed.error));
+    const idempotencyKey = c.req.header('idempotency-key');
+    if (idempotencyKey !== undefined && !IdempotencyKey.safeParse(idempotencyKey).success) {
+      throw new DecideError('invalid_request', 'Idempotency-Key header: must be 1 to 255 printable ASCII characters');
+    }
+    const freeLimit = service.limits.freePerKey;
+    try {
+      const answer = await service.decide(parsed.data, {
+        caller: c.get('caller'),
+        channel: 'api',
+        ip: clientIp(c, trustProxy),
+        idempotencyKey,
+        startedAt: c.get('startedAt'),
+      });
+      const { access } = answer.response;
+      // A credit is only spent on a standard decision once the free allowance is gone.
+      const remaining = access.type === 'free' ? access.freeRemaining : parsed.data.depth === 'standard' ? 0 : null;
+      return c.body(answer.json, 200, {
+        'Content-Type': 'application/json',
+        ...rateLimitHeaders(freeLimit, remaining, service.secondsToMidnight()),
+        ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
+      });
+    } catch (error) {
+      if (error instanceof DecideError && error.code === 'free_limit_reached') {
+        return errorResponse(c, error, rateLimitHeaders(freeLimit, 0, error.retryAfter ?? 1));
+      }
+      throw error;
+    }
+  });
+  app.all('/v1/decisions', methodNotAllowed(['POST']));
+}

@@ -1,0 +1,155 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { Limits, ReserveOutcome, ReserveRequest } from '../store.js';
+import { ipFingerprint, newId } from './ids.js';
+
+/** What a decision costs: one free unit or credit at standard depth, five credits for stress. */
+export const STANDARD_COST = 1;
+export const STRESS_COST = 5;
+
+type Refusal = Extract<ReserveOutcome, { ok: false }>['code'];
+
+interface ChargeRow {
+  kind: 'free' | 'credits';
+  cost: number;
+  key_id: string;
+  pass_id: string;
+  day: string;
+  ip_fingerprint: Buffer | null;
+}
+
+/**
+ * The money path: reserve, commit, release and start-up recovery. Every transition
+ * is one IMMEDIATE transaction (the write lock is taken at BEGIN, so two connections
+ * cannot both read a balance and then both spend it), and every write carries its
+ * own guard, checked by the number of rows it changed. Under the lock the guards
+ * cannot fail; if one ever does, the transaction throws and rolls back whole.
+ */
+export class Charges {
+  private readonly s: Record<string, Statement>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly limits: Limits,
+  ) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      pass: p('SELECT credits, funded_ever FROM passes WHERE id = ?'),
+      keyUsed: p('SELECT used FROM free_usage WHERE key_id = ? AND day = ?'),
+      ipUsed: p('SELECT used FROM ip_usage WHERE ip_fingerprint = ? AND day = ?'),
+      siteUsed: p('SELECT used FROM site_usage WHERE day = ?'),
+      // The first unit of a day inserts the counter row; later ones pass the guard or change nothing.
+      takeKey: p(`INSERT INTO free_usage (key_id, day, used) VALUES (@key, @day, 1)
+                  ON CONFLICT (key_id, day) DO UPDATE SET used = used + 1 WHERE used < @limit`),
+      // A limit of 0 means no limit.
+      takeIp: p(`INSERT INTO ip_usage (ip_fingerprint, day, used) VALUES (@ip, @day, 1)
+                 ON CONFLICT (ip_fingerprint, day) DO UPDATE SET used = used + 1 WHERE @limit = 0 OR used < @limit`),
+      takeSite: p(`INSERT INTO site_usage (day, used) VALUES (@day, 1)
+                   ON CONFLICT (day) DO UPDATE SET used = used + 1 WHERE @limit = 0 OR used < @limit`),
+      takeCredits: p('UPDATE passes SET credits = credits - @cost WHERE id = @pass AND credits >= @cost'),
+      insert: p(`INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at)
+                 VALUES (?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
+      commit: p(`UPDATE charges SET state = 'committed', settled_at = ? WHERE id = ? AND state = 'reserved'`),
+      settleReleased: p(`UPDATE charges SET state = 'released', settled_at = ? WHERE id = ? AND state = 'reserved'
+                         RETURNING kind, cost, key_id, pass_id, day, ip_fingerprint`),
+      giveKey: p('UPDATE free_usage SET used = used - 1 WHERE key_id = ? AND day = ? AND used > 0'),
+      giveIp: p('UPDATE ip_usage SET used = used - 1 WHERE ip_fingerprint = ? AND day = ? AND used > 0'),
+      giveSite: p('UPDATE site_usage SET used = used - 1 WHERE day = ? AND used > 0'),
+      giveCredits: p('UPDATE passes SET credits = credits + ? WHERE id = ?'),
+      reserved: p(`SELECT id FROM charges WHERE state = 'reserved'`),
+    };
+  }
+
+  reserve(request: ReserveRequest, now: Date): ReserveOutcome {
+    return this.db.transaction(() => this.decide(request, now.toISOString())).immediate();
+  }
+
+  commit(reservationId: string, now: Date): void {
+    // A single guarded UPDATE is its own transaction; the balance already moved at reserve.
+    this.s.commit.run(now.toISOString(), reservationId);
+  }
+
+  release(reservationId: string, now: Date): void {
+    this.db.transaction(() => this.releaseOne(reservationId, now.toISOString())).immediate();
+  }
+
+  /** Releases every reservation a dead process left behind; returns how many. */
+  releaseAllReserved(now: Date): number {
+    const settledAt = now.toISOString();
+    return this.db
+      .transaction(() => {
+        const ids = (this.s.reserved.all() as { id: string }[]).map((row) => row.id);
+        for (const id of ids) this.releaseOne(id, settledAt);
+        return ids.length;
+      })
+      .immediate();
+  }
+
+  private decide({ caller, depth, ip, day }: ReserveRequest, createdAt: string): ReserveOutcome {
+    const pass = this.s.pass.get(caller.passId) as { credits: number; funded_ever: number } | undefined;
+    if (!pass) throw new Error(`Pass ${caller.passId} of key ${caller.keyId} does not exist.`);
+    const refuse = (code: Refusal): ReserveOutcome => ({ ok: false, code });
+
+    const takeCredits = (cost: number): ReserveOutcome => {
+      this.expectOne(this.s.takeCredits.run({ cost, pass: caller.passId }), 'pass credits');
+      const id = newId('chg');
+      this.s.insert.run(id, caller.keyId, caller.passId, 'credits', cost, day, null, createdAt);
+      return {
+        ok: true,
+        reservation: { id, kind: 'credits', cost },
+        access: { type: 'pass', passCredits: pass.credits - cost },
+      };
+    };
+
+    if (depth === 'stress') {
+      if (pass.credits >= STRESS_COST) return takeCredits(STRESS_COST);
+      return refuse(pass.credits === 0 ? 'pass_required' : 'insufficient_credits');
+    }
+
+    const { freePerKey, freePerIp, freePerSite } = this.limits;
+    const keyUsed = this.used(this.s.keyUsed.get(caller.keyId, day));
+    if (keyUsed < freePerKey) {
+      const ipPrint = ipFingerprint(ip);
+      const siteAllows =
+        (freePerIp === 0 || this.used(this.s.ipUsed.get(ipPrint, day)) < freePerIp) &&
+        (freePerSite === 0 || this.used(this.s.siteUsed.get(day)) < freePerSite);
+      if (siteAllows) {
+        this.expectOne(this.s.takeKey.run({ key: caller.keyId, day, limit: freePerKey }), 'key free allowance');
+        this.expectOne(this.s.takeIp.run({ ip: ipPrint, day, limit: freePerIp }), 'per-IP free limit');
+        this.expectOne(this.s.takeSite.run({ day, limit: freePerSite }), 'site free limit');
+        const id = newId('chg');
+        this.s.insert.run(id, caller.keyId, caller.passId, 'free', STANDARD_COST, day, ipPrint, createdAt);
+        return {
+          ok: true,
+          reservation: { id, kind: 'free', cost: STANDARD_COST },
+          access: { type: 'free', freeRemaining: freePerKey - keyUsed - 1 },
+        };
+      }
+      // The site's free limits hold back free decisions only; a pass pays its way past them.
+      return pass.credits >= STANDARD_COST ? takeCredits(STANDARD_COST) : refuse('rate_limited');
+    }
+
+    if (pass.credits >= STANDARD_COST) return takeCredits(STANDARD_COST);
+    return refuse(pass.funded_ever ? 'insufficient_credits' : 'free_limit_reached');
+  }
+
+  private releaseOne(id: string, settledAt: string): void {
+    const row = this.s.settleReleased.get(settledAt, id) as ChargeRow | undefined;
+    if (!row) return; // unknown, or already committed/released: nothing to give back
+    if (row.kind === 'credits') {
+      this.expectOne(this.s.giveCredits.run(row.cost, row.pass_id), 'pass refund');
+      return;
+    }
+    // Counters of the charge's own day, even when released after midnight.
+    this.s.giveKey.run(row.key_id, row.day);
+    this.s.giveIp.run(row.ip_fingerprint, row.day);
+    this.s.giveSite.run(row.day);
+  }
+
+  private used(row: unknown): number {
+    return (row as { used: number } | undefined)?.used ?? 0;
+  }
+
+  private expectOne(result: { changes: number }, what: string): void {
+    if (result.changes !== 1) throw new Error(`Ledger guard failed on ${what}; the transaction was rolled back.`);
+  }
+}

@@ -1,0 +1,69 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { IdempotencyBegin } from '../store.js';
+
+/** How long a stored answer can be replayed (CONTRACT.md, "Idempotent retries"). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+interface Row {
+  request_hash: string;
+  state: 'running' | 'done';
+  status: number | null;
+  body: string | null;
+  created_at: string;
+}
+
+/**
+ * Idempotency records keyed by (API key, Idempotency-Key header). `begin` runs as one
+ * IMMEDIATE transaction so two concurrent retries cannot both see "absent" and both
+ * run the decision: exactly one gets `new`, the other `in_progress`.
+ */
+export class Idempotency {
+  private readonly s: Record<string, Statement>;
+
+  constructor(private readonly db: Database) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      // ISO 8601 UTC strings of one fixed width sort as the instants they name.
+      sweep: p('DELETE FROM idempotency WHERE created_at <= ?'),
+      get: p('SELECT request_hash, state, status, body, created_at FROM idempotency WHERE key_id = ? AND idem_key = ?'),
+      insert: p(`INSERT INTO idempotency (key_id, idem_key, request_hash, state, created_at)
+                 VALUES (?, ?, ?, 'running', ?)`),
+      finish: p(`UPDATE idempotency SET state = 'done', status = ?, body = ?
+                 WHERE key_id = ? AND idem_key = ? AND state = 'running'`),
+      abandon: p(`DELETE FROM idempotency WHERE key_id = ? AND idem_key = ? AND state = 'running'`),
+      dropRunning: p(`DELETE FROM idempotency WHERE state = 'running'`),
+    };
+  }
+
+  begin(keyId: string, idemKey: string, requestHash: string, now: Date): IdempotencyBegin {
+    return this.db
+      .transaction((): IdempotencyBegin => {
+        // Expired records count as absent; sweeping them all here also keeps the table
+        // from growing without bound, at the cost of one index range scan per request.
+        this.s.sweep.run(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());
+        const row = this.s.get.get(keyId, idemKey) as Row | undefined;
+        if (!row) {
+          this.s.insert.run(keyId, idemKey, requestHash, now.toISOString());
+          return { state: 'new' };
+        }
+        // A different body under the same header is a client bug even while the first runs.
+        if (row.request_hash !== requestHash) return { state: 'mismatch' };
+        if (row.state === 'running') return { state: 'in_progress' };
+        return { state: 'replay', status: row.status as number, body: row.body as string };
+      })
+      .immediate();
+  }
+
+  finish(keyId: string, idemKey: string, status: number, body: string): void {
+    this.s.finish.run(status, body, keyId, idemKey);
+  }
+
+  abandon(keyId: string, idemKey: string): void {
+    this.s.abandon.run(keyId, idemKey);
+  }
+
+  /** Drops records of decisions a dead process never finished, so their retries can run. */
+  dropRunning(): number {
+    return this.s.dropRunning.run().changes;
+  }
+}

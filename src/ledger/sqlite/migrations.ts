@@ -1,0 +1,130 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The schema, as an ordered list of steps. Step i brings the file to
+ * `PRAGMA user_version = i + 1`. Steps are append-only: a released step is never
+ * edited, a change is a new step, so every file out there can be brought forward.
+ *
+ * Invariants the schema itself enforces (the store relies on them, tests check them):
+ * - a balance never goes negative (`CHECK (credits >= 0)`), so a guard that slipped
+ *   would fail the transaction rather than overspend;
+ * - a charge is `reserved` exactly while it has no `settled_at`;
+ * - a free charge costs one unit; credits charges carry their cost in credits;
+ * - keys are stored as a 32-byte SHA-256 fingerprint and a display hint, never the key.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE passes (
+    id          TEXT PRIMARY KEY,
+    created_at  TEXT NOT NULL,
+    credits     INTEGER NOT NULL DEFAULT 0 CHECK (credits >= 0),
+    funded_ever INTEGER NOT NULL DEFAULT 0 CHECK (funded_ever IN (0, 1))
+  ) STRICT;
+
+  -- The entries that put credits on a pass; the balance moves only together with one.
+  CREATE TABLE fundings (
+    id         TEXT PRIMARY KEY,
+    pass_id    TEXT NOT NULL REFERENCES passes (id),
+    credits    INTEGER NOT NULL CHECK (credits > 0),
+    note       TEXT,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX fundings_pass ON fundings (pass_id);
+
+  CREATE TABLE keys (
+    id          TEXT PRIMARY KEY,
+    pass_id     TEXT NOT NULL REFERENCES passes (id),
+    fingerprint BLOB NOT NULL UNIQUE CHECK (length(fingerprint) = 32),
+    hint        TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    revoked_at  TEXT
+  ) STRICT;
+  CREATE INDEX keys_pass ON keys (pass_id);
+
+  -- Daily counters of free decisions: per key, per client IP (SHA-256 of it), per site.
+  -- Each equals the number of free charges of that day that are reserved or committed.
+  CREATE TABLE free_usage (
+    key_id TEXT NOT NULL REFERENCES keys (id),
+    day    TEXT NOT NULL,
+    used   INTEGER NOT NULL CHECK (used >= 0),
+    PRIMARY KEY (key_id, day)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE ip_usage (
+    ip_fingerprint BLOB NOT NULL CHECK (length(ip_fingerprint) = 32),
+    day            TEXT NOT NULL,
+    used           INTEGER NOT NULL CHECK (used >= 0),
+    PRIMARY KEY (ip_fingerprint, day)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE site_usage (
+    day  TEXT PRIMARY KEY,
+    used INTEGER NOT NULL CHECK (used >= 0)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE charges (
+    id             TEXT PRIMARY KEY,
+    key_id         TEXT NOT NULL REFERENCES keys (id),
+    pass_id        TEXT NOT NULL REFERENCES passes (id),
+    kind           TEXT NOT NULL CHECK (kind IN ('free', 'credits')),
+    cost           INTEGER NOT NULL CHECK (cost > 0),
+    state          TEXT NOT NULL CHECK (state IN ('reserved', 'committed', 'released')),
+    day            TEXT NOT NULL,
+    -- Only free charges need it (to give the IP counter back on release).
+    ip_fingerprint BLOB CHECK (ip_fingerprint IS NULL OR length(ip_fingerprint) = 32),
+    created_at     TEXT NOT NULL,
+    settled_at     TEXT,
+    CHECK (kind = 'credits' OR (cost = 1 AND ip_fingerprint IS NOT NULL)),
+    CHECK ((state = 'reserved') = (settled_at IS NULL))
+  ) STRICT;
+  CREATE INDEX charges_pass ON charges (pass_id, state);
+  -- Start-up recovery looks for the few reserved rows among many settled ones.
+  CREATE INDEX charges_reserved ON charges (state) WHERE state = 'reserved';
+
+  CREATE TABLE idempotency (
+    key_id       TEXT NOT NULL REFERENCES keys (id),
+    idem_key     TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    state        TEXT NOT NULL CHECK (state IN ('running', 'done')),
+    status       INTEGER,
+    body         TEXT,
+    created_at   TEXT NOT NULL,
+    CHECK ((state = 'done') = (status IS NOT NULL AND body IS NOT NULL)),
+    PRIMARY KEY (key_id, idem_key)
+  ) STRICT;
+  -- Expired records are swept by age.
+  CREATE INDEX idempotency_created ON idempotency (created_at);
+
+  CREATE TABLE metrics (
+    day      TEXT NOT NULL,
+    channel  TEXT NOT NULL CHECK (channel IN ('api', 'web')),
+    samples  INTEGER NOT NULL CHECK (samples >= 0),
+    total_ms INTEGER NOT NULL CHECK (total_ms >= 0),
+    PRIMARY KEY (day, channel)
+  ) STRICT, WITHOUT ROWID;
+  `,
+];
+
+/**
+ * Brings the file up to the latest step. Each step runs in its own IMMEDIATE
+ * transaction and re-reads the version inside it, so a server and an operator
+ * command opening the same new file at once apply each step exactly once.
+ * Returns the versions before and after.
+ */
+export function migrate(db: Database, steps: readonly string[] = MIGRATIONS): { from: number; to: number } {
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  const from = version();
+  if (from > steps.length) {
+    throw new Error(
+      `The database is at schema version ${from}, newer than this program knows (${steps.length}); upgrade decide.`,
+    );
+  }
+  for (let target = from + 1; target <= steps.length; target++) {
+    db.transaction(() => {
+      if (version() >= target) return; // another process got here first
+      db.exec(steps[target - 1]);
+      db.pragma(`user_version = ${target}`);
+    }).immediate();
+  }
+  return { from, to: version() };
+}

@@ -1,0 +1,26 @@
+import type { Limits } from '../ledger/store.js';
+
+/** The contract's free allowance is fixed; the site's limits are the operator's to set. */
+export const FREE_PER_KEY = 20;
+
+function count(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number ≥ 0 (0 = no limit), not "${raw}"`);
+  return n;
+}
+
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Limits {
+  return {
+    freePerKey: FREE_PER_KEY,
+    freePerIp: count(env, 'DECIDE_FREE_PER_IP', 200),
+    freePerSite: count(env, 'DECIDE_FREE_PER_SITE', 50_000),
+  };
+}
+
+export function engineTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const ms = count(env, 'DECIDE_ENGINE_TIMEOUT_MS', 30_000);
+  if (ms === 0) throw new Error('DECIDE_ENGINE_TIMEOUT_MS must be at least 1');
+  return ms;
+}

@@ -1,0 +1,48 @@
+import { DecideError } from '../contract/index.js';
+import { EngineError } from '../engine/engine.js';
+import type { Depth, Limits, ReserveOutcome } from '../ledger/store.js';
+import { secondsToMidnight } from './clock.js';
+
+type RefusalCode = Extract<ReserveOutcome, { ok: false }>['code'];
+
+/** The ledger's refusal as the contract words it. */
+export function refusal(code: RefusalCode, depth: Depth, now: Date, limits: Limits): DecideError {
+  switch (code) {
+    case 'pass_required':
+      return new DecideError('pass_required', 'a stress decision costs 5 credits and needs a funded pass; the pass holds 0 credits');
+    case 'insufficient_credits':
+      return new DecideError(
+        'insufficient_credits',
+        depth === 'stress'
+          ? 'a stress decision costs 5 credits; the pass holds fewer'
+          : `the free allowance of ${limits.freePerKey} decisions is used up today and the pass holds no credits`,
+      );
+    case 'free_limit_reached':
+      return new DecideError(
+        'free_limit_reached',
+        `the free allowance of ${limits.freePerKey} decisions a day is used up; it resets at the next UTC midnight, or fund the key's pass`,
+        secondsToMidnight(now),
+      );
+    case 'rate_limited':
+      return new DecideError(
+        'rate_limited',
+        'the site\'s daily limit of free decisions is reached; it resets at the next UTC midnight',
+        secondsToMidnight(now),
+      );
+  }
+}
+
+/** Engine failures become 429/502/503/504; anything else is a bug and stays one. */
+export function engineFailure(error: unknown): unknown {
+  if (!(error instanceof EngineError)) return error;
+  switch (error.kind) {
+    case 'busy':
+      return new DecideError('engine_busy', `the decision engine is busy: ${error.message}`, error.retryAfter ?? 5);
+    case 'bad_response':
+      return new DecideError('engine_bad_response', `the decision engine's answer was unusable: ${error.message}`);
+    case 'unavailable':
+      return new DecideError('engine_unavailable', `the decision engine is unavailable: ${error.message}`, error.retryAfter ?? 5);
+    case 'timeout':
+      return new DecideError('engine_timeout', `the decision engine did not answer in time: ${error.message}`);
+  }
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { Stress } from '../../src/contract/decision.js';
+import type { Fact } from '../../src/decision/facts.js';
+import { type Reading, weigh } from '../../src/decision/outcome.js';
+import { compare, pivotOf, stressOf } from '../../src/decision/stress.js';
+
+const labels = ['Rust', 'Go', 'TypeScript'];
+const choice = (...p: number[]) => weigh({ mode: 'choice', labels, p });
+const noul = (yes: number) => weigh({ mode: 'noul', yes } satisfies Reading);
+const fact = (text: string): Fact => ({ text, start: 0, end: text.length });
+
+describe('compare', () => {
+  it('agrees when the top option is the same and measures the shift as total variation', () => {
+    expect(compare(choice(0.5, 0.3, 0.2), choice(0.4, 0.35, 0.25))).toEqual({ agrees: true, shift: 0.1 });
+    expect(compare(choice(0.5, 0.3, 0.2), choice(0.2, 0.5, 0.3))).toEqual({ agrees: false, shift: 0.3 });
+  });
+
+  it('breaks a tie at the top by request order on both sides', () => {
+    expect(compare(choice(0.4, 0.4, 0.2), choice(0.45, 0.35, 0.2)).agrees).toBe(true);
+    expect(compare(choice(0.4, 0.4, 0.2), choice(0.35, 0.45, 0.2)).agrees).toBe(false);
+  });
+
+  it('compares noul answers by their side of 0.5, exactly 0.5 being a side of its own', () => {
+    expect(compare(noul(0.9), noul(0.51))).toEqual({ agrees: true, shift: 0.39 });
+    expect(compare(noul(0.2), noul(0.49))).toEqual({ agrees: true, shift: 0.29 });
+    expect(compare(noul(0.51), noul(0.49)).agrees).toBe(false);
+    expect(compare(noul(0.5), noul(0.5)).agrees).toBe(true);
+    expect(compare(noul(0.5), noul(0.5001))).toEqual({ agrees: false, shift: 0.0001 });
+    expect(compare(noul(0.4999), noul(0.5)).agrees).toBe(false);
+  });
+});
+
+describe('stressOf', () => {
+  const base = choice(0.6, 0.3, 0.1);
+  const facts = ['Four engineers.', 'Two know Rust.', 'Deadline in March.', 'Budget is small.'].map(fact);
+
+  it('lists the reversed check first, then one check per fact, and computes agreement and pivot', () => {
+    const stress = stressOf(base, choice(0.55, 0.35, 0.1), [
+      { fact: facts[0], weighed: choice(0.6, 0.3, 0.1) },
+      { fact: facts[1], weighed: choice(0.25, 0.5, 0.25) },
+      { fact: facts[2], weighed: choice(0.5, 0.3, 0.2) },
+      { fact: facts[3], weighed: choice(0.35, 0.3, 0.35) },
+    ]);
+    expect(Stress.parse(stress)).toEqual(stress);
+    expect(stress.checks.map((c) => [c.kind, c.agrees, c.shift])).toEqual([
+      ['reversed', true, 0.05],
+      ['without-fact', true, 0],
+      ['without-fact', false, 0.35],
+      ['without-fact', true, 0.1],
+      ['without-fact', true, 0.25],
+    ]);
+    expect(stress.checks[2]).toMatchObject({ factIndex: 1, fact: 'Two know Rust.', result: { selected: 'Go' } });
+    expect(stress.agreement).toBe(0.8);
+    expect(stress.pivot).toEqual({ factIndex: 1, fact: 'Two know Rust.', shift: 0.35, flips: true });
+  });
+
+  it('counts a disagreeing reversed check and rounds the agreement', () => {
+    const stress = stressOf(base, choice(0.3, 0.6, 0.1), [
+      { fact: facts[0], weighed: choice(0.6, 0.3, 0.1) },
+      { fact: facts[1], weighed: choice(0.6, 0.3, 0.1) },
+    ]);
+    expect(stress.agreement).toBe(0.6667);
+    expect(stress.pivot).toEqual({ factIndex: 0, fact: 'Four engineers.', shift: 0, flips: false });
+  });
+
+  it('picks the lowest factIndex among equal largest shifts, and one that need not flip', () => {
+    const stress = stressOf(base, base, [
+      { fact: facts[0], weighed: choice(0.5, 0.4, 0.1) },
+      { fact: facts[1], weighed: choice(0.7, 0.2, 0.1) },
+      { fact: facts[2], weighed: choice(0.7, 0.1, 0.2) },
+    ]);
+    expect(stress.checks.slice(1).map((c) => c.shift)).toEqual([0.1, 0.1, 0.2]);
+    expect(stress.pivot).toMatchObject({ factIndex: 2, shift: 0.2, flips: false });
+    expect(pivotOf(stress.checks.slice(0, 3))).toMatchObject({ factIndex: 0, shift: 0.1 });
+  });
+
+  it('has no pivot without without-fact checks', () => {
+    const stress = stressOf(noul(0.8), noul(0.7), []);
+    expect(stress).toEqual({
+      agreement: 1,
+      checks: [{ kind: 'reversed', agrees: true, shift: 0.1, result: { yesProbability: 0.7 } }],
+      pivot: null,
+    });
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { Deadline } from '../../src/engine/deadline.js';
+import { normalise } from '../../src/engine/distribution.js';
+import { EngineError } from '../../src/engine/engine.js';
+import { parseRetryAfter, statusFailure, withoutKey } from '../../src/engine/http-failures.js';
+import { digitLabels, labelDistribution, labelMasses, letterLabels } from '../../src/engine/labels.js';
+import { answerFromLabels, noulPresentsNoFirst, renderQuestion } from '../../src/engine/prompt.js';
+import { failureOf, ln } from './helpers.js';
+
+describe('labels', () => {
+  it('letters and digits in order, with a bound', () => {
+    expect(letterLabels(3)).toEqual(['A', 'B', 'C']);
+    expect(digitLabels(3)).toEqual(['1', '2', '3']);
+    expect(() => letterLabels(27)).toThrow(/26/);
+    expect(() => digitLabels(10)).toThrow(/9/);
+  });
+
+  it('folds tokens by trimming and case, and sums duplicates', () => {
+    const masses = labelMasses(
+      [
+        { token: 'A', logprob: ln(0.6) },
+        { token: ' a', logprob: ln(0.1) },
+        { token: 'B', logprob: ln(0.2) },
+        { token: 'The', logprob: ln(0.1) },
+        { token: 'AB', logprob: ln(0.05) },
+      ],
+      ['A', 'B'],
+    );
+    expect(masses[0]).toBeCloseTo(0.7, 12);
+    expect(masses[1]).toBeCloseTo(0.2, 12);
+  });
+
+  it('accepts exactly half the mass on labels and rejects less', () => {
+    expect(labelDistribution([{ token: 'Yes', logprob: ln(0.5) }], ['Yes', 'No'], 't')).toEqual([1, 0]);
+    expect(() => labelDistribution([{ token: 'Yes', logprob: ln(0.49) }], ['Yes', 'No'], 't')).toThrow(/0\.490/);
+  });
+});
+
+describe('prompt', () => {
+  it('presents noul No first only when false comes first', () => {
+    expect(noulPresentsNoFirst(undefined)).toBe(false);
+    expect(noulPresentsNoFirst({ true: null, false: null })).toBe(false);
+    expect(noulPresentsNoFirst({ false: null, true: null })).toBe(true);
+    expect(noulPresentsNoFirst({ false: 'only no described' })).toBe(true);
+  });
+
+  it('keeps each option on one line so the label list stays parseable', () => {
+    const { user, labels } = renderQuestion('Facts\n- a bullet: with colon', {
+      type: 'choice',
+      instructions: 'Pick one',
+      criteria: [
+        { label: 'go\nnow', description: 'fast\n  and cheap' },
+        { label: 'wait', description: null },
+      ],
+    });
+    expect(labels).toEqual(['A', 'B']);
+    expect(user.endsWith('Options:\n- A: go now — fast and cheap\n- B: wait\n\nReply with one label: A or B.')).toBe(true);
+  });
+
+  it('maps a noul distribution back by the Yes label wherever it sits', () => {
+    expect(answerFromLabels({ type: 'noul', instructions: '' }, ['No', 'Yes'], [0.2, 0.8])).toEqual({ type: 'noul', yes: 0.8 });
+  });
+});
+
+describe('http failures', () => {
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-1', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+
+  it('rounds Retry-After up to whole seconds for 5xx', () => {
+    expect(statusFailure('p', 502, '1.2')).toMatchObject({ kind: 'unavailable', retryAfter: 2 });
+    expect(statusFailure('p', 418)).toMatchObject({ kind: 'bad_response' });
+  });
+
+  it('scrubs a key out of any message', () => {
+    const scrubbed = withoutKey(new EngineError('busy', 'key sk-1 and sk-1 again', 3), 'sk-1') as EngineError;
+    expect(scrubbed).toMatchObject({ kind: 'busy', retryAfter: 3, message: 'key [redacted] and [redacted] again' });
+  });
+});
+
+describe('distribution and deadline', () => {
+  it('normalises, or refuses an empty or overflowing mass', () => {
+    expect(normalise([1, 3])).toEqual([0.25, 0.75]);
+    expect(normalise([0, 0])).toBeNull();
+    expect(normalise([1e308, 1e308])).toBeNull();
+  });
+
+  it('says which deadline fired', async () => {
+    const own = new Deadline(new AbortController().signal, 50, 'p');
+    const err = await failureOf(own.sleep(1000));
+    expect(err.message).toContain('within 50 ms');
+    own.dispose();
+    const caller = new AbortController();
+    const theirs = new Deadline(caller.signal, 10_000, 'p');
+    setTimeout(() => caller.abort(), 20);
+    expect((await failureOf(theirs.sleep(1000))).message).toContain("decision's deadline");
+    theirs.dispose();
+  });
+});

@@ -1,0 +1,206 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Engine, EngineError, Questions } from '../../src/engine/engine.js';
+import type { CommonBehaviour, Fake } from '../fakes/http-fake.js';
+import { closedPort, failureOf, noDeadline } from './helpers.js';
+
+export const SUITE_KEY = 'sk-suite-0123456789-SECRET';
+
+export interface FailureSuite {
+  start(): Promise<Fake<CommonBehaviour>>;
+  create(options: { baseUrl: string; apiKey?: string; timeoutMs?: number }): Engine;
+  /** Turns the fake's base URL into one with the same path on another port. */
+  withPort(url: string, port: number): string;
+  questions: Questions;
+}
+
+/**
+ * The HTTP failure modes every engine maps the same way (5xx, 429 and its one retry,
+ * other 4xx, refused and reset connections, hangs, deadlines, cut-off and non-JSON
+ * bodies), run against an engine and the loopback fake of its protocol.
+ */
+export function describeHttpFailures(name: string, suite: FailureSuite): void {
+  describe(`${name} engine: HTTP failures`, () => {
+    let fake: Fake<CommonBehaviour>;
+    let engines: Engine[];
+    const engine = (options: { timeoutMs?: number } = {}) => {
+      const made = suite.create({ baseUrl: fake.url, apiKey: SUITE_KEY, timeoutMs: options.timeoutMs ?? 5000 });
+      engines.push(made);
+      return made;
+    };
+    const ask = (e: Engine, signal = noDeadline()) => e.ask('The facts.', suite.questions, signal);
+    /** The failure, checked never to carry the key. */
+    const failing = async (promise: Promise<unknown>): Promise<EngineError> => {
+      const err = await failureOf(promise);
+      expect(err.message).not.toContain(SUITE_KEY);
+      expect(err.message).not.toContain('SECRET');
+      return err;
+    };
+    const scripted = (...behaviours: CommonBehaviour[]) => {
+      let n = 0;
+      fake.respond(() => behaviours[Math.min(n++, behaviours.length - 1)]);
+    };
+
+    beforeEach(async () => {
+      fake = await suite.start();
+      engines = [];
+    });
+    afterEach(async () => {
+      await Promise.all(engines.map((e) => e.close?.()));
+      await fake.close();
+    });
+
+    it('maps 500 to unavailable without retrying', async () => {
+      scripted({ status: 500 });
+      const err = await failing(ask(engine()));
+      expect(err.kind).toBe('unavailable');
+      expect(err.retryAfter).toBeUndefined();
+      expect(err.message).toContain('500');
+      expect(fake.requests).toHaveLength(1);
+    });
+
+    it('maps 503 to unavailable with its Retry-After', async () => {
+      scripted({ status: 503, headers: { 'retry-after': '7' } });
+      const err = await failing(ask(engine()));
+      expect(err.kind).toBe('unavailable');
+      expect(err.retryAfter).toBe(7);
+    });
+
+    it('retries a 429 once after Retry-After and returns the second answer', async () => {
+      scripted({ status: 429, headers: { 'retry-after': '0' } }, {});
+      const reply = await ask(engine());
+      expect(Object.keys(reply.answers)).toEqual(Object.keys(suite.questions));
+      expect(fake.requests).toHaveLength(2);
+    });
+
+    it('waits a short default before the retry when a 429 names no delay', async () => {
+      scripted({ status: 429 }, {});
+      const started = Date.now();
+      await ask(engine());
+      expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+      expect(fake.requests).toHaveLength(2);
+    });
+
+    it('reports busy with Retry-After after a second 429', async () => {
+      scripted({ status: 429, headers: { 'retry-after': '1' } });
+      const started = Date.now();
+      const err = await failing(ask(engine()));
+      expect(err.kind).toBe('busy');
+      expect(err.retryAfter).toBe(1);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+      expect(fake.requests).toHaveLength(2);
+    });
+
+    it('reports busy at once when Retry-After is longer than the 2 s cap', async () => {
+      scripted({ status: 429, headers: { 'retry-after': '30' } });
+      const started = Date.now();
+      const err = await failing(ask(engine()));
+      expect(err).toMatchObject({ kind: 'busy', retryAfter: 30 });
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(fake.requests).toHaveLength(1);
+    });
+
+    it('reports busy at once when the Retry-After wait does not fit in the timeout', async () => {
+      scripted({ status: 429, headers: { 'retry-after': '2' } }, {});
+      const err = await failing(ask(engine({ timeoutMs: 1500 })));
+      expect(err).toMatchObject({ kind: 'busy', retryAfter: 2 });
+      expect(fake.requests).toHaveLength(1);
+    });
+
+    it('gives up with timeout when the deadline passes during the retry wait', async () => {
+      scripted({ status: 429, headers: { 'retry-after': '1' } }, {});
+      const started = Date.now();
+      const err = await failing(ask(engine(), AbortSignal.timeout(300)));
+      expect(err.kind).toBe('timeout');
+      expect(Date.now() - started).toBeLessThan(900);
+      expect(fake.requests).toHaveLength(1);
+    });
+
+    it('maps other 4xx to bad_response with the status and never echoes the key', async () => {
+      const echo = JSON.stringify({ error: { message: `Incorrect API key provided: ${SUITE_KEY}` } });
+      for (const status of [400, 401, 404, 422]) {
+        scripted({ status, body: echo });
+        const err = await failing(ask(engine()));
+        expect(err.kind).toBe('bad_response');
+        expect(err.message).toContain(String(status));
+      }
+    });
+
+    it('sends the key as a bearer token', async () => {
+      await ask(engine());
+      expect(fake.requests[0].headers.authorization).toBe(`Bearer ${SUITE_KEY}`);
+    });
+
+    it('maps a refused connection to unavailable', async () => {
+      const refused = suite.create({ baseUrl: suite.withPort(fake.url, await closedPort()), apiKey: SUITE_KEY });
+      engines.push(refused);
+      const err = await failing(ask(refused));
+      expect(err.kind).toBe('unavailable');
+      expect(err.message).toContain('ECONNREFUSED');
+    });
+
+    it('maps a connection dropped before the answer to unavailable', async () => {
+      scripted({ hang: true });
+      const pending = ask(engine());
+      while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+      await fake.close();
+      const err = await failing(pending);
+      expect(err.kind).toBe('unavailable');
+    });
+
+    it('times out at the decision deadline when the provider hangs', async () => {
+      scripted({ hang: true });
+      const started = Date.now();
+      const err = await failing(ask(engine(), AbortSignal.timeout(300)));
+      const elapsed = Date.now() - started;
+      expect(err.kind).toBe('timeout');
+      expect(elapsed).toBeGreaterThanOrEqual(250);
+      expect(elapsed).toBeLessThan(1500);
+    });
+
+    it("times out at the engine's own timeoutMs", async () => {
+      scripted({ hang: true });
+      const started = Date.now();
+      const err = await failing(ask(engine({ timeoutMs: 300 })));
+      expect(err.kind).toBe('timeout');
+      expect(err.message).toContain('300 ms');
+      expect(Date.now() - started).toBeLessThan(1500);
+    });
+
+    it('times out at once on an already aborted signal', async () => {
+      const err = await failing(ask(engine(), AbortSignal.abort()));
+      expect(err.kind).toBe('timeout');
+    });
+
+    it('answers a slow provider that is still within the deadline', async () => {
+      scripted({ delayMs: 200 });
+      const reply = await ask(engine(), AbortSignal.timeout(2000));
+      expect(Object.keys(reply.answers)).toEqual(Object.keys(suite.questions));
+    });
+
+    it('close() abandons in-flight calls at once and can be called twice', async () => {
+      scripted({ hang: true });
+      const closing = engine();
+      const pending = ask(closing);
+      while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+      const started = Date.now();
+      await closing.close?.();
+      const err = await failing(pending);
+      expect(err.kind).toBe('unavailable');
+      expect(Date.now() - started).toBeLessThan(500);
+      await closing.close?.();
+    });
+
+    it('maps a body cut off mid-JSON to bad_response', async () => {
+      scripted({ truncated: true });
+      const err = await failing(ask(engine()));
+      expect(err.kind).toBe('bad_response');
+      expect(err.message).toContain('cut off');
+    });
+
+    it('maps a 200 that is not JSON to bad_response', async () => {
+      scripted({ garbage: true });
+      const err = await failing(ask(engine()));
+      expect(err.kind).toBe('bad_response');
+    });
+  });
+}

@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine/engine.js';
+import { engineFromEnv } from '../../src/engine/from-env.js';
+import { startOpenAIFake } from '../fakes/openai-fake.js';
+import { startSystemOneFake } from '../fakes/systemone-fake.js';
+import { failureOf, noDeadline } from './helpers.js';
+
+const opened: Engine[] = [];
+const made = (env: Record<string, string | undefined>) => {
+  const engine = engineFromEnv(env);
+  if (engine) opened.push(engine);
+  return engine;
+};
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((e) => e.close?.()));
+});
+
+describe('engineFromEnv: choosing the engine', () => {
+  it('returns null when no provider is configured, or local is asked for', () => {
+    expect(made({})).toBeNull();
+    expect(made({ DECIDE_ENGINE: 'local', DECIDE_MODEL: 'x' })).toBeNull();
+    expect(made({ OPENAI_API_KEY: '   ', DECIDE_SYSTEMONE_URL: '' })).toBeNull();
+  });
+
+  it('builds the openai engine when asked, case-insensitively', () => {
+    const engine = made({ DECIDE_ENGINE: ' OpenAI ', OPENAI_API_KEY: 'sk-x', DECIDE_MODEL: 'gpt-4o-mini' });
+    expect(engine).toMatchObject({ name: 'openai', model: 'gpt-4o-mini' });
+  });
+
+  it('builds the systemone engine when asked', () => {
+    const engine = made({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: 'http://localhost:8000', DECIDE_MODEL: 'jev-latest' });
+    expect(engine).toMatchObject({ name: 'systemone', model: 'jev-latest' });
+  });
+
+  it('infers openai from OPENAI_BASE_URL or OPENAI_API_KEY', () => {
+    expect(made({ OPENAI_BASE_URL: 'http://localhost:8080/v1', DECIDE_MODEL: 'm' })?.name).toBe('openai');
+    expect(made({ OPENAI_API_KEY: 'sk-x', DECIDE_MODEL: 'm' })?.name).toBe('openai');
+  });
+
+  it('infers systemone from DECIDE_SYSTEMONE_URL, which wins over OPENAI_* variables', () => {
+    expect(made({ DECIDE_SYSTEMONE_URL: 'http://localhost:8000', DECIDE_MODEL: 'm' })?.name).toBe('systemone');
+    expect(made({ DECIDE_SYSTEMONE_URL: 'http://localhost:8000', OPENAI_API_KEY: 'sk-x', DECIDE_MODEL: 'm' })?.name).toBe('systemone');
+  });
+});
+
+describe('engineFromEnv: bad values name their variable', () => {
+  const cases: Array<[string, Record<string, string>, RegExp]> = [
+    ['an unknown engine', { DECIDE_ENGINE: 'anthropic', DECIDE_MODEL: 'm' }, /DECIDE_ENGINE.*"anthropic"/],
+    ['openai without a model', { DECIDE_ENGINE: 'openai', OPENAI_API_KEY: 'sk-x' }, /DECIDE_MODEL is required for the openai engine/],
+    ['inferred openai without a model', { OPENAI_API_KEY: 'sk-x' }, /DECIDE_MODEL.*OPENAI_BASE_URL or OPENAI_API_KEY is set/],
+    ['systemone without a model', { DECIDE_SYSTEMONE_URL: 'http://h:1' }, /DECIDE_MODEL is required for the systemone engine/],
+    ['systemone without a URL', { DECIDE_ENGINE: 'systemone', DECIDE_MODEL: 'm' }, /DECIDE_SYSTEMONE_URL is required/],
+    ['api.openai.com without a key', { DECIDE_ENGINE: 'openai', DECIDE_MODEL: 'm' }, /OPENAI_API_KEY is required/],
+    ['a base URL that is not a URL', { OPENAI_BASE_URL: 'localhost:8080', DECIDE_MODEL: 'm' }, /OPENAI_BASE_URL must be an http\(s\) URL/],
+    ['a systemone URL of another scheme', { DECIDE_SYSTEMONE_URL: 'ftp://h/', DECIDE_MODEL: 'm' }, /DECIDE_SYSTEMONE_URL must be an http\(s\) URL/],
+    ['a timeout that is not a number', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '30s' }, /DECIDE_ENGINE_TIMEOUT_MS/],
+    ['a zero timeout', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '0' }, /DECIDE_ENGINE_TIMEOUT_MS/],
+    ['a fractional timeout', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '1.5' }, /DECIDE_ENGINE_TIMEOUT_MS/],
+  ];
+  for (const [what, env, message] of cases) {
+    it(`throws for ${what}`, () => {
+      expect(() => made(env)).toThrow(message);
+    });
+  }
+
+  it('never puts the API key in a configuration error', () => {
+    expect(() => made({ OPENAI_API_KEY: 'sk-very-SECRET', DECIDE_ENGINE_TIMEOUT_MS: 'x', DECIDE_MODEL: 'm' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('SECRET') }),
+    );
+  });
+});
+
+describe('engineFromEnv: the variables reach the wire', () => {
+  it('openai: base URL, key, model and timeout', async () => {
+    const fake = await startOpenAIFake();
+    try {
+      const engine = made({ OPENAI_BASE_URL: `${fake.url}/`, OPENAI_API_KEY: 'sk-env', DECIDE_MODEL: 'local-model', DECIDE_ENGINE_TIMEOUT_MS: '250' })!;
+      await engine.ask('Facts.', { q: { type: 'noul', instructions: 'Holds?' } }, noDeadline());
+      expect(fake.requests[0].body.model).toBe('local-model');
+      expect(fake.requests[0].headers.authorization).toBe('Bearer sk-env');
+      fake.respond(() => ({ hang: true }));
+      const err = await failureOf(engine.ask('Facts.', { q: { type: 'noul', instructions: 'Holds?' } }, noDeadline()));
+      expect(err.kind).toBe('timeout');
+      expect(err.message).toContain('250 ms');
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('systemone: URL, key and model', async () => {
+    const fake = await startSystemOneFake();
+    try {
+      const engine = made({ DECIDE_SYSTEMONE_URL: fake.url, DECIDE_SYSTEMONE_API_KEY: 'ts-env', DECIDE_MODEL: 'jev-env' })!;
+      const reply = await engine.ask('Facts.', { q: { type: 'noul', instructions: 'Holds?' } }, noDeadline());
+      expect(reply.answers.q.type).toBe('noul');
+      expect(fake.requests[0].body.model).toBe('jev-env');
+      expect(fake.requests[0].headers.authorization).toBe('Bearer ts-env');
+    } finally {
+      await fake.close();
+    }
+  });
+});

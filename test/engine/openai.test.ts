@@ -1,0 +1,222 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ChoiceQuestion, Engine, NoulQuestion, ScoreQuestion } from '../../src/engine/engine.js';
+import { createOpenAIEngine } from '../../src/engine/openai.js';
+import {
+  byOptionText,
+  defaultLabelProbabilities,
+  offeredLabels,
+  offeredOptions,
+  questionText,
+  startOpenAIFake,
+  systemText,
+  userText,
+  type OpenAIFake,
+} from '../fakes/openai-fake.js';
+import { describeHttpFailures } from './failure-suite.js';
+import { failureOf, ln, noDeadline } from './helpers.js';
+
+const KEY = 'sk-test-6f1c0ffee-SECRET';
+const fund: ChoiceQuestion = {
+  type: 'choice',
+  instructions: 'Which should we do with the plan?',
+  criteria: [
+    { label: 'approve', description: 'the plan is funded' },
+    { label: 'reject', description: null },
+  ],
+};
+const holds: NoulQuestion = { type: 'noul', instructions: 'Do the facts settle it?' };
+const risk: ScoreQuestion = { type: 'score', instructions: 'How risky is it?', criteria: ['low', 'medium', 'high'] };
+const STATE = 'The plan costs 40k.\nThe team has shipped twice.';
+
+let fake: OpenAIFake;
+let engine: Engine;
+beforeEach(async () => {
+  fake = await startOpenAIFake();
+  engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: KEY, model: 'fake-model', timeoutMs: 5000 });
+});
+afterEach(async () => {
+  await engine.close?.();
+  await fake.close();
+});
+
+describe('openai engine: probabilities from logprobs', () => {
+  it('sums the mass of folded label tokens and renormalises over the labels', async () => {
+    fake.respond(() => ({
+      topLogprobs: [
+        { token: 'A', logprob: ln(0.6) },
+        { token: ' a', logprob: ln(0.1) },
+        { token: 'B', logprob: ln(0.2) },
+        { token: 'The', logprob: ln(0.1) },
+      ],
+    }));
+    const reply = await engine.ask(STATE, { main: fund }, noDeadline());
+    expect(reply.answers.main.type).toBe('choice');
+    expect(reply.answers.main.probabilities.approve).toBeCloseTo(0.7 / 0.9, 12);
+    expect(reply.answers.main.probabilities.reject).toBeCloseTo(0.2 / 0.9, 12);
+    expect(Object.keys(reply.answers.main.probabilities)).toEqual(['approve', 'reject']);
+  });
+
+  it('sends one single-token logprob request with the facts, the question and lettered options', async () => {
+    await engine.ask(STATE, { main: fund }, noDeadline());
+    expect(fake.requests).toHaveLength(1);
+    const { body, headers, path } = fake.requests[0];
+    expect(path).toBe('/v1/chat/completions');
+    expect(body).toMatchObject({ model: 'fake-model', max_tokens: 1, temperature: 0, logprobs: true, top_logprobs: 20 });
+    expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
+    expect(systemText(body)).toContain('Reply with exactly one label: A or B.');
+    expect(userText(body)).toContain(STATE);
+    expect(questionText(body)).toBe('Which should we do with the plan?');
+    expect(offeredOptions(body)).toEqual([
+      { label: 'A', text: 'approve — the plan is funded' },
+      { label: 'B', text: 'reject' },
+    ]);
+    expect(headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(headers['content-type']).toBe('application/json');
+  });
+
+  it('folds case and surrounding white space of Yes/No tokens', async () => {
+    fake.respond(() => ({
+      labels: { Yes: 0.5, ' yes': 0.1, YES: 0.1, '\nNo': 0.2, 'no ': 0.05, Maybe: 0.05 },
+    }));
+    const reply = await engine.ask(STATE, { probe: holds }, noDeadline());
+    expect(reply.answers.probe).toEqual({ type: 'noul', yes: expect.closeTo(0.7 / 0.95, 12) });
+    expect(offeredLabels(fake.requests[0].body)).toEqual(['Yes', 'No']);
+    expect(systemText(fake.requests[0].body)).toContain('Yes or No');
+  });
+
+  it('maps letters back to criteria labels when the options are presented reversed', async () => {
+    const reversed: ChoiceQuestion = { ...fund, criteria: [...fund.criteria].reverse() };
+    fake.respond(() => ({ labels: { A: 0.8, B: 0.2 } }));
+    const reply = await engine.ask(STATE, { reversed }, noDeadline());
+    expect(offeredOptions(fake.requests[0].body).map((o) => o.text)).toEqual(['reject', 'approve — the plan is funded']);
+    expect(reply.answers.reversed.probabilities).toEqual({ reject: expect.closeTo(0.8, 12), approve: expect.closeTo(0.2, 12) });
+    expect(Object.keys(reply.answers.reversed.probabilities)).toEqual(['reject', 'approve']);
+  });
+
+  it('presents No before Yes when the criteria put false first, and still reads Yes as yes', async () => {
+    const noFirst: NoulQuestion = { ...holds, criteria: { false: 'it does not hold', true: 'it holds' } };
+    fake.respond(() => ({ labels: { No: 0.7, Yes: 0.3 } }));
+    const reply = await engine.ask(STATE, { noFirst }, noDeadline());
+    const body = fake.requests[0].body;
+    expect(offeredOptions(body)).toEqual([
+      { label: 'No', text: 'it does not hold' },
+      { label: 'Yes', text: 'it holds' },
+    ]);
+    expect(systemText(body)).toContain('Reply with exactly one label: No or Yes.');
+    expect(reply.answers.noFirst).toEqual({ type: 'noul', yes: expect.closeTo(0.3, 12) });
+  });
+
+  it('labels score levels 1, 2, 3 in array order and indexes the answer like the criteria', async () => {
+    const highFirst: ScoreQuestion = { ...risk, criteria: ['high', 'medium', 'low'] };
+    fake.respond(() => ({ labels: { '1': 0.1, '2': 0.3, '3': 0.5, ' 3': 0.1 } }));
+    const reply = await engine.ask(STATE, { highFirst }, noDeadline());
+    expect(offeredOptions(fake.requests[0].body)).toEqual([
+      { label: '1', text: 'high' },
+      { label: '2', text: 'medium' },
+      { label: '3', text: 'low' },
+    ]);
+    const p = reply.answers.highFirst.probabilities;
+    expect(p).toHaveLength(3);
+    expect(p[0]).toBeCloseTo(0.1, 12);
+    expect(p[1]).toBeCloseTo(0.3, 12);
+    expect(p[2]).toBeCloseTo(0.6, 12);
+  });
+
+  it('gives labels without mass 0 and renormalises the rest', async () => {
+    const three: ChoiceQuestion = { type: 'choice', instructions: 'Pick', criteria: ['x', 'y', 'z'].map((label) => ({ label, description: null })) };
+    fake.respond(() => ({ labels: { A: 0.45, B: 0.3, The: 0.25 } }));
+    const reply = await engine.ask(STATE, { three }, noDeadline());
+    expect(reply.answers.three.probabilities.x).toBeCloseTo(0.6, 12);
+    expect(reply.answers.three.probabilities.y).toBeCloseTo(0.4, 12);
+    expect(reply.answers.three.probabilities.z).toBe(0);
+  });
+
+  it('rejects an answer with less than half its mass on the labels, naming the mass', async () => {
+    fake.respond(() => ({ labels: { The: 0.6, A: 0.3, B: 0.1 } }));
+    const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
+    expect(err.kind).toBe('bad_response');
+    expect(err.message).toContain('0.400');
+  });
+
+  it('reproduces the fake default distribution, deterministically', async () => {
+    const first = await engine.ask(STATE, { main: fund }, noDeadline());
+    const second = await engine.ask(STATE, { main: fund }, noDeadline());
+    expect(second.answers).toEqual(first.answers);
+    const expected = defaultLabelProbabilities(fake.requests[0].body);
+    expect(expected.The).toBeCloseTo(0.1, 12);
+    expect(first.answers.main.probabilities.approve).toBeCloseTo(expected.A / 0.9, 12);
+    expect(first.answers.main.probabilities.reject).toBeCloseTo(expected.B / 0.9, 12);
+  });
+
+  it('scripts answers by option text whatever the presentation order', async () => {
+    fake.respond((body) => ({ labels: byOptionText(body, { approve: 0.75, reject: 0.25 }) }));
+    const reversed: ChoiceQuestion = { ...fund, criteria: [...fund.criteria].reverse() };
+    const reply = await engine.ask(STATE, { main: fund, reversed }, noDeadline());
+    expect(reply.answers.main.probabilities.approve).toBeCloseTo(0.75, 12);
+    expect(reply.answers.reversed.probabilities.approve).toBeCloseTo(0.75, 12);
+  });
+});
+
+describe('openai engine: calls and tokens', () => {
+  it('asks every question concurrently and sums prompt tokens', async () => {
+    const tokens: Record<string, number> = { [fund.instructions]: 100, [holds.instructions]: 20, [risk.instructions]: 3 };
+    fake.respond((body) => ({ delayMs: 300, usage: tokens[questionText(body)] }));
+    const started = Date.now();
+    const reply = await engine.ask(STATE, { main: fund, probe: holds, risk }, noDeadline());
+    expect(Date.now() - started).toBeLessThan(800);
+    expect(fake.requests).toHaveLength(3);
+    expect(reply.inputTokens).toBe(123);
+    expect(Object.keys(reply.answers).sort()).toEqual(['main', 'probe', 'risk']);
+  });
+
+  it('reports inputTokens null when any call lacks usage', async () => {
+    fake.respond((body) => ({ usage: questionText(body) === holds.instructions ? null : 50 }));
+    const reply = await engine.ask(STATE, { main: fund, probe: holds }, noDeadline());
+    expect(reply.inputTokens).toBeNull();
+  });
+
+  it('fails the whole ask when one question has no usable answer', async () => {
+    fake.respond((body) => (questionText(body) === holds.instructions ? { noLogprobs: true } : {}));
+    const err = await failureOf(engine.ask(STATE, { main: fund, probe: holds }, noDeadline()));
+    expect(err.kind).toBe('bad_response');
+    expect(err.message).toContain('"probe"');
+  });
+
+  it('sends no Authorization header without a key', async () => {
+    const keyless = createOpenAIEngine({ baseUrl: fake.url, model: 'fake-model' });
+    await keyless.ask(STATE, { main: fund }, noDeadline());
+    await keyless.close?.();
+    expect(fake.requests[0].headers).not.toHaveProperty('authorization');
+  });
+});
+
+describeHttpFailures('openai', {
+  start: () => startOpenAIFake(),
+  create: (options) => createOpenAIEngine({ ...options, model: 'fake-model' }),
+  withPort: (url, port) => `http://127.0.0.1:${port}/v1`,
+  questions: { main: fund },
+});
+
+describe('openai engine: malformed answers', () => {
+  it('rejects a completion without logprobs', async () => {
+    fake.respond(() => ({ noLogprobs: true }));
+    const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
+    expect(err.kind).toBe('bad_response');
+    expect(err.message).toContain('no logprobs');
+  });
+
+  it('rejects a completion of the wrong shape', async () => {
+    for (const body of ['{"choices":[]}', '{"object":"chat.completion"}', '[1,2,3]', '{"choices":[{"logprobs":{"content":[{"top_logprobs":[{"token":1}]}]}}]}']) {
+      fake.respond(() => ({ status: 200, body }));
+      const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
+      expect(err.kind, body).toBe('bad_response');
+    }
+  });
+
+  it('rejects an empty top_logprobs list as too little mass', async () => {
+    fake.respond(() => ({ topLogprobs: [] }));
+    const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
+    expect(err.kind).toBe('bad_response');
+    expect(err.message).toContain('0.000');
+  });
+});

@@ -1,0 +1,171 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * The HTTP side shared by the protocol fakes: a real server on 127.0.0.1:0 that records
+ * every request and plays one scripted behaviour per request, including the ways a
+ * provider fails (status, hang, cut-off body, non-JSON, delay).
+ */
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** Parsed JSON, or the raw text when the body was not JSON. */
+  body: any;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+}
+
+/** Failure modes and timing every fake understands. */
+export interface CommonBehaviour {
+  /** Answer with this status (and `body`, `headers`) instead of a success. */
+  status?: number;
+  body?: string;
+  headers?: Record<string, string>;
+  /** Accept the request and never answer, until `close()`. */
+  hang?: boolean;
+  /** Send 200 headers announcing the full success body, half of it, then drop the connection. */
+  truncated?: boolean;
+  /** 200 with a body that is not JSON. */
+  garbage?: boolean;
+  /** Wait this long before doing any of the above. */
+  delayMs?: number;
+}
+
+export type Handler<B> = (body: any, request: RecordedRequest) => B | Promise<B>;
+
+export interface Fake<B> {
+  /** Base URL to hand to the engine. */
+  url: string;
+  requests: RecordedRequest[];
+  /** Script the next requests; with no handler, back to the fake's default. */
+  respond(handler?: Handler<B>): void;
+  close(): Promise<void>;
+}
+
+export const GARBAGE_BODY = '<html><body>502 Bad Gateway (not JSON)</body></html>';
+
+export async function startHttpFake<B extends CommonBehaviour>(options: {
+  /** Path the protocol answers on; anything else is 404. */
+  path: string;
+  /** Appended to the server's origin to form `url`. */
+  basePath: string;
+  defaultHandler: Handler<B>;
+  /** The 200 JSON body for a behaviour that is not a failure. */
+  success: (behaviour: B, body: any) => unknown;
+}): Promise<Fake<B>> {
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  let handler: Handler<B> = options.defaultHandler;
+
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: any = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // recorded raw
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', body, headers };
+    requests.push(recorded);
+
+    if (req.method !== 'POST' || recorded.path !== options.path) return json(res, 404, { error: `no route ${req.method} ${recorded.path}` });
+    const behaviour = await handler(body, recorded);
+    if (behaviour.delayMs) await wait(behaviour.delayMs);
+    if (res.destroyed) return;
+    if (behaviour.hang) return;
+    if (behaviour.status !== undefined) {
+      res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
+      res.end(behaviour.body ?? JSON.stringify({ error: { message: `scripted HTTP ${behaviour.status}` } }));
+      return;
+    }
+    if (behaviour.garbage) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(GARBAGE_BODY);
+      return;
+    }
+    const full = JSON.stringify(options.success(behaviour, body));
+    if (behaviour.truncated) {
+      const bytes = Buffer.from(full);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
+      res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy());
+      return;
+    }
+    json(res, 200, JSON.parse(full));
+  }
+
+  const server = http.createServer((req, res) => {
+    serve(req, res).catch((err: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: `fake handler failed: ${err instanceof Error ? err.message : String(err)}` });
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}${options.basePath}`,
+    requests,
+    respond(next) {
+      handler = next ?? options.defaultHandler;
+    },
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      // Hanging requests keep their sockets open forever; close() alone would wait for them.
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function json(res: http.ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/** FNV-1a 32-bit: a stable seed from request content. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/** mulberry32: a tiny deterministic PRNG in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `count` weights drawn uniformly from [0.25, 1.25) by mulberry32(seed), scaled to sum to `total`. */
+export function seededDistribution(seed: number, count: number, total = 1): number[] {
+  const next = mulberry32(seed);
+  const weights = Array.from({ length: count }, () => 0.25 + next());
+  const sum = weights.reduce((s, w) => s + w, 0);
+  return weights.map((w) => (w / sum) * total);
+}

@@ -1,0 +1,61 @@
+import { request } from 'undici';
+import { expect } from 'vitest';
+import type { z } from 'zod';
+import { DecisionResponse, ErrorBody, KeyRevoked, Metrics, Usage } from '../../src/contract/index.js';
+
+/** What a 200 of each route must look like: every answer the suite receives is checked. */
+const SUCCESS: Record<string, z.ZodType> = {
+  'POST /v1/decisions': DecisionResponse,
+  'GET /v1/usage': Usage,
+  'GET /v1/metrics': Metrics,
+  'DELETE /v1/key': KeyRevoked,
+};
+
+export interface ApiAnswer<T = any> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  key?: string;
+  /** A value to send as JSON. */
+  json?: unknown;
+  /** Raw bytes/text to send as the body (with `headers` choosing the type). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** Calls the real server and validates the answer against the contract's schemas. */
+export async function call(base: string, method: string, path: string, options: CallOptions = {}): Promise<ApiAnswer> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | Buffer | undefined = options.raw;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await request(base + path, { method: method as 'GET', headers, body });
+  const text = await res.body.text();
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) flat[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  const parsed = text ? JSON.parse(text) : undefined;
+  validate(method, path, res.statusCode, parsed, flat);
+  return { status: res.statusCode, headers: flat, body: parsed, text };
+}
+
+export function validate(method: string, path: string, status: number, body: unknown, headers: Record<string, string>) {
+  if (path === '/openapi.json' && status === 200) return;
+  if (status >= 200 && status < 300) {
+    const schema = SUCCESS[`${method} ${path}`];
+    if (!schema) throw new Error(`no contract schema for ${method} ${path}`);
+    const result = schema.safeParse(body);
+    expect(result.error, `${method} ${path} answered outside the contract`).toBeUndefined();
+    return;
+  }
+  expect(headers['content-type']).toMatch(/^application\/json/);
+  const result = ErrorBody.safeParse(body);
+  expect(result.error, `${method} ${path} ${status} error body outside the contract`).toBeUndefined();
+  if (status === 429 || status === 503) expect(Number(headers['retry-after'])).toBeGreaterThan(0);
+}
