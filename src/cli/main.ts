@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { EXIT } from './exit-codes.js';
 import { operatorCommands } from './operator.js';
 import { serveCommand } from './serve.js';
 
@@ -8,5 +9,12 @@ const program = new Command('decide')
 
 program.addCommand(serveCommand());
 for (const command of operatorCommands()) program.addCommand(command);
+
+/** Commander's own failures (unknown option, bad value, missing option) exit EXIT.usage, not 1. */
+const usageExit = (command: Command): void => {
+  command.exitOverride((error) => process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage));
+  command.commands.forEach(usageExit);
+};
+usageExit(program);
 
 await program.parseAsync();

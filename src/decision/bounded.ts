@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * Runs `task` over `items` with at most `limit` at a time and returns the results in
  * item order. The first failure aborts the signal handed to every task, starts no
@@ -16,6 +18,8 @@ export async function mapBounded<T, R>(
 ): Promise<R[]> {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
   const controller = new AbortController();
+  // Each running task listens for the abort: up to `limit` listeners is expected, not a leak.
+  setMaxListeners(limit + 10, controller.signal);
   const forward = () => controller.abort(signal.reason);
   if (signal.aborted) forward();
   else signal.addEventListener('abort', forward, { once: true });

@@ -1,0 +1,72 @@
+import net from 'node:net';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, killChildren, openaiEnv, runCli, tempDb } from '../support/cli.js';
+
+/** `decide serve` refuses to start, with sysexits codes a supervisor can branch on. */
+describe('decide serve: configuration and port errors', () => {
+  const cleanups: Array<() => void | Promise<void>> = [];
+  beforeAll(assertBuilt);
+  afterEach(async () => {
+    await killChildren();
+    for (const clean of cleanups.splice(0)) await clean();
+  });
+  const db = () => {
+    const tmp = tempDb();
+    cleanups.push(tmp.remove);
+    return tmp.db;
+  };
+
+  it('no engine configured: exit 78, stderr names DECIDE_ENGINE, nothing on stdout', async () => {
+    // cleanEnv drops any DECIDE_* / OPENAI_* the developer's shell carries.
+    const result = await runCli(['serve', '--port', '0', '--db', db()]);
+    expect(result.code).toBe(78);
+    expect(result.stderr).toMatch(/^decide: no decision engine is configured/);
+    expect(result.stderr).toContain('DECIDE_ENGINE=openai');
+    expect(result.stderr).toContain('DECIDE_ENGINE=systemone');
+    expect(result.stdout).toBe('');
+  });
+
+  it('DECIDE_ENGINE=nope: exit 78, the message names the variable and the bad value', async () => {
+    const result = await runCli(['serve', '--port', '0', '--db', db()], { DECIDE_ENGINE: 'nope' });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('DECIDE_ENGINE must be one of systemone, openai or local');
+    expect(result.stderr).toContain('"nope"');
+    expect(result.stdout).toBe('');
+  });
+
+  it('openai engine without DECIDE_MODEL: exit 78 naming DECIDE_MODEL', async () => {
+    const env = openaiEnv('http://127.0.0.1:9/v1', 'sk-x');
+    delete (env as Record<string, string | undefined>).DECIDE_MODEL;
+    const result = await runCli(['serve', '--port', '0', '--db', db()], env);
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('DECIDE_MODEL is required');
+  });
+
+  it('a bad DECIDE_ENGINE_TIMEOUT_MS: exit 78 naming it', async () => {
+    const env = openaiEnv('http://127.0.0.1:9/v1', 'sk-x', { DECIDE_ENGINE_TIMEOUT_MS: 'soon' });
+    const result = await runCli(['serve', '--port', '0', '--db', db()], env);
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('DECIDE_ENGINE_TIMEOUT_MS');
+  });
+
+  it('port already taken: exit 69 and a message saying the port is in use', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const port = (blocker.address() as net.AddressInfo).port;
+
+    const result = await runCli(
+      ['serve', '--port', String(port), '--host', '127.0.0.1', '--db', db()],
+      openaiEnv('http://127.0.0.1:9/v1', 'sk-x'),
+    );
+    expect(result.code).toBe(69);
+    expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    expect(result.stdout).not.toContain('listening');
+  });
+
+  it('a --port that is not a number is a usage error (64) naming the option', async () => {
+    const result = await runCli(['serve', '--port', 'http', '--db', db()], openaiEnv('http://127.0.0.1:9/v1', 'sk-x'));
+    expect(result.code).toBe(64);
+    expect(result.stderr).toContain("option '--port <n>' argument 'http' is invalid");
+  });
+});

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../src/contract/index.js';
+import { CHOICE, NOUL } from '../support/requests.js';
+import { manualClock, startWithOpenAI, type Running } from '../support/service.js';
+
+describe('usage, revocation and metrics', () => {
+  let svc: Running;
+  const time = manualClock('2026-11-22T12:00:00.000Z');
+  beforeAll(async () => {
+    svc = await startWithOpenAI({ clock: time.clock });
+  });
+  afterAll(() => svc.close());
+
+  it('GET /v1/usage reports the day, the allowance and the pass balance, with RateLimit headers', async () => {
+    const { key } = await svc.newKey(40);
+    await svc.call('POST', '/v1/decisions', { key, json: NOUL });
+    const res = await svc.call('GET', '/v1/usage', { key });
+    expect(res.body).toEqual({
+      day: '2026-11-22',
+      freeLimit: 20,
+      freeUsed: 1,
+      freeRemaining: 19,
+      passCredits: 40,
+      resetsAt: '2026-11-23T00:00:00.000Z',
+    });
+    expect(res.headers.ratelimit).toBe(`"free";r=19;t=${12 * 3600}`);
+  });
+
+  it('DELETE /v1/key revokes the key used, and only that key', async () => {
+    const first = await svc.newKey(3);
+    const second = await svc.store.createKey(first.passId);
+    const res = await svc.call('DELETE', '/v1/key', { key: first.key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ revoked: true, keyHint: first.keyHint, revokedAt: '2026-11-22T12:00:00.000Z' });
+    expect(res.body.keyHint).toMatch(/^dcd_api_…[0-9A-Za-z]{4}$/);
+    expect(first.key.endsWith(res.body.keyHint.slice(-4))).toBe(true);
+
+    expect((await svc.call('GET', '/v1/usage', { key: first.key })).status).toBe(401);
+    expect((await svc.call('POST', '/v1/decisions', { key: first.key, json: NOUL })).status).toBe(401);
+    expect((await svc.call('DELETE', '/v1/key', { key: first.key })).status).toBe(401);
+    const other = await svc.call('GET', '/v1/usage', { key: second.key });
+    expect(other.status).toBe(200);
+    expect(other.body.passCredits).toBe(3);
+  });
+
+  it('GET /v1/metrics is public and counts only successful decisions, as api', async () => {
+    time.set('2026-11-24T09:00:00.000Z');
+    const empty = await svc.call('GET', '/v1/metrics');
+    expect(empty.body).toEqual({
+      day: '2026-11-24',
+      overall: { samples: 0, meanMs: null },
+      web: { samples: 0, meanMs: null },
+      api: { samples: 0, meanMs: null },
+    });
+
+    const { key } = await svc.newKey();
+    svc.fake.respond();
+    const one = await svc.call('POST', '/v1/decisions', { key, json: CHOICE });
+    expect(one.body.timing.samplesToday).toBe(1);
+    expect(one.body.timing.averageMsToday).toBe(one.body.timing.processingMs);
+    svc.fake.respond(() => ({ status: 500 }));
+    expect((await svc.call('POST', '/v1/decisions', { key, json: CHOICE })).status).toBe(503);
+    svc.fake.respond(() => ({ delayMs: 60 }));
+    const two = await svc.call('POST', '/v1/decisions', { key, json: CHOICE });
+    expect(two.body.timing.processingMs).toBeGreaterThanOrEqual(60);
+    expect(two.body.timing.samplesToday).toBe(2);
+
+    const metrics = await svc.call('GET', '/v1/metrics');
+    const mean = Math.round((one.body.timing.processingMs + two.body.timing.processingMs) / 2);
+    expect(metrics.body.api.samples).toBe(2);
+    expect(Math.abs(metrics.body.api.meanMs - mean)).toBeLessThanOrEqual(1);
+    expect(metrics.body.overall).toEqual(metrics.body.api);
+    expect(metrics.body.web).toEqual({ samples: 0, meanMs: null });
+    expect(two.body.timing.averageMsToday).toBe(metrics.body.api.meanMs);
+  });
+
+  it('logs one line a request, with the key hint and never the key or the body', async () => {
+    const { key, keyHint } = await svc.newKey();
+    svc.logs.length = 0;
+    svc.fake.respond();
+    await svc.call('POST', '/v1/decisions', { key, json: CHOICE });
+    await svc.call('GET', '/v1/nope');
+    expect(svc.logs).toHaveLength(2);
+    const [decision, missing] = svc.logs.map((line) => JSON.parse(line));
+    expect(decision).toMatchObject({ method: 'POST', path: '/v1/decisions', status: 200, key: keyHint });
+    expect(typeof decision.ms).toBe('number');
+    expect(missing).toMatchObject({ method: 'GET', path: '/v1/nope', status: 404, key: null });
+    const all = svc.logs.join('\n');
+    expect(all).not.toContain(key);
+    expect(all).not.toContain('PostgreSQL');
+  });
+});
+
+describe('GET /openapi.json', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await startWithOpenAI();
+  });
+  afterAll(() => svc.close());
+
+  it('describes every route from the contract schemas', async () => {
+    const res = await svc.call('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(['/v1/decisions', '/v1/key', '/v1/metrics', '/v1/usage']);
+    expect(Object.keys(doc.paths['/v1/decisions'])).toEqual(['post']);
+    const post = doc.paths['/v1/decisions'].post;
+    expect(Object.keys(post.responses).sort()).toEqual(
+      ['200', '400', '401', '402', '409', '413', '415', '422', '429', '502', '503', '504'].sort(),
+    );
+    const schemas = doc.components.schemas;
+    const choice = schemas.DecisionRequest.oneOf.find((s: any) => s.properties.mode.const === 'choice');
+    expect(choice.properties.question).toMatchObject({ type: 'string', minLength: 8, maxLength: 300 });
+    expect(choice.properties.context).toMatchObject({ minLength: 20, maxLength: 2000 });
+    expect(choice.properties.options).toMatchObject({ minItems: 2, maxItems: 6 });
+    expect(choice.additionalProperties).toBe(false);
+    expect(schemas.Error.properties.code.enum.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
+    expect(schemas.DecisionResponse.required).toEqual(
+      expect.arrayContaining(['mode', 'question', 'result', 'signal', 'contextSufficiency', 'model', 'evaluatedAt', 'access', 'timing']),
+    );
+    expect(doc.paths['/v1/metrics'].get.security).toBeUndefined();
+    expect(doc.paths['/v1/usage'].get.security).toEqual([{ bearer: [] }]);
+  });
+});

@@ -1,0 +1,203 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The CLI as a user runs it: `node bin/decide.js …` in a child process, which loads the
+ * compiled dist/ (build first: `npm run build`, or `npm test`). Every child started here
+ * is remembered, so `killChildren()` in afterEach ends them even when a test failed.
+ */
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'bin', 'decide.js');
+
+const live = new Set<ChildProcess>();
+
+/** Kills (SIGKILL) every child still running and waits until they are gone. */
+export async function killChildren(): Promise<void> {
+  await Promise.all(
+    [...live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+  live.clear();
+}
+
+/** Throws a readable error when dist/ has not been built. */
+export function assertBuilt(): void {
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
+    throw new Error('dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+  }
+}
+
+/** A temp folder holding `ledger.db` (the name test/ledger/helpers.ts `audit` expects). */
+export function tempDb(): { dir: string; db: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-cli-'));
+  return { dir, db: path.join(dir, 'ledger.db'), remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The test runner's environment without any DECIDE_* / OPENAI_* variable, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(DECIDE_|OPENAI_)/.test(name)) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** The openai engine pointed at a fake. */
+export function openaiEnv(fakeUrl: string, secret: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: secret, DECIDE_MODEL: 'm', ...extra };
+}
+
+function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one command to its end (killed after `timeoutMs`). */
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 8_000): Promise<CliResult> {
+  const child = spawnCli(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`decide ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a `--json` command that must succeed, and parses its one line of output. */
+export async function runJson<T = any>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  const result = await runCli([...args, '--json'], env);
+  if (result.code !== 0) throw new Error(`decide ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+export interface Serving {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** Complete lines so far. */
+  stdout: string[];
+  stderr: string[];
+  /** Everything the child wrote, raw. */
+  output(): { stdout: string; stderr: string };
+  /** Resolves with how the child ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Waits for a stderr line matching `pattern`. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends `signal` and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const LISTENING = /^decide listening on (http:\/\/\S+)$/;
+
+/** Starts `decide serve --port 0 …` and resolves once it prints where it listens. */
+export function startServe(args: string[], env: Record<string, string>, timeoutMs = 8_000): Promise<Serving> {
+  const child = spawnCli(['serve', '--port', '0', ...args], env);
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const raw = { stdout: '', stderr: '' };
+  const waiters = new Set<() => void>();
+  const lines = (name: 'stdout' | 'stderr', into: string[]) => {
+    let partial = '';
+    child[name]!.setEncoding('utf8').on('data', (d: string) => {
+      raw[name] += d;
+      partial += d;
+      const parts = partial.split('\n');
+      partial = parts.pop() ?? '';
+      into.push(...parts);
+      for (const wake of [...waiters]) wake();
+    });
+  };
+  lines('stdout', stdout);
+  lines('stderr', stderr);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => {
+      resolve({ code, signal });
+      for (const wake of [...waiters]) wake();
+    }),
+  );
+
+  /** Resolves with the first value `probe` finds, re-checked whenever output arrives. */
+  const until = <T>(probe: () => T | undefined, what: string, ms: number) =>
+    new Promise<T>((resolve, reject) => {
+      const check = () => {
+        let found: T | undefined;
+        try {
+          found = probe();
+        } catch (error) {
+          return finish(() => reject(error));
+        }
+        if (found !== undefined) return finish(() => resolve(found));
+        if (child.exitCode !== null || child.signalCode !== null) {
+          finish(() => reject(new Error(`decide serve ended (${child.exitCode ?? child.signalCode}) before ${what}\nstderr: ${raw.stderr}`)));
+        }
+      };
+      const timer = setTimeout(() => finish(() => reject(new Error(`no ${what} within ${ms} ms\nstdout: ${raw.stdout}\nstderr: ${raw.stderr}`))), ms);
+      const finish = (settle: () => void) => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        settle();
+      };
+      waiters.add(check);
+      check();
+    });
+
+  return until(
+    () => {
+      const match = stdout.length > 0 ? LISTENING.exec(stdout[0]) : null;
+      if (stdout.length > 0 && !match) throw new Error(`first stdout line is not the listening line: ${stdout[0]}`);
+      return match?.[1];
+    },
+    'listening line',
+    timeoutMs,
+  ).then((url) => ({
+    url,
+    port: Number(new URL(url).port),
+    child,
+    stdout,
+    stderr,
+    output: () => ({ ...raw }),
+    exited,
+    waitForStderr: (pattern, ms = 5_000) => until(() => stderr.find((line) => pattern.test(line)), `stderr line ${pattern}`, ms),
+    stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  }));
+}
+
+/** Polls `probe` until it returns true (every 20 ms, up to `timeoutMs`). */
+export async function waitUntil(probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

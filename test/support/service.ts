@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createOpenAIEngine } from '../../src/engine/openai.js';
+import { createSystemOneEngine } from '../../src/engine/systemone.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { createApp } from '../../src/http/app.js';
+import { listen } from '../../src/http/server.js';
+import { openSqliteStore } from '../../src/ledger/sqlite/store.js';
+import type { Limits } from '../../src/ledger/store.js';
+import type { Clock } from '../../src/service/clock.js';
+import { DecisionService } from '../../src/service/service.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
+import { call, type CallOptions } from './api.js';
+
+/** The engine's provider key: it must never show up in the database or the logs. */
+export const ENGINE_SECRET = 'sk-engine-5ecret-0f-the-provider-7788';
+
+export interface StartOptions {
+  clock?: Clock;
+  limits?: Partial<Limits>;
+  engineTimeoutMs?: number;
+  maxInFlight?: number;
+}
+
+/**
+ * The whole service, in process: a real HTTP server on an ephemeral port, a real
+ * SQLite file in a temp folder, and an engine talking to a loopback fake provider.
+ */
+async function start<F extends OpenAIFake | SystemOneFake>(fake: F, engine: Engine, options: StartOptions) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-http-'));
+  const dbPath = path.join(dir, 'ledger.db');
+  const limits: Limits = { freePerKey: 20, freePerIp: 0, freePerSite: 0, ...options.limits };
+  const store = openSqliteStore(dbPath, limits);
+  const service = new DecisionService({
+    store,
+    engine,
+    limits,
+    engineTimeoutMs: options.engineTimeoutMs ?? 5_000,
+    clock: options.clock,
+    maxInFlight: options.maxInFlight,
+  });
+  const logs: string[] = [];
+  const server = await listen(createApp({ service, log: (line) => logs.push(line) }), 0, '127.0.0.1');
+  return {
+    url: server.url,
+    fake,
+    store,
+    dir,
+    dbPath,
+    logs,
+    call: (method: string, route: string, opts?: CallOptions) => call(server.url, method, route, opts),
+    /** A key on a new pass holding `credits` (never funded when 0). */
+    async newKey(credits = 0) {
+      const created = await store.createKey();
+      if (credits > 0) await store.fundPass(created.passId, credits, 'test');
+      return created;
+    },
+    async close() {
+      await server.close();
+      await store.close();
+      await engine.close?.();
+      await fake.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startWithOpenAI(options: StartOptions = {}) {
+  const fake = await startOpenAIFake();
+  const engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-logprobs-1' });
+  return start(fake, engine, options);
+}
+
+export async function startWithSystemOne(options: StartOptions = {}) {
+  const fake = await startSystemOneFake();
+  const engine = createSystemOneEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-systemone-1' });
+  return start(fake, engine, options);
+}
+
+export type Running = Awaited<ReturnType<typeof startWithOpenAI>>;
+
+/** A clock the test moves by hand. */
+export function manualClock(iso: string) {
+  let now = new Date(iso).getTime();
+  const clock: Clock = () => new Date(now);
+  return { clock, set: (next: string) => void (now = new Date(next).getTime()), advance: (ms: number) => void (now += ms) };
+}
