@@ -1,11 +1,11 @@
 import { Command, Option } from 'commander';
-import { engineFromEnv } from '../engine/from-env.js';
+import { engineFromEnv, engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
 import { createApp } from '../http/app.js';
 import { listen, type RunningServer } from '../http/server.js';
 import { openStore } from '../ledger/open.js';
 import type { Store } from '../ledger/store.js';
-import { engineTimeoutFromEnv, limitsFromEnv } from '../service/limits.js';
+import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { EXIT, fail } from './exit-codes.js';
 import { dbOption, integer } from './options.js';

@@ -31,15 +31,16 @@ export function engineFromEnv(env: Env = process.env): Engine | null {
   const kind =
     explicit ??
     (read('DECIDE_SYSTEMONE_URL') ? 'systemone' : read('OPENAI_BASE_URL') || read('OPENAI_API_KEY') ? 'openai' : undefined);
-  if (kind === undefined || kind === 'local') return null;
+  if (kind === undefined) return null;
+  if (kind === 'local') throw new Error('DECIDE_ENGINE=local: the embedded engine is not part of this build yet; use openai or systemone');
 
   const why = explicit ? `DECIDE_ENGINE=${kind}` : kind === 'systemone' ? 'DECIDE_SYSTEMONE_URL is set' : 'OPENAI_BASE_URL or OPENAI_API_KEY is set';
   const model = () => {
     const value = read('DECIDE_MODEL');
-    if (!value) throw new Error(`DECIDE_MODEL is required for the ${kind} engine (chosen because ${why}); set it to the provider's model name, or set DECIDE_ENGINE=local`);
+    if (!value) throw new Error(`DECIDE_MODEL is required for the ${kind} engine (chosen because ${why}); set it to the provider's model name`);
     return value;
   };
-  const timeoutMs = readTimeout(read('DECIDE_ENGINE_TIMEOUT_MS'));
+  const timeoutMs = engineTimeoutFromEnv(env);
 
   switch (kind) {
     case 'systemone': {
@@ -65,8 +66,10 @@ export function engineFromEnv(env: Env = process.env): Engine | null {
   }
 }
 
-function readTimeout(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_ENGINE_TIMEOUT_MS;
+/** The deadline of one decision, and of each engine call within it. */
+export function engineTimeoutFromEnv(env: Env = process.env): number {
+  const raw = env.DECIDE_ENGINE_TIMEOUT_MS?.trim();
+  if (!raw) return DEFAULT_ENGINE_TIMEOUT_MS;
   const ms = Number(raw);
   // setTimeout's ceiling; beyond it Node fires at once.
   if (!/^\d+$/.test(raw) || ms < 1 || ms > 2_147_483_647) {

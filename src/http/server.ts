@@ -1,6 +1,6 @@
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 
 export interface RunningServer {
@@ -13,6 +13,19 @@ export interface RunningServer {
 /** Listens on host:port (0 = an ephemeral port); rejects on EADDRINUSE and the like. */
 export function listen(app: Hono<any>, port: number, host: string): Promise<RunningServer> {
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  let closing = false;
+  const live = new Set<ServerResponse>();
+  // server.close() only drops connections idle at that moment: a keep-alive connection
+  // busy with a decision would stay open and serve new requests after it. Once
+  // closing, every answer says `Connection: close` and its connection is dropped.
+  server.on('request', (_request, response: ServerResponse) => {
+    live.add(response);
+    if (closing) response.setHeader('Connection', 'close');
+    response.once('close', () => {
+      live.delete(response);
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -24,6 +37,8 @@ export function listen(app: Hono<any>, port: number, host: string): Promise<Runn
         port: address.port,
         close: () =>
           new Promise<void>((done) => {
+            closing = true;
+            for (const response of live) if (!response.headersSent) response.setHeader('Connection', 'close');
             server.close(() => done());
             server.closeIdleConnections();
           }),

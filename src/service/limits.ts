@@ -18,9 +18,3 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Limits {
     freePerSite: count(env, 'DECIDE_FREE_PER_SITE', 50_000),
   };
 }
-
-export function engineTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const ms = count(env, 'DECIDE_ENGINE_TIMEOUT_MS', 30_000);
-  if (ms === 0) throw new Error('DECIDE_ENGINE_TIMEOUT_MS must be at least 1');
-  return ms;
-}

@@ -145,7 +145,7 @@ describe('operator commands against the ledger file', () => {
     const db = fresh();
     const result = await runCli(['key', 'create', '--db', db]);
     expect(result.code).toBe(0);
-    const keys = result.stdout.match(/dcd_api_[0-9A-Za-z]{49}/g) ?? [];
+    const keys: string[] = result.stdout.match(/dcd_api_[0-9A-Za-z]+/g) ?? [];
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(KEY);
     expect(result.stdout.split('\n')[0]).toBe(keys[0]);

@@ -18,6 +18,20 @@ function connect(port: number): Promise<string> {
   });
 }
 
+/**
+ * Polls until a fresh connection is refused. The signal line is written just before the
+ * listener closes, so the first attempt can still race the close by a few microseconds.
+ */
+async function refusedWithin(port: number, ms: number): Promise<string> {
+  const deadline = Date.now() + ms;
+  let outcome = await connect(port);
+  while (outcome !== 'ECONNREFUSED' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    outcome = await connect(port);
+  }
+  return outcome;
+}
+
 describe('decide serve: graceful shutdown on SIGTERM', () => {
   let fake: OpenAIFake;
   let tmp: ReturnType<typeof tempDb>;
@@ -42,13 +56,16 @@ describe('decide serve: graceful shutdown on SIGTERM', () => {
     fake.requests.length = 0;
     const startedAt = Date.now();
     const inFlight = call(server.url, 'POST', '/v1/decisions', { key, json: NOUL });
+    let answered = false;
+    inFlight.then(() => (answered = true)).catch(() => {}); // awaited below; no unhandled rejection if a check fails first
     await waitUntil(() => fake.requests.length > 0, 'the engine call of the decision');
 
     server.child.kill('SIGTERM');
     await server.waitForStderr(/^decide: SIGTERM, finishing in-flight requests$/);
-    // Still running (the decision is not done), yet no longer accepting.
-    expect(await connect(server.port)).toBe('ECONNREFUSED');
+    // No longer accepting, yet still running: the decision is not done.
+    expect(await refusedWithin(server.port, 500)).toBe('ECONNREFUSED');
     expect(server.child.exitCode).toBeNull();
+    expect(answered).toBe(false);
 
     const res = await inFlight;
     const answeredAfter = Date.now() - startedAt;
@@ -62,6 +79,24 @@ describe('decide serve: graceful shutdown on SIGTERM', () => {
     // The charge was committed before the process left: nothing is left reserved.
     expect(chargeStates(tmp.dir)).toEqual({ committed: 1 });
     expect(audit(tmp.dir)).toEqual([]);
+  });
+
+  // A keep-alive connection busy at the signal must not outlive its answer: otherwise
+  // the process lingers for as long as the client keeps the connection (or forever).
+  it('exits within a second of its last in-flight answer, even for a keep-alive client', async () => {
+    tmp = tempDb();
+    const { key } = await runJson(['key', 'create', '--db', tmp.db]);
+    const server = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-shutdown'));
+    fake.respond(() => ({ delayMs: 800 }));
+    fake.requests.length = 0;
+    const inFlight = call(server.url, 'POST', '/v1/decisions', { key, json: NOUL });
+    inFlight.catch(() => {}); // awaited below
+    await waitUntil(() => fake.requests.length > 0, 'the engine call of the decision');
+    server.child.kill('SIGTERM');
+    expect((await inFlight).status).toBe(200);
+    const answeredAt = Date.now();
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - answeredAt).toBeLessThan(1_000);
   });
 
   it('with nothing in flight, SIGTERM exits 0 promptly and SIGINT does too', async () => {

@@ -16,9 +16,8 @@ afterEach(async () => {
 });
 
 describe('engineFromEnv: choosing the engine', () => {
-  it('returns null when no provider is configured, or local is asked for', () => {
+  it('returns null when no provider is configured', () => {
     expect(made({})).toBeNull();
-    expect(made({ DECIDE_ENGINE: 'local', DECIDE_MODEL: 'x' })).toBeNull();
     expect(made({ OPENAI_API_KEY: '   ', DECIDE_SYSTEMONE_URL: '' })).toBeNull();
   });
 
@@ -55,6 +54,7 @@ describe('engineFromEnv: bad values name their variable', () => {
     ['a systemone URL of another scheme', { DECIDE_SYSTEMONE_URL: 'ftp://h/', DECIDE_MODEL: 'm' }, /DECIDE_SYSTEMONE_URL must be an http\(s\) URL/],
     ['a timeout that is not a number', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '30s' }, /DECIDE_ENGINE_TIMEOUT_MS/],
     ['a zero timeout', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '0' }, /DECIDE_ENGINE_TIMEOUT_MS/],
+    ['the local engine, not in this build', { DECIDE_ENGINE: 'local' }, /DECIDE_ENGINE=local.*not part of this build/],
     ['a fractional timeout', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '1.5' }, /DECIDE_ENGINE_TIMEOUT_MS/],
   ];
   for (const [what, env, message] of cases) {

@@ -1,0 +1,94 @@
+// An instant System One engine for the bench: answers every POST /v1/systemone at once
+// with a valid answer for each question it was asked. Runs in its own process so it does
+// not share the load generator's event loop. Prints `engine listening on <url>` first.
+import { createServer } from 'node:http';
+
+let calls = 0;
+
+/** Deterministic weights per label (a small string hash), so a reversed question agrees. */
+function weight(label) {
+  let h = 2166136261;
+  for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 16777619);
+  return 1 + ((h >>> 0) % 97);
+}
+
+function distribution(labels) {
+  const w = labels.map(weight);
+  const sum = w.reduce((a, b) => a + b, 0);
+  return w.map((x) => x / sum);
+}
+
+function answer(question) {
+  switch (question.type) {
+    case 'noul':
+      return { type: 'noul', noul: 0.72 };
+    case 'choice': {
+      const labels = Object.keys(question.criteria ?? {});
+      const p = distribution(labels);
+      let top = 0;
+      for (let i = 1; i < p.length; i++) if (p[i] > p[top]) top = i;
+      return {
+        type: 'choice',
+        choice: labels[top],
+        confidence: p[top],
+        probabilities: Object.fromEntries(labels.map((label, i) => [label, p[i]])),
+      };
+    }
+    case 'score': {
+      const levels = Array.isArray(question.criteria) ? question.criteria : Object.values(question.criteria ?? {});
+      const p = distribution(levels.map(String));
+      const score = p.reduce((s, x, i) => s + i * x, 0);
+      return {
+        type: 'score',
+        score,
+        confidence: Math.max(...p),
+        legend: Object.fromEntries(levels.map((l, i) => [String(i), String(l)])),
+        probabilities: Object.fromEntries(p.map((x, i) => [String(i), x])),
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+const server = createServer((req, res) => {
+  if (req.method !== 'POST' || req.url !== '/v1/systemone') {
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+    return;
+  }
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    calls++;
+    let request;
+    try {
+      request = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"bad json"}');
+      return;
+    }
+    const questions = request.questions ?? {};
+    const answers = {};
+    for (const [id, q] of Object.entries(questions)) answers[id] = answer(q);
+    const body = JSON.stringify({
+      model: request.model,
+      answers,
+      usage: { input_tokens: Math.ceil(String(request.state ?? '').length / 4) + 20, output_tokens: Object.keys(answers).length },
+    });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  });
+});
+// Longer than any pause between bench phases, so decide's pooled connections never hit
+// a server-side idle close mid-run (a POST is not retried on a reset socket).
+server.keepAliveTimeout = 120_000;
+server.headersTimeout = 121_000;
+
+process.on('message', (message) => {
+  if (message?.type === 'calls') process.send({ type: 'calls', id: message.id, calls });
+});
+process.on('disconnect', () => process.exit(0)); // the bench went away: do not linger
+process.on('SIGTERM', () => process.exit(0));
+
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`engine listening on http://127.0.0.1:${server.address().port}\n`);
+});
