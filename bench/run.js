@@ -8,12 +8,18 @@
 // parsing, auth (SHA-256 + SQLite lookup), validation, the ledger's reserve/commit
 // transactions, the engine client round trip over loopback, metrics and JSON.
 //
-// Settings (env): BENCH_CONCURRENCY=16,64  BENCH_WARMUP_MS=2000 (first slice of a row)
-//   BENCH_DURATION_MS=8000 (measured per row)  BENCH_SLICES=4  BENCH_SLICE_WARMUP_MS=250
-//   BENCH_STRESS=1 (0 skips the stress-depth row, run at the first concurrency)  BENCH_CPU_PROF=1 (decide serve runs with
-//   --cpu-prof; the profile lands in bench/profiles/)  BENCH_OUT=bench/results.json
-//   BENCH_DECIDE_STDOUT=pipe|null: decide's access log goes down a pipe this process drains
-//   (default; what a log collector sees) or straight to /dev/null
+// Settings (env):
+//   BENCH_CONCURRENCY=1,16,64     requests in flight, one group of rows per value
+//   BENCH_WARMUP_MS=2000          unrecorded warm-up before a row's first slice
+//   BENCH_DURATION_MS=8000        measured per row, split into BENCH_SLICES=4 slices, each
+//                                 after BENCH_SLICE_WARMUP_MS=250 of unrecorded load
+//   BENCH_STRESS=1                0 skips the stress-depth row
+//   BENCH_STRESS_CONCURRENCY=16   the group the stress row runs in (else the first group)
+//   BENCH_DECIDE_STDOUT=pipe      decide's access log goes down a pipe this process drains
+//                                 (what a log collector sees); `null` sends it to /dev/null
+//   BENCH_CPU_PROF=1              decide serve runs with --cpu-prof, profile in bench/profiles/
+//                                 (summarise: node bench/profile-top.js)
+//   BENCH_OUT=bench/results.json
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { cpuMsOf, freePort, killAllNow, machineCpuMs, startServer, stop, stopAll } from './children.js';
+import { request } from 'undici';
 import { createTarget, summarise } from './load.js';
 
 const run = promisify(execFile);
@@ -40,7 +47,8 @@ function intEnv(name, fallback) {
 for (const name of Object.keys(process.env)) if (/^(DECIDE_|OPENAI_)/.test(name)) delete process.env[name];
 
 const CONFIG = {
-  concurrency: (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map((s) => Number(s.trim())).filter((n) => n > 0),
+  concurrency: (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map((s) => Number(s.trim())).filter((n) => n > 0),
+  stressConcurrency: intEnv('BENCH_STRESS_CONCURRENCY', 16),
   warmupMs: intEnv('BENCH_WARMUP_MS', 2_000),
   durationMs: intEnv('BENCH_DURATION_MS', 8_000), // measured per row, split into slices
   slices: Math.max(1, intEnv('BENCH_SLICES', 4)),
@@ -103,7 +111,6 @@ function askEngineCalls(engine) {
 }
 
 async function once(origin, pathname, headers, body) {
-  const { request } = await import('undici');
   const res = await request(origin + pathname, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await res.body.text();
   return { status: res.statusCode, text };
@@ -285,8 +292,9 @@ async function main() {
   }
 
   const rows = [];
-  for (const [i, c] of CONFIG.concurrency.entries()) {
-    const names = ['echo', 'standard', ...(CONFIG.stress && i === 0 ? ['stress'] : [])];
+  const stressAt = CONFIG.concurrency.includes(CONFIG.stressConcurrency) ? CONFIG.stressConcurrency : CONFIG.concurrency[0];
+  for (const c of CONFIG.concurrency) {
+    const names = ['echo', 'standard', ...(CONFIG.stress && c === stressAt ? ['stress'] : [])];
     rows.push(...(await group(c, names)));
   }
 
@@ -304,7 +312,12 @@ async function main() {
         throughputRatio: r.perSecond / e.perSecond,
         p50: { decisionMs: r.latencyMs.p50, echoMs: e.latencyMs.p50, overheadMs: r.latencyMs.p50 - e.latencyMs.p50, ratio: r.latencyMs.p50 / e.latencyMs.p50 },
         p99: { decisionMs: r.latencyMs.p99, echoMs: e.latencyMs.p99, overheadMs: r.latencyMs.p99 - e.latencyMs.p99, ratio: r.latencyMs.p99 / e.latencyMs.p99 },
-        serverCpuMsPerRequest: { decide: r.cpuMsPerRequest.decide, echo: e.cpuMsPerRequest.echo, ratio: r.cpuMsPerRequest.decide / e.cpuMsPerRequest.echo },
+        serverCpuMsPerRequest: {
+          decide: r.cpuMsPerRequest.decide,
+          echo: e.cpuMsPerRequest.echo,
+          overheadMs: r.cpuMsPerRequest.decide - e.cpuMsPerRequest.echo,
+          ratio: r.cpuMsPerRequest.decide / e.cpuMsPerRequest.echo,
+        },
         engineCallsPerRequest: r.engineCallsPerRequest,
       };
     });
@@ -359,11 +372,25 @@ async function main() {
         fmt(c.throughputRatio, 3),
         `${fmt(c.p50.overheadMs)} (${fmt(c.p50.ratio)}x)`,
         `${fmt(c.p99.overheadMs)} (${fmt(c.p99.ratio)}x)`,
-        `${fmt(c.serverCpuMsPerRequest.ratio, 1)}x`,
+        `${fmt(c.serverCpuMsPerRequest.overheadMs, 3)} (${fmt(c.serverCpuMsPerRequest.ratio, 1)}x)`,
       ]),
-      ['row', 'decisions/s', 'echo req/s', 'ratio', 'p50 overhead ms (x echo)', 'p99 overhead ms (x echo)', 'server cpu/req vs echo'],
+      ['row', 'decisions/s', 'echo req/s', 'ratio', 'p50 overhead ms (x echo)', 'p99 overhead ms (x echo)', 'server cpu overhead ms/req (x echo)'],
     ),
   );
+  out.push('');
+  out.push(
+    'Closed loop: once the server is saturated, latency ≈ in-flight ÷ throughput (queueing), so the c=1 row is the bare path ' +
+      'latency, and the cpu columns count work per request rather than waiting.',
+  );
+  const busiest = Math.max(0, ...rows.map((r) => r.machineCores?.notOurs ?? 0));
+  if (busiest > 0.2) {
+    out.push(
+      `WARNING: other processes kept up to ${fmt(busiest, 2)} of ${machine.cores} cores busy during the measured windows ` +
+        '(column "other"): absolute figures are depressed; the ratios, measured in alternating slices, less so.',
+    );
+  }
+  const failed = rows.filter((r) => r.errors > 0);
+  for (const r of failed) out.push(`ERRORS in ${r.name}: ${JSON.stringify(r.statuses)} ${JSON.stringify(r.failures)}`);
   process.stdout.write(out.join('\n') + '\n');
 
   writeFileSync(
@@ -376,10 +403,11 @@ async function main() {
   await stop(decideSrv.child, 10_000);
   await stopAll(3_000);
   if (CONFIG.cpuProf) process.stderr.write(`bench: CPU profile of decide serve in ${path.relative(ROOT, profDir)}/ (summarise with node bench/profile-top.js)\n`);
+  return failed.length === 0;
 }
 
 main().then(
-  () => process.exit(0),
+  (clean) => process.exit(clean ? 0 : 1),
   async (error) => {
     process.stderr.write(`bench: ${error.stack ?? error}\n`);
     await stopAll(2_000);
