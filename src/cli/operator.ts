@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { openStore } from '../ledger/open.js';
+import { describeLocation, openStore } from '../ledger/open.js';
 import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { EXIT, fail } from './exit-codes.js';
@@ -11,7 +11,7 @@ async function withStore<T>(db: string, work: (store: Store) => Promise<T>): Pro
   try {
     store = await openStore(db, limitsFromEnv());
   } catch (error) {
-    fail(`cannot open the database ${db}: ${(error as Error).message}`, EXIT.unavailable);
+    fail(`cannot open the database ${describeLocation(db)}: ${(error as Error).message}`, EXIT.unavailable);
   }
   try {
     return await work(store);

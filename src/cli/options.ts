@@ -1,10 +1,16 @@
 import { InvalidArgumentError, Option } from 'commander';
 
-/** `--db`, shared by `serve` and the operator commands so they open the same ledger. */
+/**
+ * `--db`, shared by `serve` and the operator commands so they open the same ledger:
+ * the flag, else `DECIDE_DB`, else `DECIDE_DATABASE_URL` (a postgres:// URL kept out
+ * of `ps` and of `--help`, which names the variable rather than showing it), else
+ * `./decide.db`.
+ */
 export function dbOption() {
-  return new Option('--db <path>', 'SQLite file (or postgres:// URL) of the ledger')
+  const url = process.env.DECIDE_DATABASE_URL?.trim();
+  return new Option('--db <path>', 'SQLite file or postgres:// URL of the ledger (else DECIDE_DATABASE_URL)')
     .env('DECIDE_DB')
-    .default('./decide.db');
+    .default(url || './decide.db', url ? '$DECIDE_DATABASE_URL' : undefined);
 }
 
 export function integer(min: number) {

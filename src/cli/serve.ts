@@ -3,7 +3,7 @@ import { engineFromEnv, engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
 import { createApp } from '../http/app.js';
 import { listen, type RunningServer } from '../http/server.js';
-import { openStore } from '../ledger/open.js';
+import { describeLocation, openStore } from '../ledger/open.js';
 import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
@@ -44,9 +44,10 @@ async function serve(flags: ServeFlags) {
 
   let store: Store;
   try {
-    store = await openStore(flags.db, limits);
+    // PostgreSQL: a reservation outlives its decision's deadline only if its server died.
+    store = await openStore(flags.db, limits, { decisionDeadlineMs: engineTimeoutMs });
   } catch (error) {
-    fail(`cannot open the database ${flags.db}: ${(error as Error).message}`, EXIT.unavailable);
+    fail(`cannot open the database ${describeLocation(flags.db)}: ${(error as Error).message}`, EXIT.unavailable);
   }
   const released = await store.recoverInterrupted();
 
@@ -64,7 +65,7 @@ async function serve(flags: ServeFlags) {
 
   process.stdout.write(`decide listening on ${server.url}\n`);
   process.stderr.write(
-    `decide: engine ${engine.name} (model ${engine.model}), database ${flags.db}` +
+    `decide: engine ${engine.name} (model ${engine.model}), database ${describeLocation(flags.db)}` +
       (released ? `, released ${released} interrupted reservation(s)` : '') + '\n',
   );
 

@@ -85,7 +85,9 @@ export interface Store {
   /**
    * Called once by `decide serve` at start: releases reservations and drops
    * unfinished idempotency records left by a process that died mid-decision.
-   * Returns how many reservations were released.
+   * Returns how many reservations were released. SQLite (one server per file): all
+   * of them. PostgreSQL (other servers may be live): only those past their expiry
+   * (decision deadline + margin), which each server also sweeps every few seconds.
    */
   recoverInterrupted(): Promise<number>;
 

@@ -1,10 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Limits, ReserveOutcome, ReserveRequest } from '../store.js';
+import { STANDARD_COST, STRESS_COST } from '../rules.js';
 import { ipFingerprint, newId } from './ids.js';
 
-/** What a decision costs: one free unit or credit at standard depth, five credits for stress. */
-export const STANDARD_COST = 1;
-export const STRESS_COST = 5;
+export { STANDARD_COST, STRESS_COST };
 
 type Refusal = Extract<ReserveOutcome, { ok: false }>['code'];
 

@@ -1,8 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { IDEMPOTENCY_WINDOW_MS } from '../rules.js';
 import type { IdempotencyBegin } from '../store.js';
 
-/** How long a stored answer can be replayed (CONTRACT.md, "Idempotent retries"). */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+export { IDEMPOTENCY_WINDOW_MS };
 
 interface Row {
   request_hash: string;

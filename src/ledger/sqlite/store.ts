@@ -12,13 +12,11 @@ import type {
   ReserveRequest,
   Store,
 } from '../store.js';
+import { CHANNELS, checkDay, checkFunding, checkLimits, checkSample } from '../rules.js';
 import { Charges } from './charges.js';
 import { openDatabase } from './database.js';
 import { Idempotency } from './idempotency.js';
 import { newId } from './ids.js';
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const CHANNELS: readonly Channel[] = ['api', 'web'];
 
 /**
  * Opens the ledger in one SQLite file (created and migrated if needed). The file must
@@ -27,10 +25,7 @@ const CHANNELS: readonly Channel[] = ['api', 'web'];
  * `decide serve` should call `recoverInterrupted`, and one serve per file.
  */
 export function openSqliteStore(path: string, limits: Limits): SqliteStore {
-  for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`Limit ${name} must be a non-negative integer.`);
-  }
-  return new SqliteStore(openDatabase(path), { ...limits });
+  return new SqliteStore(openDatabase(path), checkLimits(limits));
 }
 
 /**
@@ -78,7 +73,7 @@ export class SqliteStore implements Store {
   }
 
   async fundPass(passId: string, credits: number, note?: string): Promise<{ passCredits: number }> {
-    if (!Number.isSafeInteger(credits) || credits < 1) throw new Error('Credits must be a positive integer.');
+    checkFunding(credits);
     return this.db
       .transaction(() => {
         // The balance and its entry move together or not at all.
@@ -167,8 +162,7 @@ export class SqliteStore implements Store {
 
   async recordSample(day: string, channel: Channel, ms: number): Promise<void> {
     checkDay(day);
-    if (!CHANNELS.includes(channel)) throw new Error(`Unknown channel ${String(channel)}.`);
-    if (!Number.isFinite(ms) || ms < 0) throw new Error('A sample must be a non-negative number of milliseconds.');
+    checkSample(channel, ms);
     this.s.sample.run(day, channel, Math.round(ms));
   }
 
@@ -203,8 +197,4 @@ export class SqliteStore implements Store {
     this.s.insertPass.run(passId, createdAt);
     return { passId, createdAt };
   }
-}
-
-function checkDay(day: string): void {
-  if (!DAY.test(day)) throw new Error(`A day must be YYYY-MM-DD (UTC), got ${JSON.stringify(day)}.`);
 }

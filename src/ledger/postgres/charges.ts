@@ -1,0 +1,184 @@
+import type pg from 'pg';
+import { STANDARD_COST, STRESS_COST } from '../rules.js';
+import { ipFingerprint, newId } from '../sqlite/ids.js';
+import type { Limits, ReserveOutcome, ReserveRequest } from '../store.js';
+import { transaction } from './database.js';
+
+type Refusal = Extract<ReserveOutcome, { ok: false }>['code'];
+
+interface ChargeRow {
+  kind: 'free' | 'credits';
+  cost: number;
+  key_id: string;
+  pass_id: string;
+  day: string;
+  ip_fingerprint: Buffer | null;
+}
+
+/** Every guarded counter write: the first unit of a day inserts the row, later ones pass the guard or change nothing. */
+const SQL = {
+  // NO KEY UPDATE: the row lock that orders every reserve of one pass (and so of its keys),
+  // without blocking inserts elsewhere that merely reference the pass.
+  lockPass: 'SELECT credits, funded_ever FROM passes WHERE id = $1 FOR NO KEY UPDATE',
+  takeKey: `INSERT INTO free_usage (key_id, day, used) VALUES ($1, $2, 1)
+            ON CONFLICT (key_id, day) DO UPDATE SET used = free_usage.used + 1 WHERE free_usage.used < $3
+            RETURNING used`,
+  // A limit of 0 means no limit.
+  takeIp: `INSERT INTO ip_usage (ip_fingerprint, day, used) VALUES ($1, $2, 1)
+           ON CONFLICT (ip_fingerprint, day) DO UPDATE SET used = ip_usage.used + 1
+           WHERE $3::int = 0 OR ip_usage.used < $3::int`,
+  takeSite: `INSERT INTO site_usage (day, used) VALUES ($1, 1)
+             ON CONFLICT (day) DO UPDATE SET used = site_usage.used + 1
+             WHERE $2::int = 0 OR site_usage.used < $2::int`,
+  takeCredits: 'UPDATE passes SET credits = credits - $2 WHERE id = $1 AND credits >= $2 RETURNING credits',
+  insert: `INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, 'reserved', $6, $7, $8,
+                   clock_timestamp() + $9::double precision * interval '1 millisecond')`,
+  commit: `UPDATE charges SET state = 'committed', settled_at = $2 WHERE id = $1 AND state = 'reserved'`,
+  // $3: released by expiry, which only an expired reservation can be.
+  settleReleased: `UPDATE charges SET state = 'released', settled_at = coalesce($2, clock_timestamp()), expired = $3
+                   WHERE id = $1 AND state = 'reserved' AND (NOT $3 OR expires_at < clock_timestamp())
+                   RETURNING kind, cost, key_id, pass_id, day, ip_fingerprint`,
+  giveKey: 'UPDATE free_usage SET used = used - 1 WHERE key_id = $1 AND day = $2 AND used > 0',
+  giveIp: 'UPDATE ip_usage SET used = used - 1 WHERE ip_fingerprint = $1 AND day = $2 AND used > 0',
+  giveSite: 'UPDATE site_usage SET used = used - 1 WHERE day = $1 AND used > 0',
+  giveCredits: 'UPDATE passes SET credits = credits + $2 WHERE id = $1',
+  expired: `SELECT id FROM charges WHERE state = 'reserved' AND expires_at < clock_timestamp()
+            ORDER BY expires_at LIMIT $1`,
+};
+
+const SWEEP_BATCH = 200;
+
+/**
+ * The money path on PostgreSQL: reserve, commit, release and the release of expired
+ * reservations. READ COMMITTED, with row locks and guarded writes:
+ *
+ * - reserve locks the pass row (`FOR NO KEY UPDATE`) first, so reserves of one pass,
+ *   from any server, run one at a time and see its current balance and key counters;
+ *   then the guarded upserts of the free counters (key, IP, site — shared by all
+ *   passes, so the guard itself decides, under the row lock the upsert takes) or the
+ *   guarded credits UPDATE; then the charge row. One transaction.
+ * - commit is one guarded UPDATE (`state = 'reserved'`): a charge settles once.
+ * - release (by its server, or by expiry from any server) settles the charge with a
+ *   guarded UPDATE, then gives back exactly what it took, in the same transaction.
+ *
+ * Locks are always taken in the order pass → key counter → IP counter → site counter
+ * (a release takes its charge row first, which no reserve waits for), so two
+ * transactions never wait on each other in a cycle; a deadlock or serialization
+ * failure, should one happen anyway, rolls back whole and is retried.
+ */
+export class PgCharges {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly limits: Limits,
+    /** How long a reservation lives: the decision deadline plus a margin. */
+    private readonly ttlMs: number,
+  ) {}
+
+  reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
+    return transaction(this.pool, (client) => this.decide(client, request, now.toISOString()));
+  }
+
+  async commit(reservationId: string, now: Date): Promise<void> {
+    // A reservation released meanwhile (by expiry) stays released: never charged twice.
+    await this.pool.query(SQL.commit, [reservationId, now.toISOString()]);
+  }
+
+  async release(reservationId: string, now: Date): Promise<void> {
+    await transaction(this.pool, (client) => this.releaseOne(client, reservationId, now.toISOString(), false));
+  }
+
+  /**
+   * Releases every reservation whose expiry has passed, each in its own short
+   * transaction (any number of servers may sweep at once: the guard lets one win).
+   * Returns how many this call released.
+   */
+  async releaseExpired(): Promise<number> {
+    let released = 0;
+    for (;;) {
+      const { rows } = await this.pool.query<{ id: string }>(SQL.expired, [SWEEP_BATCH]);
+      let progress = false;
+      for (const { id } of rows) {
+        if (await transaction(this.pool, (client) => this.releaseOne(client, id, null, true))) {
+          released++;
+          progress = true;
+        }
+      }
+      // A short batch was the last; a full one without progress would only repeat itself.
+      if (rows.length < SWEEP_BATCH || !progress) return released;
+    }
+  }
+
+  private async decide(
+    client: pg.PoolClient,
+    { caller, depth, ip, day }: ReserveRequest,
+    createdAt: string,
+  ): Promise<ReserveOutcome> {
+    const pass = (await client.query<{ credits: number; funded_ever: boolean }>(SQL.lockPass, [caller.passId])).rows[0];
+    if (!pass) throw new Error(`Pass ${caller.passId} of key ${caller.keyId} does not exist.`);
+    const refuse = (code: Refusal): ReserveOutcome => ({ ok: false, code });
+
+    const insert = (kind: 'free' | 'credits', cost: number, ipPrint: Buffer | null) => {
+      const id = newId('chg');
+      return client
+        .query(SQL.insert, [id, caller.keyId, caller.passId, kind, cost, day, ipPrint, createdAt, this.ttlMs])
+        .then(() => id);
+    };
+
+    const takeCredits = async (cost: number): Promise<ReserveOutcome> => {
+      const taken = await client.query<{ credits: number }>(SQL.takeCredits, [caller.passId, cost]);
+      expectOne(taken, 'pass credits'); // the pass row is locked: the balance read above still holds
+      const id = await insert('credits', cost, null);
+      return { ok: true, reservation: { id, kind: 'credits', cost }, access: { type: 'pass', passCredits: taken.rows[0].credits } };
+    };
+
+    if (depth === 'stress') {
+      if (pass.credits >= STRESS_COST) return takeCredits(STRESS_COST);
+      return refuse(pass.credits === 0 ? 'pass_required' : 'insufficient_credits');
+    }
+
+    const { freePerKey, freePerIp, freePerSite } = this.limits;
+    const key = freePerKey > 0 ? await client.query<{ used: number }>(SQL.takeKey, [caller.keyId, day, freePerKey]) : null;
+    if (key?.rowCount === 1) {
+      // The key has a free unit left; the site's limits, shared by every pass, decide by their guards.
+      const ipPrint = ipFingerprint(ip);
+      const ipTaken = (await client.query(SQL.takeIp, [ipPrint, day, freePerIp])).rowCount === 1;
+      const siteTaken = ipTaken && (await client.query(SQL.takeSite, [day, freePerSite])).rowCount === 1;
+      if (siteTaken) {
+        const id = await insert('free', STANDARD_COST, ipPrint);
+        return {
+          ok: true,
+          reservation: { id, kind: 'free', cost: STANDARD_COST },
+          access: { type: 'free', freeRemaining: freePerKey - key.rows[0].used },
+        };
+      }
+      // Put back what this transaction took (its rows are still locked by it).
+      await client.query(SQL.giveKey, [caller.keyId, day]);
+      if (ipTaken) await client.query(SQL.giveIp, [ipPrint, day]);
+      // The site's free limits hold back free decisions only; a pass pays its way past them.
+      return pass.credits >= STANDARD_COST ? takeCredits(STANDARD_COST) : refuse('rate_limited');
+    }
+
+    if (pass.credits >= STANDARD_COST) return takeCredits(STANDARD_COST);
+    return refuse(pass.funded_ever ? 'insufficient_credits' : 'free_limit_reached');
+  }
+
+  /** Settles one reservation as released and gives back what it took; false when it was not `reserved` (or, by expiry, not yet expired). */
+  private async releaseOne(client: pg.PoolClient, id: string, settledAt: string | null, byExpiry: boolean): Promise<boolean> {
+    const row = (await client.query<ChargeRow>(SQL.settleReleased, [id, settledAt, byExpiry])).rows[0];
+    if (!row) return false; // unknown, already settled, or (by expiry) not expired after all
+    if (row.kind === 'credits') {
+      expectOne(await client.query(SQL.giveCredits, [row.pass_id, row.cost]), 'pass refund');
+      return true;
+    }
+    // Counters of the charge's own day, even when released after midnight.
+    await client.query(SQL.giveKey, [row.key_id, row.day]);
+    await client.query(SQL.giveIp, [row.ip_fingerprint, row.day]);
+    await client.query(SQL.giveSite, [row.day]);
+    return true;
+  }
+}
+
+function expectOne(result: pg.QueryResult, what: string): void {
+  if (result.rowCount !== 1) throw new Error(`Ledger guard failed on ${what}; the transaction was rolled back.`);
+}

@@ -1,0 +1,113 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { call } from '../support/api.js';
+import { assertBuilt, killChildren, openaiEnv, runJson, startServe, type Serving } from '../support/cli.js';
+import { NOUL } from '../support/requests.js';
+import { PgLedger } from './postgres-helpers.js';
+
+/**
+ * Several `decide serve` processes behind a load balancer, on one PostgreSQL schema:
+ * the CLI as users run it (build first: `npm run build`), a loopback OpenAI fake.
+ */
+describe('two decide serve processes on one PostgreSQL database', () => {
+  let fake: OpenAIFake;
+  let ledger: PgLedger;
+  beforeAll(async () => {
+    assertBuilt();
+    fake = await startOpenAIFake();
+    // Slow enough that the decisions overlap inside both servers.
+    fake.respond(() => ({ delayMs: 50 }));
+    ledger = new PgLedger();
+  });
+  afterEach(() => killChildren());
+  afterAll(async () => {
+    await fake.close();
+    await ledger.dispose();
+  });
+
+  const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
+
+  it('300 simultaneous decisions split between them, on 20 free + 10 credits: exactly 30 served', async () => {
+    const env = openaiEnv(fake.url, 'sk-two-servers');
+    // Both start at once on a schema that does not exist yet: the migration runs once, under the lock.
+    // One is told the database by --db, the other by DECIDE_DATABASE_URL.
+    const servers: Serving[] = await Promise.all([
+      startServe(['--db', ledger.url], env, 20_000),
+      startServe([], { ...env, DECIDE_DATABASE_URL: ledger.url }, 20_000),
+    ]);
+    for (const server of servers) {
+      const line = await server.waitForStderr(/^decide: engine /);
+      expect(line).toContain(`database ${ledger.url}`);
+    }
+
+    // The operator commands, against the URL.
+    const { key, passId } = await runJson(['key', 'create', '--db', ledger.url]);
+    const funded = await runJson(['pass', 'fund', '--pass', passId, '--credits', '10', '--db', ledger.url]);
+    expect(funded).toEqual({ passId, passCredits: 10 });
+    const shown = await runJson(['pass', 'show', '--pass', passId, '--db', ledger.url]);
+    expect(shown).toMatchObject({ passId, passCredits: 10, fundedEver: true });
+    expect(shown.keys).toHaveLength(1);
+
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        call(servers[i % 2].url, 'POST', '/v1/decisions', { key, json: NOUL }).then((answer) => ({ server: i % 2, answer })),
+      ),
+    );
+    const statuses = answers.map((a) => a.answer.status);
+    expect(count(statuses, 200)).toBe(30);
+    expect(count(statuses, 402)).toBe(270);
+    const served = answers.filter((a) => a.answer.status === 200).map((a) => a.answer.body);
+    expect(answers.filter((a) => a.answer.status === 402).every((a) => a.answer.body.code === 'insufficient_credits')).toBe(true);
+    // Each access figure was handed out exactly once, whichever server handed it out.
+    const freeLeft = served.flatMap((b) => (b.access.type === 'free' ? [b.access.freeRemaining] : []));
+    const creditsLeft = served.flatMap((b) => (b.access.type === 'pass' ? [b.access.passCredits] : []));
+    expect(freeLeft.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(creditsLeft.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+
+    // Every server tells the same story.
+    const usage = await Promise.all(servers.map((s) => call(s.url, 'GET', '/v1/usage', { key })));
+    for (const u of usage) expect(u.body).toMatchObject({ freeUsed: 20, freeRemaining: 0, passCredits: 0 });
+    const metrics = await Promise.all(servers.map((s) => call(s.url, 'GET', '/v1/metrics', { key })));
+    expect(metrics[0].status).toBe(200);
+    expect(metrics[1].body).toEqual(metrics[0].body);
+    expect(metrics[0].body.api.samples).toBe(30);
+    expect(metrics[0].body.overall.samples).toBe(30);
+
+    expect(await ledger.chargeStates()).toEqual({ committed: 30 });
+    expect(await ledger.audit()).toEqual([]);
+    expect(await runJson(['pass', 'show', '--pass', passId, '--db', ledger.url])).toMatchObject({ passCredits: 0 });
+
+    const split = [0, 1].map((s) => answers.filter((a) => a.server === s && a.answer.status === 200).length);
+    process.stderr.write(`two servers: served ${split[0]} + ${split[1]}\n`);
+    for (const server of servers) expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+
+  it('a server starting while another is mid-decision leaves that live reservation alone', async () => {
+    const env = openaiEnv(fake.url, 'sk-two-servers');
+    const first = await startServe(['--db', ledger.url], env, 20_000);
+    const { key } = await runJson(['key', 'create', '--db', ledger.url]);
+    fake.respond(() => ({ delayMs: 2_000 }));
+    try {
+      const before = fake.requests.length;
+      const pending = call(first.url, 'POST', '/v1/decisions', { key, json: NOUL });
+      const deadline = Date.now() + 10_000;
+      while (fake.requests.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(await ledger.chargeStates()).toMatchObject({ reserved: 1 });
+
+      const second = await startServe(['--db', ledger.url], env, 20_000);
+      const line = await second.waitForStderr(/^decide: engine /);
+      expect(line).not.toContain('released');
+      expect((await ledger.chargeStates()).reserved).toBe(1);
+
+      const answer = await pending;
+      expect(answer.status).toBe(200);
+      expect(answer.body.access).toEqual({ type: 'free', freeRemaining: 19 });
+      expect((await ledger.chargeStates()).reserved).toBeUndefined();
+      const usage = await call(second.url, 'GET', '/v1/usage', { key });
+      expect(usage.body).toMatchObject({ freeUsed: 1 });
+      expect(await ledger.audit()).toEqual([]);
+    } finally {
+      fake.respond(() => ({ delayMs: 50 }));
+    }
+  });
+});

@@ -1,0 +1,279 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeLocation, openStore } from '../../src/ledger/open.js';
+import { createPool, parsePostgresUrl, redactPostgresUrl } from '../../src/ledger/postgres/database.js';
+import { MIGRATIONS, migrate, VERSION_TABLE } from '../../src/ledger/postgres/migrations.js';
+import { openPostgresStore, PostgresStore, type PostgresStoreOptions } from '../../src/ledger/postgres/store.js';
+import type { Caller, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
+import { DAY, IP, LIMITS, newCaller, NOW } from './helpers.js';
+import { postgresHarness } from './postgres-harness.js';
+import { dropSchema, newSchemaName, PG_URL, PgLedger, urlFor, withAdmin } from './postgres-helpers.js';
+import { storeSuite } from './store-suite.js';
+
+// The Store contract, shared with SQLite (test/ledger/sqlite.test.ts).
+storeSuite(postgresHarness());
+
+// What only PostgreSQL has: migrations under an advisory lock, the schema in the URL, expiry.
+let ledger: PgLedger;
+const stores: Store[] = [];
+/** Each test below gets a schema of its own, and its stores are closed after it. */
+function ownSchema() {
+  beforeEach(() => {
+    ledger = new PgLedger();
+  });
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    await ledger.dispose();
+  });
+}
+
+/** A store on this test's schema; no periodic sweep unless asked. */
+async function open(options: PostgresStoreOptions = {}, limits: Partial<Limits> = {}): Promise<PostgresStore> {
+  const store = await openPostgresStore(ledger.url, { ...LIMITS, ...limits }, { sweepIntervalMs: 0, ...options });
+  stores.push(store);
+  return store;
+}
+
+function okOf(outcome: ReserveOutcome) {
+  if (!outcome.ok) throw new Error(`expected a reservation, got ${outcome.code}`);
+  return outcome;
+}
+
+const tables = async (schema: string) =>
+  (
+    await withAdmin((c) =>
+      c.query<{ table_name: string }>(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+        [schema],
+      ),
+    )
+  ).rows.map((r) => r.table_name);
+
+describe('PostgreSQL: schema and migrations', () => {
+  ownSchema();
+
+  it('creates the schema named in the URL and every table in it, and records the version', async () => {
+    await open();
+    expect(await tables(ledger.schema)).toEqual([
+      'charges',
+      VERSION_TABLE,
+      'free_usage',
+      'fundings',
+      'idempotency',
+      'ip_usage',
+      'keys',
+      'metrics',
+      'passes',
+      'site_usage',
+    ]);
+    const versions = await ledger.rows<{ version: number }>(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`);
+    expect(versions.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+  });
+
+  it('eight stores opening a new schema at once: each step applied once, all of them open', async () => {
+    const opened = await Promise.all(Array.from({ length: 8 }, () => open({ poolSize: 2 })));
+    expect(opened).toHaveLength(8);
+    const versions = await ledger.rows<{ version: number }>(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`);
+    expect(versions.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    const caller = await newCaller(opened[3]);
+    expect((await opened[7].showPass(caller.passId))?.keys).toHaveLength(1);
+  });
+
+  it('the advisory lock: later steps racing from six pools each run exactly once', async () => {
+    await open();
+    // A slow step, then one that would leave a second row if it ran twice.
+    const steps = [
+      ...MIGRATIONS,
+      'CREATE TABLE applied (n integer); SELECT pg_sleep(0.2);',
+      'INSERT INTO applied (n) VALUES (1);',
+    ];
+    const pools = Array.from({ length: 6 }, () => createPool(parsePostgresUrl(ledger.url), 1));
+    try {
+      const results = await Promise.all(pools.map((pool) => migrate(pool, ledger.schema, steps)));
+      for (const result of results) expect(result.to).toBe(MIGRATIONS.length + 2);
+      // Each started from what it found; exactly one found the base version and did the work first.
+      expect(results.filter((r) => r.from === MIGRATIONS.length).length).toBeGreaterThanOrEqual(1);
+      expect(await ledger.rows('SELECT n FROM applied')).toEqual([{ n: 1 }]);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
+  it('reopening is a no-op; a failing step leaves nothing behind', async () => {
+    await open();
+    const pool = createPool(parsePostgresUrl(ledger.url), 1);
+    try {
+      const base = MIGRATIONS.length;
+      expect(await migrate(pool, ledger.schema)).toEqual({ from: base, to: base });
+      const broken = [...MIGRATIONS, 'CREATE TABLE half (a integer); INSERT INTO no_such_table VALUES (1);'];
+      await expect(migrate(pool, ledger.schema, broken)).rejects.toThrow(/no_such_table/);
+      expect(await tables(ledger.schema)).not.toContain('half');
+      expect(await migrate(pool, ledger.schema)).toEqual({ from: base, to: base });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('refuses a database from a newer program', async () => {
+    await open();
+    await ledger.exec(`INSERT INTO ${VERSION_TABLE} (version) VALUES (?)`, [MIGRATIONS.length + 1]);
+    await expect(openPostgresStore(ledger.url, LIMITS)).rejects.toThrow(/newer than this program/);
+  });
+
+  it('a URL without ?schema= uses the server’s search_path, e.g. set by options=-c search_path=…', async () => {
+    const schema = newSchemaName();
+    try {
+      await withAdmin((c) => c.query(`CREATE SCHEMA ${schema}`));
+      const url = new URL(PG_URL);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const store = await openStore(url.toString(), LIMITS);
+      stores.push(store);
+      expect(store).toBeInstanceOf(PostgresStore);
+      await store.createPass();
+      expect(await tables(schema)).toContain('passes');
+
+      const missing = new URL(PG_URL);
+      missing.searchParams.set('options', `-c search_path=${newSchemaName()}`);
+      await expect(openStore(missing.toString(), LIMITS)).rejects.toThrow(/no schema of the search_path exists/);
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
+  it('checks the schema name and the options, and masks a password in messages', async () => {
+    await expect(openStore(`${PG_URL}?schema=bad-name`, LIMITS)).rejects.toThrow(/schema name/);
+    await expect(openStore(`${PG_URL}?schema=x;drop`, LIMITS)).rejects.toThrow(/schema name/);
+    await expect(openPostgresStore(ledger.url, LIMITS, { expiryMarginMs: -1 })).rejects.toThrow(/expiryMarginMs/);
+    await expect(openPostgresStore(ledger.url, LIMITS, { poolSize: 0 })).rejects.toThrow(/poolSize/);
+    expect(redactPostgresUrl('postgres://decide:s3cret@db.example:5432/prod?schema=a')).toBe(
+      'postgres://decide:***@db.example:5432/prod?schema=a',
+    );
+    expect(describeLocation('postgresql://u@h/db?password=s3cret')).not.toContain('s3cret');
+    expect(describeLocation('./decide.db')).toBe('./decide.db');
+    // pg reads the schema from our parameter, and sets it on every connection.
+    expect(parsePostgresUrl('postgres://u@h/db?schema=abc&sslmode=disable')).toEqual({
+      connectionString: 'postgres://u@h/db?sslmode=disable&options=-c+search_path%3Dabc',
+      schema: 'abc',
+    });
+  });
+});
+
+describe('PostgreSQL: expiry of what a dead server left', () => {
+  ownSchema();
+
+  /** A reservation of `caller`, taken by `store`, and what the pass holds after. */
+  const take = (store: Store, caller: Caller, depth: 'standard' | 'stress' = 'stress') =>
+    store.reserve({ caller, depth, ip: IP, day: DAY }, NOW).then(okOf);
+
+  it('a reservation lives for the decision deadline plus the margin, on the database clock', async () => {
+    const store = await open({ decisionDeadlineMs: 30_000, expiryMarginMs: 60_000 });
+    expect(store.expiryMs).toBe(90_000);
+    const caller = await newCaller(store);
+    const r = await take(store, caller, 'standard');
+    const [row] = await ledger.rows<{ s: number }>(
+      `SELECT CAST(extract(epoch FROM expires_at - clock_timestamp()) AS INTEGER) AS s FROM charges WHERE id = ?`,
+      [r.reservation.id],
+    );
+    expect(row.s).toBeGreaterThan(80);
+    expect(row.s).toBeLessThanOrEqual(90);
+  });
+
+  it('recoverInterrupted at a start releases only expired reservations, never a live server’s', async () => {
+    const live = await open(); // default: 30 s + 60 s
+    const dying = await open({ decisionDeadlineMs: 1, expiryMarginMs: 0 });
+    const caller = await newCaller(live);
+    await live.fundPass(caller.passId, 20);
+    const held = await take(live, caller);
+    expect(await live.beginIdempotent(caller.keyId, 'live-one', 'h', NOW)).toEqual({ state: 'new' });
+    const lost = await take(dying, caller);
+    expect(await dying.beginIdempotent(caller.keyId, 'lost-one', 'h', NOW)).toEqual({ state: 'new' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const starting = await open(); // a third server starting now
+    expect(await starting.recoverInterrupted()).toBe(1);
+    const states = await ledger.rows<{ id: string; state: string; expired: boolean }>(
+      'SELECT id, state, expired FROM charges',
+    );
+    expect(states).toEqual(
+      expect.arrayContaining([
+        { id: held.reservation.id, state: 'reserved', expired: false },
+        { id: lost.reservation.id, state: 'released', expired: true },
+      ]),
+    );
+    expect((await starting.usage(caller, DAY)).passCredits).toBe(15);
+    // The live server's running record still blocks its retries; the dead one's no longer does.
+    expect(await starting.beginIdempotent(caller.keyId, 'live-one', 'h', NOW)).toEqual({ state: 'in_progress' });
+    expect(await starting.beginIdempotent(caller.keyId, 'lost-one', 'h', NOW)).toEqual({ state: 'new' });
+    // The live server finishes normally.
+    await live.commit(held.reservation.id, NOW);
+    expect((await live.usage(caller, DAY)).passCredits).toBe(15);
+    expect(await ledger.audit()).toEqual([]);
+  });
+
+  it('another server’s periodic sweep releases an expired reservation; the late commit does not charge', async () => {
+    const stalled = await open({ decisionDeadlineMs: 50, expiryMarginMs: 150 });
+    const sweeper = await open({ sweepIntervalMs: 50 });
+    const caller = await newCaller(stalled);
+    await stalled.fundPass(caller.passId, 10);
+    const credits = await take(stalled, caller);
+    const free = await take(stalled, caller, 'standard');
+    expect(await sweeper.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 5 });
+
+    // Nobody calls anything: the sweeper's timer finds them once expired.
+    const deadline = Date.now() + 10_000;
+    while ((await ledger.chargeStates()).reserved && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await ledger.chargeStates()).toEqual({ released: 2 });
+    expect(await sweeper.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 10 });
+
+    // The stalled server wakes up and commits (or releases): nothing moves again.
+    await stalled.commit(credits.reservation.id, new Date());
+    await stalled.commit(free.reservation.id, new Date());
+    await stalled.release(credits.reservation.id, new Date());
+    expect(await ledger.chargeStates()).toEqual({ released: 2 });
+    expect(await stalled.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 10 });
+    expect(await ledger.rows('SELECT CAST(count(*) AS INTEGER) AS n FROM charges WHERE expired')).toEqual([{ n: 2 }]);
+    expect(await ledger.audit()).toEqual([]);
+  });
+
+  it('a commit that comes first keeps the charge: the sweep passes it by', async () => {
+    const store = await open({ decisionDeadlineMs: 1, expiryMarginMs: 0 });
+    const caller = await newCaller(store);
+    await store.fundPass(caller.passId, 5);
+    const r = await take(store, caller);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await store.commit(r.reservation.id, NOW); // expired, but not yet swept: an honest, single charge
+    expect(await store.recoverInterrupted()).toBe(0);
+    expect(await ledger.chargeStates()).toEqual({ committed: 1 });
+    expect((await store.usage(caller, DAY)).passCredits).toBe(0);
+    expect(await ledger.audit()).toEqual([]);
+  });
+
+  it('commits racing sweeps from two servers: each charge settles once, and the books balance', async () => {
+    const racer = await open({ decisionDeadlineMs: 1, expiryMarginMs: 0 });
+    const sweepers = [await open(), await open()];
+    const caller = await newCaller(racer);
+    await racer.fundPass(caller.passId, 300);
+    const reservations = await Promise.all(Array.from({ length: 60 }, () => take(racer, caller)));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // all expired now
+    const sweeps = await Promise.all([
+      ...reservations.map((r) => racer.commit(r.reservation.id, new Date()).then(() => 0)),
+      sweepers[0].recoverInterrupted(),
+      sweepers[1].recoverInterrupted(),
+    ]);
+    const released = sweeps.reduce((a, b) => a + b, 0);
+    const states = await ledger.chargeStates();
+    expect((states.committed ?? 0) + (states.released ?? 0)).toBe(60);
+    expect(states.released ?? 0).toBe(released);
+    expect((await racer.usage(caller, DAY)).passCredits).toBe(300 - 5 * (states.committed ?? 0));
+    expect(await ledger.audit()).toEqual([]);
+  });
+
+  it('close stops the sweep and ends the pool', async () => {
+    const store = await open({ sweepIntervalMs: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await store.close();
+    await store.close(); // twice is fine
+    await expect(store.createPass()).rejects.toThrow();
+  });
+});

@@ -1,0 +1,656 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keyFingerprint } from '../../src/contract/key.js';
+import type { Caller, CreatedKey, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
+import { DAY, IP, NEXT_DAY, newCaller, NOW } from './helpers.js';
+
+/**
+ * What one ledger implementation gives the conformance suite. Each test gets a fresh,
+ * empty ledger (`create`) and loses it after (`destroy`); everything the suite reads
+ * behind the store's back goes through `rows`, in SQL both databases read alike
+ * (`?` placeholders, counts cast to INTEGER; timestamps come back as ISO strings).
+ */
+export interface LedgerHarness {
+  name: string;
+  create(): Promise<void>;
+  destroy(): Promise<void>;
+  /** A store on the test's ledger, with the suite's default limits overridden by `limits`. */
+  open(limits?: Partial<Limits>): Promise<Store>;
+  rows<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Writes behind the store's back (to show the audit catches it). */
+  exec(sql: string, params?: unknown[]): Promise<void>;
+  audit(): Promise<string[]>;
+  chargeStates(): Promise<Record<string, number>>;
+  /**
+   * Lets every lease now in the ledger run out: its reservations and running
+   * idempotency records become what a process that died left behind. SQLite: nothing
+   * to do (at a serve's start, any reservation is one); PostgreSQL: their expiry passes.
+   */
+  outliveLeases(): Promise<void>;
+  /** Every byte a reader of the ledger could find (file and WAL, or every value of every table). */
+  everything(): Promise<Buffer>;
+}
+
+/**
+ * The `Store` contract, one table of tests for every implementation: test/ledger/sqlite.test.ts
+ * and test/ledger/postgres.test.ts run it. What only one implementation has (WAL and
+ * pragmas, migrations, expiry) is tested beside it, in those files.
+ */
+export function storeSuite(h: LedgerHarness): void {
+  let store: Store;
+  const opened: Store[] = [];
+  /** Opens a store, closed after the test; the latest one is `store`. */
+  const open = async (limits: Partial<Limits> = {}) => {
+    store = await h.open(limits);
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(() => h.create());
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close();
+    await h.destroy();
+  });
+
+  const standard = (caller: Caller, ip = IP, day = DAY) => store.reserve({ caller, depth: 'standard', ip, day }, NOW);
+  const stress = (caller: Caller) => store.reserve({ caller, depth: 'stress', ip: IP, day: DAY }, NOW);
+  const count = async (table: string) =>
+    (await h.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
+
+  function okOf(outcome: ReserveOutcome) {
+    if (!outcome.ok) throw new Error(`expected a reservation, got ${outcome.code}`);
+    return outcome;
+  }
+
+  /** Uses up the key's free allowance for DAY. */
+  async function exhaustFree(caller: Caller, n = 20) {
+    for (let i = 0; i < n; i++) expect(okOf(await standard(caller)).reservation.kind).toBe('free');
+  }
+
+  describe(`${h.name}: opening`, () => {
+    it('reopening keeps the data', async () => {
+      await open();
+      const { passId } = await store.createPass();
+      await store.fundPass(passId, 7);
+      await store.close();
+      await open();
+      expect((await store.showPass(passId))?.passCredits).toBe(7);
+    });
+
+    it('rejects limits that are not non-negative integers', async () => {
+      await expect(h.open({ freePerIp: -1 })).rejects.toThrow(/freePerIp/);
+      await expect(h.open({ freePerKey: 1.5 })).rejects.toThrow(/freePerKey/);
+    });
+  });
+
+  describe(`${h.name}: passes and keys`, () => {
+    beforeEach(() => open());
+
+    it('creates a key on a new pass, lists it by hint and authenticates its fingerprint', async () => {
+      const created = await store.createKey();
+      expect(created.key).toMatch(/^dcd_api_[0-9A-Za-z]{49}$/);
+      expect(created.keyHint).toBe(`dcd_api_…${created.key.slice(-4)}`);
+      expect(created.keyId).toMatch(/^key_[0-9A-Za-z]{22}$/);
+      expect(created.passId).toMatch(/^pass_[0-9A-Za-z]{22}$/);
+      expect(created.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+      const pass = await store.showPass(created.passId);
+      expect(pass).toEqual({
+        passId: created.passId,
+        passCredits: 0,
+        fundedEver: false,
+        createdAt: created.createdAt,
+        keys: [{ id: created.keyId, keyHint: created.keyHint, createdAt: created.createdAt, revokedAt: null }],
+      });
+
+      expect(await store.authenticate(keyFingerprint(created.key))).toEqual({
+        keyId: created.keyId,
+        passId: created.passId,
+        keyHint: created.keyHint,
+      });
+      expect(await store.authenticate(keyFingerprint(created.key + 'x'))).toBeNull();
+    });
+
+    it('links a second key to an existing pass and refuses an unknown pass without writing', async () => {
+      const first = await store.createKey();
+      const second = await store.createKey(first.passId);
+      expect(second.passId).toBe(first.passId);
+      expect((await store.showPass(first.passId))?.keys.map((k) => k.id).sort()).toEqual(
+        [first.keyId, second.keyId].sort(),
+      );
+
+      await expect(store.createKey('pass_doesnotexist')).rejects.toThrow(/does not exist/);
+      expect(await count('keys')).toBe(2);
+      expect(await count('passes')).toBe(1);
+    });
+
+    it('lists a pass’s keys oldest first', async () => {
+      const first = await store.createKey();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const second = await store.createKey(first.passId);
+      expect((await store.showPass(first.passId))?.keys.map((k) => k.id)).toEqual([first.keyId, second.keyId]);
+    });
+
+    it('revokes a key once; a revoked key no longer authenticates', async () => {
+      const created = await store.createKey();
+      const at = new Date('2026-11-22T12:34:56.789Z');
+      expect(await store.revokeKey(created.keyId, at)).toEqual({
+        keyHint: created.keyHint,
+        revokedAt: '2026-11-22T12:34:56.789Z',
+      });
+      expect(await store.authenticate(keyFingerprint(created.key))).toBeNull();
+      expect(await store.revokeKey(created.keyId, new Date())).toBeNull();
+      expect(await store.revokeKey('key_unknown', new Date())).toBeNull();
+      expect((await store.showPass(created.passId))?.keys[0].revokedAt).toBe('2026-11-22T12:34:56.789Z');
+    });
+
+    it('funds a pass with entry rows and refuses bad amounts and unknown passes', async () => {
+      const { passId, createdAt } = await store.createPass();
+      expect(createdAt).toMatch(/Z$/);
+      expect(await store.fundPass(passId, 10, 'invoice 1')).toEqual({ passCredits: 10 });
+      expect(await store.fundPass(passId, 5)).toEqual({ passCredits: 15 });
+      const pass = await store.showPass(passId);
+      expect(pass?.passCredits).toBe(15);
+      expect(pass?.fundedEver).toBe(true);
+
+      for (const bad of [0, -3, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        await expect(store.fundPass(passId, bad)).rejects.toThrow(/positive integer/);
+      }
+      await expect(store.fundPass('pass_nope', 3)).rejects.toThrow(/does not exist/);
+
+      const rows = await h.rows('SELECT pass_id, credits, note FROM fundings ORDER BY credits');
+      expect(rows).toEqual([
+        { pass_id: passId, credits: 5, note: null },
+        { pass_id: passId, credits: 10, note: 'invoice 1' },
+      ]);
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('shows null for an unknown pass', async () => {
+      expect(await store.showPass('pass_nope')).toBeNull();
+    });
+
+    it('reports usage: today’s free use of the key and the pass balance', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 4);
+      await standard(caller);
+      await standard(caller);
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 2, passCredits: 4 });
+      expect(await store.usage(caller, NEXT_DAY)).toEqual({ freeUsed: 0, passCredits: 4 });
+      await expect(store.usage(caller, '2026-11-22T00:00')).rejects.toThrow(/YYYY-MM-DD/);
+    });
+  });
+
+  describe(`${h.name}: reserve, standard depth`, () => {
+    beforeEach(() => open());
+
+    it('spends the free allowance first, counting down freeRemaining', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 3);
+      const first = okOf(await standard(caller));
+      expect(first.reservation).toMatchObject({ kind: 'free', cost: 1 });
+      expect(first.reservation.id).toMatch(/^chg_[0-9A-Za-z]{22}$/);
+      expect(first.access).toEqual({ type: 'free', freeRemaining: 19 });
+      for (let i = 2; i <= 19; i++) await standard(caller);
+      expect(okOf(await standard(caller)).access).toEqual({ type: 'free', freeRemaining: 0 });
+      expect((await store.usage(caller, DAY)).passCredits).toBe(3); // credits untouched by free use
+    });
+
+    it('after the free allowance: 1 credit while the pass has credits', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 2);
+      await exhaustFree(caller);
+      const a = okOf(await standard(caller));
+      expect(a.reservation).toMatchObject({ kind: 'credits', cost: 1 });
+      expect(a.access).toEqual({ type: 'pass', passCredits: 1 });
+      expect(okOf(await standard(caller)).access).toEqual({ type: 'pass', passCredits: 0 });
+      expect(await standard(caller)).toEqual({ ok: false, code: 'insufficient_credits' });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('after the free allowance: free_limit_reached when the pass was never funded', async () => {
+      const caller = await newCaller(store);
+      await exhaustFree(caller);
+      expect(await standard(caller)).toEqual({ ok: false, code: 'free_limit_reached' });
+    });
+
+    it('after the free allowance: insufficient_credits when a funded pass is empty', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 1);
+      await exhaustFree(caller);
+      okOf(await standard(caller));
+      expect(await standard(caller)).toEqual({ ok: false, code: 'insufficient_credits' });
+    });
+
+    it('a refusal writes nothing', async () => {
+      const caller = await newCaller(store);
+      await exhaustFree(caller);
+      const before = await h.chargeStates();
+      expect((await standard(caller)).ok).toBe(false);
+      expect(await h.chargeStates()).toEqual(before);
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 0 });
+    });
+
+    it('the allowance is per key, and two keys of one pass share its credits', async () => {
+      const a = await newCaller(store);
+      const b = await newCaller(store, a.passId);
+      await store.fundPass(a.passId, 1);
+      await exhaustFree(a);
+      expect(okOf(await standard(b)).access).toEqual({ type: 'free', freeRemaining: 19 });
+      expect(okOf(await standard(a)).access).toEqual({ type: 'pass', passCredits: 0 });
+      await exhaustFree(b, 19);
+      expect(await standard(b)).toEqual({ ok: false, code: 'insufficient_credits' });
+    });
+
+    it('a new UTC day resets the free allowance', async () => {
+      const caller = await newCaller(store);
+      await exhaustFree(caller);
+      expect(await standard(caller)).toEqual({ ok: false, code: 'free_limit_reached' });
+      expect(okOf(await standard(caller, IP, NEXT_DAY)).access).toEqual({ type: 'free', freeRemaining: 19 });
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 0 });
+      expect(await store.usage(caller, NEXT_DAY)).toEqual({ freeUsed: 1, passCredits: 0 });
+    });
+
+    it('rejects a malformed day', async () => {
+      const caller = await newCaller(store);
+      await expect(standard(caller, IP, '22/11/2026')).rejects.toThrow(/YYYY-MM-DD/);
+    });
+  });
+
+  describe(`${h.name}: reserve, stress depth`, () => {
+    beforeEach(() => open());
+
+    it('pass_required with 0 credits, never funded or spent down', async () => {
+      const caller = await newCaller(store);
+      expect(await stress(caller)).toEqual({ ok: false, code: 'pass_required' });
+      await store.fundPass(caller.passId, 5);
+      okOf(await stress(caller));
+      expect(await stress(caller)).toEqual({ ok: false, code: 'pass_required' });
+    });
+
+    it('insufficient_credits with 1 to 4 credits', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 4);
+      expect(await stress(caller)).toEqual({ ok: false, code: 'insufficient_credits' });
+      expect((await store.usage(caller, DAY)).passCredits).toBe(4);
+    });
+
+    it('takes 5 credits and never the free allowance', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 12);
+      const a = okOf(await stress(caller));
+      expect(a.reservation).toMatchObject({ kind: 'credits', cost: 5 });
+      expect(a.access).toEqual({ type: 'pass', passCredits: 7 });
+      expect(okOf(await stress(caller)).access).toEqual({ type: 'pass', passCredits: 2 });
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 2 });
+      expect(await h.audit()).toEqual([]);
+    });
+  });
+
+  describe(`${h.name}: site limits on free decisions`, () => {
+    it('per IP: beyond the limit free use is rate_limited, a pass pays past it', async () => {
+      await open({ freePerIp: 2 });
+      const a = await newCaller(store);
+      const b = await newCaller(store);
+      okOf(await standard(a));
+      okOf(await standard(b)); // another key, same IP: the IP's second free decision
+      expect(await standard(a)).toEqual({ ok: false, code: 'rate_limited' });
+      expect(await standard(b)).toEqual({ ok: false, code: 'rate_limited' });
+      // The same address seen through a dual-stack socket is the same client.
+      expect(await standard(a, `::ffff:${IP}`)).toEqual({ ok: false, code: 'rate_limited' });
+      expect(okOf(await standard(a, '198.51.100.1')).access).toEqual({ type: 'free', freeRemaining: 18 });
+
+      await store.fundPass(a.passId, 1);
+      const paid = okOf(await standard(a));
+      expect(paid.reservation).toMatchObject({ kind: 'credits', cost: 1 });
+      expect(paid.access).toEqual({ type: 'pass', passCredits: 0 });
+      // A funded pass that is empty again is held by the site limit, not refused for credits.
+      expect(await standard(a)).toEqual({ ok: false, code: 'rate_limited' });
+      expect(await store.usage(a, DAY)).toEqual({ freeUsed: 2, passCredits: 0 });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('per site: all keys and IPs share the daily limit, reset by the day', async () => {
+      await open({ freePerSite: 3 });
+      const a = await newCaller(store);
+      const b = await newCaller(store);
+      okOf(await standard(a, '10.0.0.1'));
+      okOf(await standard(b, '10.0.0.2'));
+      okOf(await standard(a, '10.0.0.3'));
+      expect(await standard(b, '10.0.0.4')).toEqual({ ok: false, code: 'rate_limited' });
+      await store.fundPass(b.passId, 2);
+      expect(okOf(await standard(b, '10.0.0.4')).access).toEqual({ type: 'pass', passCredits: 1 });
+      expect(okOf(await standard(b, '10.0.0.4', NEXT_DAY)).access).toEqual({ type: 'free', freeRemaining: 19 });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('0 means no limit', async () => {
+      await open({ freePerKey: 60, freePerIp: 0, freePerSite: 0 });
+      const caller = await newCaller(store);
+      for (let i = 0; i < 60; i++) expect(okOf(await standard(caller)).reservation.kind).toBe('free');
+      expect(await standard(caller)).toEqual({ ok: false, code: 'free_limit_reached' });
+    });
+
+    it('a released free unit frees its place under the IP and site limits', async () => {
+      await open({ freePerIp: 1, freePerSite: 1 });
+      const caller = await newCaller(store);
+      const r = okOf(await standard(caller));
+      expect(await standard(caller)).toEqual({ ok: false, code: 'rate_limited' });
+      await store.release(r.reservation.id, NOW);
+      expect(okOf(await standard(caller)).access).toEqual({ type: 'free', freeRemaining: 19 });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('two stores with the same limits share them', async () => {
+      const first = await open({ freePerSite: 2 });
+      const second = await open({ freePerSite: 2 });
+      const a = await newCaller(first);
+      const b = await newCaller(second);
+      okOf(await first.reserve({ caller: a, depth: 'standard', ip: '10.0.0.1', day: DAY }, NOW));
+      okOf(await second.reserve({ caller: b, depth: 'standard', ip: '10.0.0.2', day: DAY }, NOW));
+      expect(await first.reserve({ caller: b, depth: 'standard', ip: '10.0.0.3', day: DAY }, NOW)).toEqual({
+        ok: false,
+        code: 'rate_limited',
+      });
+      expect(await second.reserve({ caller: a, depth: 'standard', ip: '10.0.0.4', day: DAY }, NOW)).toEqual({
+        ok: false,
+        code: 'rate_limited',
+      });
+    });
+
+    it('stores a fingerprint of the IP, never the IP', async () => {
+      await open({ freePerIp: 5 });
+      const caller = await newCaller(store);
+      okOf(await standard(caller));
+      await store.close();
+      const bytes = await h.everything();
+      expect(bytes.includes(Buffer.from(IP))).toBe(false);
+      expect(bytes.includes(Buffer.from(caller.keyId))).toBe(true); // positive control
+    });
+  });
+
+  describe(`${h.name}: commit and release`, () => {
+    beforeEach(() => open());
+
+    it('release gives credits back exactly, once', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 10);
+      const r = okOf(await stress(caller));
+      expect((await store.usage(caller, DAY)).passCredits).toBe(5);
+      await store.release(r.reservation.id, NOW);
+      expect((await store.usage(caller, DAY)).passCredits).toBe(10);
+      await store.release(r.reservation.id, NOW);
+      await store.commit(r.reservation.id, NOW);
+      expect((await store.usage(caller, DAY)).passCredits).toBe(10);
+      expect(await h.chargeStates()).toEqual({ released: 1 });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('release gives the free unit back to the key', async () => {
+      const caller = await newCaller(store);
+      const r = okOf(await standard(caller));
+      expect((await store.usage(caller, DAY)).freeUsed).toBe(1);
+      await store.release(r.reservation.id, NOW);
+      await store.release(r.reservation.id, NOW);
+      expect((await store.usage(caller, DAY)).freeUsed).toBe(0);
+      expect(okOf(await standard(caller)).access).toEqual({ type: 'free', freeRemaining: 19 });
+    });
+
+    it('commit keeps what was taken; a later release is a no-op', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 6);
+      const s = okOf(await stress(caller));
+      const f = okOf(await standard(caller));
+      await store.commit(s.reservation.id, NOW);
+      await store.commit(f.reservation.id, NOW);
+      await store.commit(s.reservation.id, NOW);
+      await store.release(s.reservation.id, NOW);
+      await store.release(f.reservation.id, NOW);
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 1 });
+      expect(await h.chargeStates()).toEqual({ committed: 2 });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('records the settlement time, and an unknown id is a no-op', async () => {
+      const caller = await newCaller(store);
+      const r = okOf(await standard(caller));
+      const later = new Date('2026-11-22T10:00:01.250Z');
+      await store.commit(r.reservation.id, later);
+      await store.commit('chg_unknown', later);
+      await store.release('chg_unknown', later);
+      const rows = await h.rows('SELECT state, created_at, settled_at, day FROM charges WHERE id = ?', [r.reservation.id]);
+      expect(rows).toEqual([
+        {
+          state: 'committed',
+          created_at: '2026-11-22T10:00:00.000Z',
+          settled_at: '2026-11-22T10:00:01.250Z',
+          day: DAY,
+        },
+      ]);
+    });
+
+    it('a release after midnight gives back the day the charge was taken on', async () => {
+      const caller = await newCaller(store);
+      await exhaustFree(caller, 19);
+      const last = okOf(await standard(caller));
+      await store.release(last.reservation.id, new Date('2026-11-23T00:00:05.000Z'));
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 19, passCredits: 0 });
+      expect(await store.usage(caller, NEXT_DAY)).toEqual({ freeUsed: 0, passCredits: 0 });
+    });
+
+    it('books balance over a mixed history', async () => {
+      await open({ freePerKey: 3, freePerIp: 2, freePerSite: 4 });
+      const callers = [await newCaller(store), await newCaller(store), await newCaller(store)];
+      await store.fundPass(callers[0].passId, 9);
+      await store.fundPass(callers[1].passId, 3);
+      let i = 0;
+      for (let round = 0; round < 12; round++) {
+        for (const caller of callers) {
+          const out = await store.reserve(
+            { caller, depth: round % 4 === 3 ? 'stress' : 'standard', ip: `10.0.0.${round % 3}`, day: DAY },
+            NOW,
+          );
+          if (out.ok) {
+            if (i++ % 3 === 0) await store.release(out.reservation.id, NOW);
+            else if (i % 2 === 0) await store.commit(out.reservation.id, NOW);
+            // the rest stay reserved
+          }
+        }
+      }
+      const states = await h.chargeStates();
+      expect(states.reserved).toBeGreaterThan(0);
+      expect(states.committed).toBeGreaterThan(0);
+      expect(states.released).toBeGreaterThan(0);
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('the audit catches a balance edited in place', async () => {
+      const { passId } = await store.createPass();
+      await store.fundPass(passId, 3);
+      await store.close();
+      await h.exec('UPDATE passes SET credits = credits + 1 WHERE id = ?', [passId]);
+      expect(await h.audit()).toEqual([`pass ${passId}: funded 3 − spent 0 ≠ balance 4`]);
+    });
+
+    it('the audit catches a free counter out of step with its charges', async () => {
+      const caller = await newCaller(store);
+      okOf(await standard(caller));
+      await h.exec('UPDATE site_usage SET used = used + 1');
+      expect(await h.audit()).toEqual([`site/day ${DAY}: counter 2 ≠ active free charges 1`]);
+    });
+  });
+
+  describe(`${h.name}: recoverInterrupted`, () => {
+    it('releases reservations a dead process left and drops its running idempotency records', async () => {
+      await open();
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 5);
+      const f = okOf(await standard(caller));
+      const s = okOf(await stress(caller));
+      const done = okOf(await standard(caller));
+      await store.commit(done.reservation.id, NOW);
+      expect(await store.beginIdempotent(caller.keyId, 'running-one', 'h1', NOW)).toEqual({ state: 'new' });
+      expect(await store.beginIdempotent(caller.keyId, 'done-one', 'h2', NOW)).toEqual({ state: 'new' });
+      await store.finishIdempotent(caller.keyId, 'done-one', 200, '{"ok":1}');
+      await store.close(); // the process "dies" here without releasing
+      await h.outliveLeases();
+
+      await open();
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 2, passCredits: 0 });
+      expect(await store.recoverInterrupted()).toBe(2);
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 5 });
+      const states = await h.rows('SELECT id, state FROM charges ORDER BY id');
+      expect(states).toEqual(
+        [
+          { id: f.reservation.id, state: 'released' },
+          { id: s.reservation.id, state: 'released' },
+          { id: done.reservation.id, state: 'committed' },
+        ].sort((a, b) => (a.id < b.id ? -1 : 1)),
+      );
+      expect(await store.beginIdempotent(caller.keyId, 'running-one', 'h1', NOW)).toEqual({ state: 'new' });
+      expect(await store.beginIdempotent(caller.keyId, 'done-one', 'h2', NOW)).toEqual({
+        state: 'replay',
+        status: 200,
+        body: '{"ok":1}',
+      });
+      expect(await store.recoverInterrupted()).toBe(0);
+      expect(await h.audit()).toEqual([]);
+    });
+  });
+
+  describe(`${h.name}: idempotency`, () => {
+    let caller: Caller;
+    beforeEach(async () => {
+      await open();
+      caller = await newCaller(store);
+    });
+    const at = (ms: number) => new Date(NOW.getTime() + ms);
+    const H24 = 24 * 60 * 60 * 1000;
+
+    it('new → in_progress → replay, and mismatch for another body', async () => {
+      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', NOW)).toEqual({ state: 'new' });
+      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(10))).toEqual({ state: 'in_progress' });
+      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-b', at(10))).toEqual({ state: 'mismatch' });
+      await store.finishIdempotent(caller.keyId, 'k1', 200, '{"result":1}');
+      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(20))).toEqual({
+        state: 'replay',
+        status: 200,
+        body: '{"result":1}',
+      });
+      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-b', at(20))).toEqual({ state: 'mismatch' });
+      // Finishing or abandoning a finished record changes nothing.
+      await store.finishIdempotent(caller.keyId, 'k1', 500, 'other');
+      await store.abandonIdempotent(caller.keyId, 'k1');
+      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(30))).toMatchObject({
+        state: 'replay',
+        status: 200,
+      });
+    });
+
+    it('concurrent begins with one header: exactly one runs', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => store.beginIdempotent(caller.keyId, 'race', 'h', NOW)),
+      );
+      expect(answers.filter((a) => a.state === 'new')).toHaveLength(1);
+      expect(answers.filter((a) => a.state === 'in_progress')).toHaveLength(19);
+    });
+
+    it('abandon drops a running record so the retry runs anew', async () => {
+      expect(await store.beginIdempotent(caller.keyId, 'k2', 'h', NOW)).toEqual({ state: 'new' });
+      await store.abandonIdempotent(caller.keyId, 'k2');
+      expect(await store.beginIdempotent(caller.keyId, 'k2', 'other', NOW)).toEqual({ state: 'new' });
+    });
+
+    it('is scoped by key', async () => {
+      const other = await newCaller(store);
+      expect(await store.beginIdempotent(caller.keyId, 'same', 'h', NOW)).toEqual({ state: 'new' });
+      expect(await store.beginIdempotent(other.keyId, 'same', 'h', NOW)).toEqual({ state: 'new' });
+    });
+
+    it('a record counts as absent once 24 h old, and is replaced', async () => {
+      await store.beginIdempotent(caller.keyId, 'k3', 'h', NOW);
+      await store.finishIdempotent(caller.keyId, 'k3', 200, 'first');
+      expect(await store.beginIdempotent(caller.keyId, 'k3', 'other', at(H24 - 1))).toEqual({ state: 'mismatch' });
+      expect(await store.beginIdempotent(caller.keyId, 'k3', 'h', at(H24 - 1))).toMatchObject({ state: 'replay' });
+      expect(await store.beginIdempotent(caller.keyId, 'k3', 'other', at(H24))).toEqual({ state: 'new' });
+      expect(await store.beginIdempotent(caller.keyId, 'k3', 'other', at(H24 + 1))).toEqual({ state: 'in_progress' });
+      const rows = await h.rows('SELECT request_hash, state, created_at FROM idempotency WHERE idem_key = ?', ['k3']);
+      expect(rows).toEqual([{ request_hash: 'other', state: 'running', created_at: at(H24).toISOString() }]);
+    });
+
+    it('a stale running record does not block forever', async () => {
+      await store.beginIdempotent(caller.keyId, 'k4', 'h', NOW);
+      expect(await store.beginIdempotent(caller.keyId, 'k4', 'h', at(H24 + 5))).toEqual({ state: 'new' });
+    });
+
+    it('sweeps expired records of every key', async () => {
+      const other = await newCaller(store);
+      await store.beginIdempotent(caller.keyId, 'old', 'h', NOW);
+      await store.beginIdempotent(other.keyId, 'recent', 'h', at(H24 - 1000));
+      await store.beginIdempotent(caller.keyId, 'trigger', 'h', at(H24 + 1));
+      const keys = await h.rows<{ idem_key: string }>('SELECT idem_key FROM idempotency ORDER BY idem_key');
+      expect(keys.map((r) => r.idem_key)).toEqual(['recent', 'trigger']);
+    });
+  });
+
+  describe(`${h.name}: metrics`, () => {
+    beforeEach(() => open());
+
+    it('sums samples per day and channel, both channels always present', async () => {
+      expect(await store.metrics(DAY)).toEqual([
+        { channel: 'api', samples: 0, totalMs: 0 },
+        { channel: 'web', samples: 0, totalMs: 0 },
+      ]);
+      await store.recordSample(DAY, 'api', 100);
+      await store.recordSample(DAY, 'api', 250.6);
+      await store.recordSample(DAY, 'web', 40);
+      await store.recordSample(NEXT_DAY, 'web', 7);
+      expect(await store.metrics(DAY)).toEqual([
+        { channel: 'api', samples: 2, totalMs: 351 },
+        { channel: 'web', samples: 1, totalMs: 40 },
+      ]);
+      expect(await store.metrics(NEXT_DAY)).toEqual([
+        { channel: 'api', samples: 0, totalMs: 0 },
+        { channel: 'web', samples: 1, totalMs: 7 },
+      ]);
+    });
+
+    it('two stores on one ledger count into the same metrics', async () => {
+      const other = await h.open();
+      opened.push(other);
+      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? other : store).recordSample(DAY, 'api', 10)));
+      expect(await store.metrics(DAY)).toEqual(await other.metrics(DAY));
+      expect((await other.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 40, totalMs: 400 });
+    });
+
+    it('rejects nonsense samples', async () => {
+      await expect(store.recordSample(DAY, 'api', -1)).rejects.toThrow(/non-negative/);
+      await expect(store.recordSample(DAY, 'api', Number.NaN)).rejects.toThrow(/non-negative/);
+      await expect(store.recordSample(DAY, 'mcp' as 'api', 1)).rejects.toThrow(/channel/);
+    });
+  });
+
+  describe(`${h.name}: what reaches the database`, () => {
+    it('the key never appears in it; its fingerprint and hint do', async () => {
+      await open();
+      const keys: CreatedKey[] = [];
+      for (let i = 0; i < 3; i++) {
+        const created = await store.createKey(i === 0 ? undefined : keys[0].passId);
+        keys.push(created);
+        const caller = await store.authenticate(keyFingerprint(created.key));
+        expect(caller?.keyId).toBe(created.keyId);
+        await store.reserve({ caller: caller!, depth: 'standard', ip: IP, day: DAY }, NOW);
+      }
+      await store.revokeKey(keys[2].keyId, NOW);
+      await store.close();
+      const bytes = await h.everything();
+      for (const { key, keyHint } of keys) {
+        expect(bytes.includes(Buffer.from(key, 'utf8'))).toBe(false);
+        expect(bytes.includes(Buffer.from(key.slice('dcd_api_'.length, -6), 'utf8'))).toBe(false); // the secret part
+        expect(bytes.includes(Buffer.from(key, 'utf16le'))).toBe(false);
+        // Positive controls: we are reading the right bytes.
+        expect(bytes.includes(keyFingerprint(key))).toBe(true);
+        expect(bytes.includes(Buffer.from(keyHint, 'utf8'))).toBe(true);
+      }
+    });
+  });
+}
