@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { clientCommands } from './client-commands.js';
+import { EXIT_CODES_HELP } from './client-exit.js';
 import { EXIT } from './exit-codes.js';
 import { operatorCommands } from './operator.js';
 import { serveCommand } from './serve.js';
@@ -16,5 +18,10 @@ const usageExit = (command: Command): void => {
   command.commands.forEach(usageExit);
 };
 usageExit(program);
+
+// The client commands are added after usageExit on purpose: they set their own exit
+// override, so their usage errors exit 2 (client-exit.ts), not the operators' 64.
+for (const command of clientCommands()) program.addCommand(command);
+program.addHelpText('after', EXIT_CODES_HELP);
 
 await program.parseAsync();

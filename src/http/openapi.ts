@@ -21,7 +21,7 @@ const retryAfter = {
 };
 
 /** The OpenAPI document, generated from the contract's zod schemas (never written by hand). */
-export function openApiDocument() {
+export function openApiDocument(): ReturnType<typeof createDocument> {
   return createDocument({
     openapi: '3.1.0',
     info: {

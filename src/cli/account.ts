@@ -1,0 +1,71 @@
+import readline from 'node:readline/promises';
+import { keyHint } from '../contract/key.js';
+import { connect, explain, retryNotice } from './client-call.js';
+import { CLIENT_EXIT } from './client-exit.js';
+import { CliFailure, shownUrl, type ConnectionFlags } from './config.js';
+
+export interface UsageFlags extends ConnectionFlags {
+  json?: boolean;
+}
+
+/** `decide usage`: today's free allowance and the pass's credits. */
+export async function runUsage(flags: UsageFlags): Promise<void> {
+  let notify: (message: string) => void = (message) => process.stderr.write(`decide: ${message}\n`);
+  const connection = connect(flags, (event) => notify(retryNotice(event)));
+  try {
+    if (flags.json) {
+      process.stdout.write((await connection.client.raw.usage()).text + '\n');
+      return;
+    }
+    const { present, terminalOf, usageView } = await import('./ui/present.js');
+    await present({
+      terminal: terminalOf(),
+      label: 'Fetching usage…',
+      work: (tell) => {
+        notify = tell;
+        return connection.client.usage();
+      },
+      view: usageView,
+    });
+  } catch (error) {
+    throw explain(error, connection);
+  }
+}
+
+export interface RevokeFlags extends ConnectionFlags {
+  json?: boolean;
+  yes?: boolean;
+}
+
+/** Asks on the terminal; only "y" or "yes" confirms. */
+async function confirm(question: string): Promise<boolean> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^\s*y(es)?\s*$/i.test(await rl.question(question));
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * `decide revoke`: revokes the configured key. It cannot be undone, so it asks first
+ * on a terminal, and without a terminal to ask on it wants `--yes`.
+ */
+export async function runRevoke(flags: RevokeFlags): Promise<void> {
+  const connection = connect(flags);
+  const hint = keyHint(connection.key);
+  if (!flags.yes) {
+    if (!process.stdin.isTTY) {
+      throw new CliFailure('refusing to revoke without --yes: standard input is not a terminal to confirm on', CLIENT_EXIT.usage);
+    }
+    const sure = await confirm(`Revoke the key ${hint} at ${shownUrl(connection.url)}? Every later call with it is refused. [y/N] `);
+    if (!sure) throw new CliFailure(`not revoked: ${hint} stays active`, CLIENT_EXIT.usage);
+  }
+  try {
+    const answer = await connection.client.raw.revoke();
+    if (flags.json) process.stdout.write(answer.text + '\n');
+    else process.stdout.write(`Revoked ${answer.data.keyHint} at ${answer.data.revokedAt}; calls with this key are now refused (401).\n`);
+  } catch (error) {
+    throw explain(error, connection);
+  }
+}

@@ -1,0 +1,53 @@
+import { DecideClient, type RetryEvent } from '../client/client.js';
+import { DecideError } from '../client/errors.js';
+import { DEFAULT_RETRY } from '../client/retry.js';
+import { CLIENT_EXIT, exitFor } from './client-exit.js';
+import { CliFailure, resolveKey, resolveUrl, shownUrl, type ConnectionFlags } from './config.js';
+
+/** The client a command talks through, and what its messages say about where it points. */
+export interface Connection {
+  client: DecideClient;
+  url: string;
+  key: string;
+  keySource: string;
+}
+
+/** Resolves URL and key (exit 2 / 3 on a bad one) and makes the client. */
+export function connect(flags: ConnectionFlags, onRetry?: (event: RetryEvent) => void): Connection {
+  const url = resolveUrl(flags);
+  const key = resolveKey(flags);
+  const keySource = flags.keyFile !== undefined ? `the key file ${flags.keyFile}` : 'DECIDE_API_KEY';
+  return { client: new DecideClient({ url, apiKey: key, onRetry }), url, key, keySource };
+}
+
+/** "45 s", "12 min", "5 h 3 min": a Retry-After as a person reads it. */
+export function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** "the engine is busy (429 engine_busy); retrying in 5 s (attempt 2 of 3)" */
+export function retryNotice(event: RetryEvent): string {
+  const { error } = event;
+  const seconds = Math.max(1, Math.round(event.delayMs / 1000));
+  return `${error.message} (${error.status} ${error.code}); retrying in ${seconds} s (attempt ${event.attempt + 1} of ${DEFAULT_RETRY.retries + 1})`;
+}
+
+/** A failed call as the CLI reports it: a sentence that says what to do, and the exit code. */
+export function explain(error: unknown, connection: Pick<Connection, 'url' | 'keySource'>): unknown {
+  if (!(error instanceof DecideError)) return error;
+  const where = shownUrl(connection.url);
+  const code = exitFor(error);
+  if (error.code === 'unreachable' || error.code === 'timeout') {
+    return new CliFailure(`${error.message}. Is decide serve running at ${where}? Set DECIDE_URL (or --url) to the address it listens on.`, code);
+  }
+  if (error.code === 'bad_response') {
+    return new CliFailure(`${error.message}. Is ${where} a decide service? Set DECIDE_URL (or --url) to its address.`, code);
+  }
+  if (code === CLIENT_EXIT.auth) {
+    return new CliFailure(`the service refused the key from ${connection.keySource} (${error.status} ${error.code}): ${error.message}`, code);
+  }
+  const later = error.retryAfter !== undefined && error.status === 429 ? `; try again in ${duration(error.retryAfter)}` : '';
+  return new CliFailure(`${error.message} (${error.status} ${error.code})${later}`, code);
+}

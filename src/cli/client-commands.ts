@@ -1,0 +1,76 @@
+import { Command, Option } from 'commander';
+import { MODES } from '../contract/decision.js';
+import { CLIENT_EXIT, CLIENT_EXIT_HELP } from './client-exit.js';
+import { CliFailure } from './config.js';
+import { fail } from './exit-codes.js';
+
+/**
+ * The client commands: `ask`, `stress`, `usage`, `revoke`, talking to a running service
+ * over HTTP. Only their flags live here; each action imports its module when it runs,
+ * so `decide serve` and the operator commands never load the client or the UI.
+ */
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** Runs an action: a CliFailure becomes its message and exit code; anything else is a bug (70). */
+async function run(action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof CliFailure) fail(error.message, error.exitCode);
+    fail(`internal error: ${(error as Error)?.stack ?? String(error)}`, CLIENT_EXIT.internal);
+  }
+}
+
+/** `--url` and `--key-file`, shared by every client command. The key itself is never a flag. */
+function connectionOptions(command: Command): Command {
+  return command
+    .option('--url <url>', 'service URL (default: DECIDE_URL, else http://127.0.0.1:8787)')
+    .option('--key-file <path>', 'file holding the API key (default: the DECIDE_API_KEY variable)');
+}
+
+/**
+ * Commander's own usage errors (unknown flag, missing argument, bad choice) exit 2
+ * here, the client commands' code for invalid input; `--help` still exits 0.
+ */
+function clientCommand(name: string): Command {
+  return new Command(name)
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? CLIENT_EXIT.ok : CLIENT_EXIT.usage))
+    .addHelpText('after', CLIENT_EXIT_HELP);
+}
+
+function decisionCommand(name: string, depth: 'standard' | 'stress', description: string): Command {
+  return connectionOptions(
+    clientCommand(name)
+      .description(description)
+      .argument('<question...>', 'the question (8 to 300 characters; quoting it is optional)')
+      .requiredOption('--context <text|@file|->', 'the facts: text, @file for a file, - for standard input')
+      .option('--option <name>', 'an option of a choice; repeat 2 to 6 times', collect)
+      .option('--level <name>', 'a level of a score; repeat exactly 3 times, low to high', collect)
+      .addOption(new Option('--mode <mode>', 'force the mode (default: options → choice, levels → score, neither → noul, yes/no)').choices(MODES))
+      .addOption(
+        new Option('--fail-on <signal>', 'yes/no only: exit 1 when the signal is "no" (no), or anything but "yes" (unclear)').choices([
+          'no',
+          'unclear',
+        ]),
+      )
+      .option('--json', "print the API's JSON answer on stdout, nothing else"),
+  ).action((words: string[], flags) => run(async () => (await import('./ask.js')).runAsk(words, flags, depth)));
+}
+
+export function clientCommands(): Command[] {
+  const ask = decisionCommand('ask', 'standard', 'Ask for a decision: probabilities, a signal and a context check');
+  const stress = decisionCommand(
+    'stress',
+    'stress',
+    'A stress-tested decision: re-asked with the order reversed and each fact left out; names the pivot fact (5 credits)',
+  );
+  const usage = connectionOptions(clientCommand('usage').description("Today's free decisions left and the pass's credits"))
+    .option('--json', "print the API's JSON answer on stdout, nothing else")
+    .action((flags) => run(async () => (await import('./account.js')).runUsage(flags)));
+  const revoke = connectionOptions(clientCommand('revoke').description('Revoke the API key in use (asks first on a terminal)'))
+    .option('--yes', 'revoke without asking (required when standard input is not a terminal)')
+    .option('--json', "print the API's JSON answer on stdout, nothing else")
+    .action((flags) => run(async () => (await import('./account.js')).runRevoke(flags)));
+  return [ask, stress, usage, revoke];
+}

@@ -1,0 +1,26 @@
+import fs from 'node:fs';
+import { CLIENT_EXIT } from './client-exit.js';
+import { CliFailure } from './config.js';
+
+/**
+ * `--context`: literal text, `@path` for a file's content, or `-` for standard input
+ * (piped, or typed and ended with Ctrl-D). Text beginning with `@` is always a file
+ * name: put such a context in a file.
+ */
+export async function readContext(value: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  if (value === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  if (value.startsWith('@')) {
+    const file = value.slice(1);
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new CliFailure(`--context: cannot read the file ${file} (${code})`, CLIENT_EXIT.usage);
+    }
+  }
+  return value;
+}

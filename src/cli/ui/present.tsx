@@ -1,0 +1,65 @@
+import { render, renderToString } from 'ink';
+import type { ReactElement } from 'react';
+import type { DecisionResponse, Usage } from '../../contract/index.js';
+import { DecisionView } from './decision-view.js';
+import { ColorScope } from './paint.js';
+import { UsageView } from './usage-view.js';
+import { Waiting } from './waiting.js';
+
+/**
+ * The human output of the client commands. This module (and with it ink and React) is
+ * imported only when a command prints for people: never for `--json`, `serve` or the
+ * operator commands.
+ */
+
+export interface Terminal {
+  /** A live terminal: a spinner while waiting, then the answer in place of it. */
+  interactive: boolean;
+  /** Colours and styles allowed (https://no-color.org: NO_COLOR set and not empty turns them off). */
+  color: boolean;
+  columns: number;
+}
+
+export function terminalOf(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): Terminal {
+  const interactive = Boolean(stream.isTTY) && env.TERM !== 'dumb';
+  return { interactive, color: interactive && !env.NO_COLOR, columns: stream.columns || 100 };
+}
+
+export interface Presentation<T> {
+  terminal: Terminal;
+  /** What the spinner says while `work` runs. */
+  label: string;
+  /** The call; `notify` tells the user about a retry (beside the spinner, or on stderr). */
+  work: (notify: (message: string) => void) => Promise<T>;
+  view: (value: T) => ReactElement;
+}
+
+/**
+ * Runs `work` and shows its result. On a live terminal ink draws a spinner that the
+ * result replaces; elsewhere (a pipe, a file, TERM=dumb) the same components are
+ * rendered once to plain text, without escape codes.
+ */
+export async function present<T>({ terminal, label, work, view }: Presentation<T>): Promise<T> {
+  const scoped = (node: ReactElement) => <ColorScope color={terminal.color}>{node}</ColorScope>;
+  if (!terminal.interactive) {
+    const value = await work((message) => process.stderr.write(`decide: ${message}\n`));
+    process.stdout.write(renderToString(scoped(view(value)), { columns: terminal.columns }) + '\n');
+    return value;
+  }
+  const app = render(scoped(<Waiting label={label} />), { patchConsole: false });
+  try {
+    const value = await work((message) => app.rerender(scoped(<Waiting label={`${label} ${message}`} />)));
+    app.rerender(scoped(view(value)));
+    return value;
+  } catch (error) {
+    // Take the spinner off the screen before the error is written to stderr.
+    app.rerender(<></>);
+    throw error;
+  } finally {
+    app.unmount();
+    await app.waitUntilExit();
+  }
+}
+
+export const decisionView = (response: DecisionResponse) => <DecisionView response={response} />;
+export const usageView = (usage: Usage) => <UsageView usage={usage} />;

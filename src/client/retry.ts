@@ -1,0 +1,70 @@
+import type { DecideError } from './errors.js';
+
+/**
+ * What the client retries, and how long it waits. Only answers that say "nothing was
+ * done, try again" are retried: 503 (the engine or the service unavailable) and 429
+ * `engine_busy` / `rate_limited`. A 429 `free_limit_reached` is not (it lasts until
+ * UTC midnight), nor any other 4xx, 502 or 504 (the engine answered badly or too late;
+ * asking again costs the same wait for the same result), nor a transport failure.
+ *
+ * One addition: 409 `idempotency_in_progress` on a decision is retried too. It means
+ * an earlier attempt with the same Idempotency-Key is still running (say a proxy gave
+ * up on it with a 503); waiting and asking again replays that attempt's answer
+ * instead of failing a decision that is about to succeed, and cannot charge twice.
+ */
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 2, so at most 3 attempts). */
+  retries: number;
+  /**
+   * The longest `Retry-After` the client waits for, in ms (default 10 000). A longer one
+   * is not worth blocking on (a site limit, say): the error is returned at once, its
+   * `retryAfter` telling the caller when to come back.
+   */
+  maxWaitMs: number;
+  /** Wait when an answer carries no `Retry-After`: baseDelayMs × 2^(attempt − 1). */
+  baseDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { retries: 2, maxWaitMs: 10_000, baseDelayMs: 500 };
+
+export function isRetryable(error: DecideError, idempotent: boolean): boolean {
+  if (error.status === 503) return true;
+  if (error.status === 429) return error.code === 'engine_busy' || error.code === 'rate_limited';
+  return idempotent && error.code === 'idempotency_in_progress';
+}
+
+/**
+ * How long to wait before retry number `retry` (1-based), or undefined when the
+ * error should be returned instead (not retryable, retries used up, or asked to wait
+ * longer than `maxWaitMs`).
+ */
+export function retryDelay(error: DecideError, retry: number, policy: RetryPolicy, idempotent: boolean): number | undefined {
+  if (retry > policy.retries || !isRetryable(error, idempotent)) return undefined;
+  const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : policy.baseDelayMs * 2 ** (retry - 1);
+  return wait > policy.maxWaitMs ? undefined : wait;
+}
+
+/** `Retry-After` as delay-seconds or an HTTP date, in whole seconds; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!raw) return undefined;
+  if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw));
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** setTimeout as a promise that an AbortSignal cuts short (rejecting with its reason). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,93 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KeyRevoked, Usage } from '../../src/contract/index.js';
+import { assertBuilt } from '../support/cli.js';
+import { NOUL } from '../support/requests.js';
+import { startWithOpenAI, type Running } from '../support/service.js';
+import { decide, decideInPty, ESCAPE, killAll, plain, tempFolder } from './helpers.js';
+
+/** `decide usage` and `decide revoke` against the real service. */
+describe('decide usage / revoke', () => {
+  let svc: Running;
+  let tmp: ReturnType<typeof tempFolder>;
+  beforeAll(async () => {
+    assertBuilt();
+    svc = await startWithOpenAI();
+    tmp = tempFolder();
+  });
+  afterAll(async () => {
+    tmp.remove();
+    await svc.close();
+  });
+  afterEach(killAll);
+
+  const env = (key: string) => ({ DECIDE_URL: svc.url, DECIDE_API_KEY: key });
+  const usageOf = async (key: string) => (await svc.call('GET', '/v1/usage', { key }));
+
+  it('usage --json prints the API body; the human form shows the allowance and the credits', async () => {
+    const { key } = await svc.newKey(12);
+    await svc.call('POST', '/v1/decisions', { key, json: NOUL });
+    const json = await decide(['usage', '--json'], { env: env(key) });
+    expect(json.code).toBe(0);
+    expect(json.stderr).toBe('');
+    const body = JSON.parse(json.stdout);
+    expect(Usage.safeParse(body).error).toBeUndefined();
+    expect(body).toMatchObject({ freeLimit: 20, freeUsed: 1, freeRemaining: 19, passCredits: 12 });
+
+    const human = await decide(['usage'], { env: env(key) });
+    expect(human.code).toBe(0);
+    expect(human.stdout).not.toMatch(ESCAPE);
+    expect(human.stdout).toMatch(/^Free decisions today \(\d{4}-\d\d-\d\d\): 19 of 20 left {2}█+░+\n/);
+    expect(human.stdout).toContain('Pass credits: 12');
+    expect(human.stdout).toMatch(/resets at \S+Z \(in \d+ (h \d+ )?min\)/);
+  });
+
+  it('usage with the key from --key-file, the file trimmed', async () => {
+    const { key } = await svc.newKey();
+    const file = tmp.write('usage.key', `  ${key}\n\n`);
+    const run = await decide(['usage', '--json', '--key-file', file], { env: { DECIDE_URL: svc.url } });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).freeRemaining).toBe(20);
+  });
+
+  it('revoke without --yes off a terminal refuses (2), and the key still works', async () => {
+    const { key } = await svc.newKey();
+    const run = await decide(['revoke'], { env: env(key) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('decide: refusing to revoke without --yes: standard input is not a terminal to confirm on\n');
+    expect((await usageOf(key)).status).toBe(200);
+  });
+
+  it('revoke --yes --json prints the API body; afterwards the key is refused (exit 3)', async () => {
+    const { key, keyHint } = await svc.newKey();
+    const run = await decide(['revoke', '--yes', '--json'], { env: env(key) });
+    expect(run.code).toBe(0);
+    const body = JSON.parse(run.stdout);
+    expect(KeyRevoked.safeParse(body).error).toBeUndefined();
+    expect(body.keyHint).toBe(keyHint);
+    expect((await usageOf(key)).status).toBe(401);
+
+    const after = await decide(['usage'], { env: env(key) });
+    expect(after.code).toBe(3);
+    expect(after.stderr).toContain('(401 unauthorized)');
+    expect(after.stdout + after.stderr).not.toContain(key);
+
+    // Revoking twice: the second is refused like any call with a revoked key.
+    expect((await decide(['revoke', '--yes'], { env: env(key) })).code).toBe(3);
+  });
+
+  it('revoke on a terminal asks first: "y" revokes, anything else keeps the key (exit 2)', async () => {
+    const kept = await svc.newKey();
+    const no = await decideInPty(['revoke'], { env: env(kept.key), answer: { waitFor: '[y/N]', text: 'n\r' } });
+    expect(no.code).toBe(2);
+    expect(plain(no.stdout)).toContain(`Revoke the key ${kept.keyHint} at ${svc.url}? Every later call with it is refused. [y/N]`);
+    expect(plain(no.stdout)).toContain(`not revoked: ${kept.keyHint} stays active`);
+    expect((await usageOf(kept.key)).status).toBe(200);
+
+    const gone = await svc.newKey();
+    const yes = await decideInPty(['revoke'], { env: env(gone.key), answer: { waitFor: '[y/N]', text: 'y\r' } });
+    expect(yes.code).toBe(0);
+    expect(plain(yes.stdout)).toMatch(new RegExp(`Revoked ${gone.keyHint.replace('…', '.')} at \\S+Z; calls with this key are now refused \\(401\\)`));
+    expect((await usageOf(gone.key)).status).toBe(401);
+    expect(yes.stdout).not.toContain(gone.key);
+  });
+});

@@ -1,0 +1,161 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DecisionResponse } from '../../src/contract/index.js';
+import { factsText } from '../fakes/openai-fake.js';
+import { assertBuilt } from '../support/cli.js';
+import { CHOICE, NOUL, SCORE } from '../support/requests.js';
+import { isSufficiencyProbe, scripted, tokens } from '../support/scripts.js';
+import { startWithOpenAI, type Running } from '../support/service.js';
+import { decide, ESCAPE, killAll, tempFolder } from './helpers.js';
+
+/** `decide ask|stress --json` and the human output on a pipe, against the real service. */
+describe('decide ask / stress against the service', () => {
+  let svc: Running;
+  let tmp: ReturnType<typeof tempFolder>;
+  beforeAll(async () => {
+    assertBuilt();
+    svc = await startWithOpenAI();
+    tmp = tempFolder();
+  });
+  afterAll(async () => {
+    tmp.remove();
+    await svc.close();
+  });
+  beforeEach(() => svc.fake.respond());
+  afterEach(killAll);
+
+  const env = (key: string) => ({ DECIDE_URL: svc.url, DECIDE_API_KEY: key });
+  const options = (...names: string[]) => names.flatMap((name) => ['--option', name]);
+  const levels = (...names: string[]) => names.flatMap((name) => ['--level', name]);
+
+  /** Runs a --json decision that must succeed; checks stdout is one JSON body in the contract. */
+  async function json(args: string[], key: string, input?: string) {
+    const run = await decide([...args, '--json'], { env: env(key), input });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.endsWith('\n')).toBe(true);
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const body = JSON.parse(run.stdout);
+    expect(DecisionResponse.safeParse(body).error).toBeUndefined();
+    return body as DecisionResponse;
+  }
+
+  it('options make a choice; --json prints exactly the API body', async () => {
+    const { key } = await svc.newKey();
+    svc.fake.respond(scripted({ PostgreSQL: 0.8, MongoDB: 0.2 }, { Yes: 0.9, No: 0.1 }));
+    const body = await json(['ask', CHOICE.question, '--context', CHOICE.context, ...options(...CHOICE.options)], key);
+    expect(body.mode).toBe('choice');
+    expect(body.result).toEqual({ selected: 'PostgreSQL', confidence: 0.6, probabilities: { PostgreSQL: 0.8, MongoDB: 0.2 } });
+    expect(body.access).toEqual({ type: 'free', freeRemaining: 19 });
+    expect(body.stress).toBeNull();
+  });
+
+  it('no options or levels: a yes/no question (noul), the question given as several words', async () => {
+    const { key } = await svc.newKey();
+    const body = await json(['ask', ...NOUL.question.split(' '), '--context', NOUL.context], key);
+    expect(body.mode).toBe('noul');
+    expect(body.question).toBe(NOUL.question);
+    expect(Object.keys(body.result)).toEqual(['yesProbability']);
+  });
+
+  it('three levels make a score; the context can come from @file', async () => {
+    const { key } = await svc.newKey();
+    const file = tmp.write('facts.txt', SCORE.context + '\n');
+    const body = await json(['ask', SCORE.question, '--context', `@${file}`, ...levels(...SCORE.levels)], key);
+    expect(body.mode).toBe('score');
+    expect(Object.keys((body.result as { probabilities: object }).probabilities)).toEqual([...SCORE.levels]);
+  });
+
+  it('--context - reads standard input; --mode forces the mode', async () => {
+    const { key } = await svc.newKey();
+    const body = await json(['ask', CHOICE.question, '--context', '-', '--mode', 'choice', ...options('PostgreSQL', 'MySQL', 'SQLite')], key, CHOICE.context);
+    expect(body.mode).toBe('choice');
+    expect(Object.keys((body.result as { probabilities: object }).probabilities)).toEqual(['PostgreSQL', 'MySQL', 'SQLite']);
+    const sent = svc.fake.requests.at(-1)!.body;
+    expect(factsText(sent)).toContain('Nobody on the team has run MongoDB in production.');
+  });
+
+  it('stress --json: the stress object, charged 5 credits', async () => {
+    const { key } = await svc.newKey(6);
+    const body = await json(['stress', CHOICE.question, '--context', CHOICE.context, ...options(...CHOICE.options)], key);
+    expect(body.stress).not.toBeNull();
+    expect(body.stress!.checks[0].kind).toBe('reversed');
+    expect(body.access).toEqual({ type: 'pass', passCredits: 1 });
+  });
+
+  it('human output on a pipe: bars with percentages, the signal and sufficiency in words, no escape codes', async () => {
+    const { key } = await svc.newKey();
+    svc.fake.respond(scripted({ PostgreSQL: 0.75, MongoDB: 0.25 }, { Yes: 0.9, No: 0.1 }));
+    const run = await decide(['ask', CHOICE.question, '--context', CHOICE.context, ...options(...CHOICE.options)], { env: env(key) });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).not.toMatch(ESCAPE);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe(CHOICE.question);
+    expect(lines.find((l) => l.includes('PostgreSQL') && l.includes('█'))).toMatch(/75\.0%\s+← selected$/);
+    expect(lines.find((l) => l.includes('MongoDB') && l.includes('█'))).toMatch(/25\.0%$/);
+    expect(run.stdout).toContain('Selected: PostgreSQL (confidence 50%)');
+    expect(run.stdout).toContain('Signal:  directional: "PostgreSQL" leads the next answer by 15 points or more');
+    expect(run.stdout).toContain('Context: sufficient (90%)');
+    expect(run.stdout).toContain('free decisions left today: 19 · model fake-logprobs-1');
+  });
+
+  it('human output of a stress test: the checks as a table, the pivot fact marked', async () => {
+    const { key } = await svc.newKey(5);
+    const facts = ['The team knows SQL well.', 'The service needs transactions across several tables.'];
+    svc.fake.respond((body) => {
+      if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.4, No: 0.6 }) };
+      const pg = factsText(body).includes(facts[1]) ? 0.8 : 0.3;
+      return { labels: tokens(body, { PostgreSQL: pg, MongoDB: 1 - pg }) };
+    });
+    const run = await decide(['stress', CHOICE.question, '--context', facts.join(' '), ...options(...CHOICE.options)], { env: env(key) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(ESCAPE);
+    expect(run.stdout).toContain('Stress test: 2 of 3 checks agree with the answer (agreement 67%)');
+    expect(run.stdout).toMatch(/Check\s+Agrees\s+Shift\s+Answer/);
+    expect(run.stdout).toMatch(/order reversed\s+yes\s+0%\s+PostgreSQL/);
+    expect(run.stdout).toMatch(/» without fact 2: "The service needs transactions[^"]*"\s+NO\s+50%\s+MongoDB/);
+    expect(run.stdout).toContain('» Pivot fact 2: "The service needs transactions across several tables."');
+    expect(run.stdout).toContain('Without it the answer shifts by 50% and flips');
+    expect(run.stdout).toContain('Signal:  needs context: the facts given are not enough');
+    expect(run.stdout).toContain('Context: insufficient, more facts are needed (40%)');
+    expect(run.stdout).toContain('pass credits left: 0');
+  });
+
+  it('yes/no and score in words', async () => {
+    const { key } = await svc.newKey();
+    svc.fake.respond(scripted({ Yes: 0.3, No: 0.7, low: 0.2, medium: 0.5, high: 0.3 }, { Yes: 0.6, No: 0.4 }));
+    const noul = await decide(['ask', NOUL.question, '--context', NOUL.context], { env: env(key) });
+    expect(noul.stdout).toMatch(/Yes\s+█+░+\s+30\.0%/);
+    expect(noul.stdout).toMatch(/No\s+█+░+\s+70\.0%\s+← leans/);
+    expect(noul.stdout).toContain('Probability of yes: 30.0%');
+    expect(noul.stdout).toContain('Signal:  no: the probability of yes is 40% or less');
+    expect(noul.stdout).toContain('Context: partly sufficient (60%)');
+
+    const score = await decide(['ask', SCORE.question, '--context', SCORE.context, ...levels(...SCORE.levels)], { env: env(key) });
+    expect(score.stdout).toMatch(/medium\s+█+░+\s+50\.0%\s+← likeliest/);
+    expect(score.stdout).toContain('Score: 1.10 on 0 (low) to 2 (high), confidence 25%');
+    expect(score.stdout).toContain('Signal:  directional: "medium" leads');
+  });
+
+  it('--fail-on turns a yes/no signal into exit 1 for gating, with the JSON still printed', async () => {
+    const { key } = await svc.newKey();
+    const ask = (failOn: string) => decide(['ask', NOUL.question, '--context', NOUL.context, '--fail-on', failOn, '--json'], { env: env(key) });
+
+    svc.fake.respond(scripted({ Yes: 0.2, No: 0.8 }, { Yes: 0.9, No: 0.1 }));
+    const no = await ask('no');
+    expect(no.code).toBe(1);
+    expect(JSON.parse(no.stdout).signal).toBe('no');
+    expect(no.stderr).toContain('signal is "no" and --fail-on no');
+
+    svc.fake.respond(scripted({ Yes: 0.5, No: 0.5 }, { Yes: 0.9, No: 0.1 }));
+    expect((await ask('no')).code).toBe(0);
+    expect((await ask('unclear')).code).toBe(1);
+
+    svc.fake.respond(scripted({ Yes: 0.5, No: 0.5 }, { Yes: 0.2, No: 0.8 }));
+    expect((await ask('unclear')).code).toBe(1); // needs-context is not a yes either
+
+    svc.fake.respond(scripted({ Yes: 0.9, No: 0.1 }, { Yes: 0.9, No: 0.1 }));
+    expect((await ask('unclear')).code).toBe(0);
+    expect((await ask('no')).code).toBe(0);
+  });
+});

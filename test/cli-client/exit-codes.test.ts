@@ -1,0 +1,201 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { generateKey } from '../../src/contract/key.js';
+import { assertBuilt } from '../support/cli.js';
+import { CHOICE, NOUL } from '../support/requests.js';
+import { startWithOpenAI, type Running } from '../support/service.js';
+import { startStub, type Stub } from '../client/stub-api.js';
+import { decide, killAll, tempFolder, type Run } from './helpers.js';
+
+/**
+ * Exit codes a CI step branches on, one test per class: 2 usage or invalid input,
+ * 3 auth, 4 payment or limit, 5 engine or service. The key never shows in any output.
+ */
+describe('decide ask: exit codes for every error class', () => {
+  let svc: Running;
+  let stub: Stub;
+  let tmp: ReturnType<typeof tempFolder>;
+  beforeAll(async () => {
+    assertBuilt();
+    svc = await startWithOpenAI({ limits: { freePerKey: 1 } });
+    stub = await startStub();
+    tmp = tempFolder();
+  });
+  afterAll(async () => {
+    tmp.remove();
+    await stub.close();
+    await svc.close();
+  });
+  beforeEach(() => {
+    svc.fake.respond();
+    stub.requests.length = 0;
+  });
+  afterEach(killAll);
+
+  const noul = ['ask', NOUL.question, '--context', NOUL.context];
+  const choice = ['ask', CHOICE.question, '--context', CHOICE.context, '--option', 'PostgreSQL', '--option', 'MongoDB'];
+
+  /** Runs and checks the exit code, that stdout is empty and stderr one `decide:` line without the key. */
+  async function fails(code: number, args: string[], env: Record<string, string>, key?: string): Promise<Run> {
+    const run = await decide(args, { env });
+    expect(run.code, run.stderr).toBe(code);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^(decide|error): /);
+    if (key) expect(run.stdout + run.stderr).not.toContain(key);
+    return run;
+  }
+
+  describe('2: usage and invalid input, the field named, before any call', () => {
+    const env = () => ({ DECIDE_URL: stub.url, DECIDE_API_KEY: generateKey() });
+    const cases: Array<[message: string, args: string[]]> = [
+      ["required option '--context", ['ask', NOUL.question]],
+      ["missing required argument 'question'", ['ask', '--context', NOUL.context]],
+      ["unknown option '--bogus'", [...noul, '--bogus']],
+      ["argument 'maybe' is invalid", [...noul, '--mode', 'maybe']],
+      ['--context (context): must be 20 to 2000 characters long (got 5)', ['ask', 'Too short', '--context', 'short']],
+      ['<question> (question): must be 8 to 300 characters long (got 6)', ['ask', 'Short?', '--context', NOUL.context]],
+      ['--option #2 (options.1): must be distinct', [...noul, '--option', 'A1', '--option', 'a1']],
+      ['--option (options): must hold 2 to 6 options', [...noul, '--option', 'Only one']],
+      ['--level (levels): must hold exactly 3 levels', [...noul, '--level', 'low', '--level', 'high']],
+      ['give either --option (a choice) or --level (a score), not both', [...noul, '--option', 'ab', '--option', 'cd', '--level', 'x1']],
+      ['--option (options): not allowed with mode noul', [...noul, '--mode', 'noul', '--option', 'ab', '--option', 'cd']],
+      ['--mode choice needs its options', [...noul, '--mode', 'choice']],
+      ['--fail-on applies to yes/no questions', [...choice, '--fail-on', 'no']],
+      ['--context: cannot read the file /nonexistent/facts.txt (ENOENT)', ['ask', NOUL.question, '--context', '@/nonexistent/facts.txt']],
+      ['--url must be an http:// or https:// URL', [...noul, '--url', 'ftp://example.org']],
+    ];
+    it.each(cases)('%s', async (message, args) => {
+      const run = await fails(2, args, env());
+      expect(run.stderr).toContain(message);
+      expect(stub.requests).toHaveLength(0);
+    });
+
+    it('a 400 of the service (the server is the judge too) is 2, its message passed on', async () => {
+      stub.script({ status: 400, body: { error: 'context: must not be empty', code: 'invalid_request' } });
+      const run = await fails(2, noul, env());
+      expect(run.stderr).toBe('decide: context: must not be empty (400 invalid_request)\n');
+    });
+  });
+
+  describe('3: auth', () => {
+    it('no key at all: 3, saying how to give one, no request made', async () => {
+      const run = await fails(3, noul, { DECIDE_URL: stub.url });
+      expect(run.stderr).toContain('no API key: set DECIDE_API_KEY, or pass --key-file PATH');
+      expect(stub.requests).toHaveLength(0);
+    });
+
+    it('a mistyped key (checksum fails): 3 without a round trip, the key not echoed', async () => {
+      const key = generateKey();
+      const typo = key.slice(0, 20) + (key[20] === 'a' ? 'b' : 'a') + key.slice(21);
+      const run = await fails(3, noul, { DECIDE_URL: stub.url, DECIDE_API_KEY: typo }, typo);
+      expect(run.stderr).toContain('DECIDE_API_KEY does not hold a well-formed decide key');
+      expect(stub.requests).toHaveLength(0);
+    });
+
+    it('--key-file: a missing file, an empty one, a malformed one are 3 and name the file', async () => {
+      const missing = await fails(3, [...noul, '--key-file', '/nonexistent/key'], { DECIDE_URL: stub.url });
+      expect(missing.stderr).toContain('cannot read the key file /nonexistent/key');
+      const empty = tmp.write('empty.key', '\n');
+      expect((await fails(3, [...noul, '--key-file', empty], { DECIDE_URL: stub.url })).stderr).toContain(`the key file ${empty} is empty`);
+      const bad = tmp.write('bad.key', 'sk-not-a-decide-key\n');
+      expect((await fails(3, [...noul, '--key-file', bad], { DECIDE_URL: stub.url })).stderr).toContain(`the key file ${bad} does not hold`);
+    });
+
+    it('a well-formed key the service does not know, and a revoked one: 401 → 3', async () => {
+      const stranger = generateKey();
+      const run = await fails(3, noul, { DECIDE_URL: svc.url, DECIDE_API_KEY: stranger }, stranger);
+      expect(run.stderr).toContain('the service refused the key from DECIDE_API_KEY (401 unauthorized)');
+
+      const { key } = await svc.newKey();
+      await svc.call('DELETE', '/v1/key', { key });
+      const file = tmp.write('revoked.key', `${key}\n`);
+      const revoked = await fails(3, [...noul, '--key-file', file], { DECIDE_URL: svc.url }, key);
+      expect(revoked.stderr).toContain(`the service refused the key from the key file ${file}`);
+    });
+  });
+
+  describe('4: payment or limit', () => {
+    it('402 pass_required: stress without credits', async () => {
+      const { key } = await svc.newKey();
+      const run = await fails(4, ['stress', ...noul.slice(1)], { DECIDE_URL: svc.url, DECIDE_API_KEY: key }, key);
+      expect(run.stderr).toContain('(402 pass_required)');
+    });
+
+    it('429 free_limit_reached: the free allowance used up, with when to come back', async () => {
+      const { key } = await svc.newKey();
+      const env = { DECIDE_URL: svc.url, DECIDE_API_KEY: key };
+      expect((await decide([...noul, '--json'], { env })).code).toBe(0);
+      const run = await fails(4, noul, env, key);
+      expect(run.stderr).toMatch(/\(429 free_limit_reached\); try again in (\d+ s|\d+ min|\d+ h \d+ min)\n$/);
+    });
+
+    it('402 insufficient_credits and 429 rate_limited', async () => {
+      stub.script({ status: 402, body: { error: 'the pass holds 2 credits; this decision costs 5', code: 'insufficient_credits' } });
+      await fails(4, noul, { DECIDE_URL: stub.url, DECIDE_API_KEY: generateKey() });
+      stub.script({ status: 429, body: { error: 'site limit', code: 'rate_limited' }, headers: { 'retry-after': '3600' } });
+      const run = await fails(4, noul, { DECIDE_URL: stub.url, DECIDE_API_KEY: generateKey() });
+      expect(run.stderr).toContain('(429 rate_limited); try again in 1 h 0 min');
+    });
+  });
+
+  describe('5: engine or service failure', () => {
+    it('the engine answers garbage: 502 engine_bad_response → 5', async () => {
+      const { key } = await svc.newKey();
+      svc.fake.respond(() => ({ garbage: true }));
+      const run = await fails(5, noul, { DECIDE_URL: svc.url, DECIDE_API_KEY: key }, key);
+      expect(run.stderr).toContain('(502 engine_bad_response)');
+    });
+
+    it('the engine stays unavailable: 503 retried twice (notices on stderr), then 5; nothing charged', async () => {
+      const { key } = await svc.newKey();
+      svc.fake.respond(() => ({ status: 500, headers: { 'retry-after': '1' } }));
+      const run = await fails(5, noul, { DECIDE_URL: svc.url, DECIDE_API_KEY: key }, key);
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(3);
+      expect(lines[0]).toMatch(/engine_unavailable\); retrying in 1 s \(attempt 2 of 3\)$/);
+      expect(lines[1]).toMatch(/retrying in 1 s \(attempt 3 of 3\)$/);
+      expect(lines[2]).toContain('(503 engine_unavailable)');
+      expect((await svc.call('GET', '/v1/usage', { key })).body.freeUsed).toBe(0);
+    });
+
+    it('the engine is busy for longer than the client waits: 429 engine_busy → 5 at once', async () => {
+      stub.script({ status: 429, body: { error: 'the decision engine is busy', code: 'engine_busy' }, headers: { 'retry-after': '60' } });
+      const run = await fails(5, noul, { DECIDE_URL: stub.url, DECIDE_API_KEY: generateKey() });
+      expect(run.stderr).toContain('(429 engine_busy)');
+      expect(stub.requests).toHaveLength(1);
+    });
+
+    it('unreachable server: 5, the message names the URL and DECIDE_URL', async () => {
+      const run = await fails(5, noul, { DECIDE_URL: 'http://127.0.0.1:1', DECIDE_API_KEY: generateKey() });
+      expect(run.stderr).toContain('cannot reach the decide service (POST http://127.0.0.1:1/v1/decisions): ECONNREFUSED');
+      expect(run.stderr).toContain('Set DECIDE_URL (or --url)');
+    });
+
+    it('something else on that URL (HTML, 404): 5, asking whether it is a decide service', async () => {
+      stub.script({ status: 404, text: '<html>Not here</html>' });
+      const run = await fails(5, [...noul, '--url', stub.url], { DECIDE_API_KEY: generateKey() });
+      expect(run.stderr).toContain(`Is ${stub.url} a decide service?`);
+    });
+
+    it('--url wins over DECIDE_URL', async () => {
+      stub.script({ status: 503, body: { error: 'maintenance', code: 'engine_unavailable' }, headers: { 'retry-after': '60' } });
+      await fails(5, [...noul, '--url', stub.url], { DECIDE_URL: 'http://127.0.0.1:1', DECIDE_API_KEY: generateKey() });
+      expect(stub.requests).toHaveLength(1);
+    });
+  });
+
+  it('usage errors of the operator commands still exit 64; unknown commands too', async () => {
+    const fund = await decide(['pass', 'fund', '--pass', 'pass_x']);
+    expect(fund.code).toBe(64);
+    expect((await decide(['nonsense'])).code).toBe(64);
+    expect((await decide(['ask', '--help'])).code).toBe(0);
+  });
+
+  it('decide --help documents both sets of exit codes', async () => {
+    const help = await decide(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Exit codes of ask, stress, usage and revoke:');
+    expect(help.stdout).toMatch(/ 3 {2}no key, a malformed key, or the key was refused \(401\)/);
+    expect(help.stdout).toContain('Exit codes of serve and the operator commands (key, pass):');
+    expect(help.stdout).toMatch(/ 64 {2}bad flags or arguments/);
+  });
+});

@@ -1,0 +1,149 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BIN, cleanEnv, ROOT } from '../support/cli.js';
+
+/**
+ * The client commands as a user runs them: `node bin/decide.js …` as a child process
+ * (stdin a pipe we may write to), or on a pseudo-terminal through util-linux `script`.
+ */
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const live = new Set<ChildProcess>();
+
+/** Kills every child still running (afterEach), so a failed test leaves none behind. */
+export async function killAll(): Promise<void> {
+  await Promise.all(
+    [...live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+  live.clear();
+}
+
+/** The runner's environment without DECIDE_*, OPENAI_* or anything that changes how output looks. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = cleanEnv();
+  for (const name of ['NO_COLOR', 'FORCE_COLOR', 'CI', 'TERM', 'COLUMNS', 'LINES']) delete env[name];
+  return { ...env, ...extra };
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string>;
+  /** Written to stdin, which is then closed (closed at once when absent). */
+  input?: string;
+  timeoutMs?: number;
+  /** Arguments for node itself, before the script. */
+  nodeArgs?: string[];
+}
+
+function collect(child: ChildProcess, what: string, timeoutMs: number): Promise<Run> {
+  live.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${what} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      live.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs `decide …` with stdin, stdout and stderr as pipes (so: not a terminal). */
+export function decide(args: string[], options: RunOptions = {}): Promise<Run> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
+    cwd: ROOT,
+    env: childEnv(options.env ?? {}),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin!.end(options.input ?? '');
+  return collect(child, `decide ${args.join(' ')}`, options.timeoutMs ?? 15_000);
+}
+
+const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+export interface PtyOptions {
+  env?: Record<string, string>;
+  /** Typed once `waitFor` shows up in the output (the terminal echoes it). */
+  answer?: { waitFor: string; text: string };
+  timeoutMs?: number;
+}
+
+/**
+ * Runs `decide …` on a pseudo-terminal of 120×50 (util-linux `script`): stdin, stdout
+ * and stderr are all the terminal, and everything written comes back as one stream,
+ * escape codes and `\r\n` included.
+ */
+export function decideInPty(args: string[], options: PtyOptions = {}): Promise<Run> {
+  const command = `stty rows 50 cols 120; exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: ROOT,
+    env: childEnv({ TERM: 'xterm-256color', ...options.env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const { answer } = options;
+  if (answer) {
+    let seen = '';
+    const onData = (d: Buffer) => {
+      seen += d.toString('utf8');
+      if (seen.includes(answer.waitFor)) {
+        child.stdout!.off('data', onData);
+        child.stdin!.write(answer.text);
+      }
+    };
+    child.stdout!.on('data', onData);
+  }
+  return collect(child, `decide ${args.join(' ')} (on a pty)`, options.timeoutMs ?? 20_000);
+}
+
+/** Escape sequences (CSI, OSC and the two-byte ones). */
+export const ESCAPE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[@-Z\\-_])/g;
+/** SGR sequences that set a colour or a style (not the reset ones). */
+export const STYLE = /\x1b\[(?:[0-9;]*;)?(?:1|2|3[0-7]|38|9[0-7])(?:;[0-9;]*)?m/;
+
+/** What a person sees, roughly: no escape codes, no carriage returns. */
+export const plain = (text: string): string => text.replace(ESCAPE, '').replace(/\r/g, '');
+
+/** A temp folder (removed by the returned function), for key files and context files. */
+export function tempFolder(): { dir: string; write(name: string, text: string): string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-cli-client-'));
+  return {
+    dir,
+    write(name, text) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text, { mode: 0o600 });
+      return file;
+    },
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** node arguments that record every package the CLI loads into `file`. */
+export function traceArgs(): string[] {
+  return ['--import', path.join(HERE, 'trace-imports.mjs')];
+}
+
+export function packagesLoaded(file: string): Set<string> {
+  return new Set(fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+}

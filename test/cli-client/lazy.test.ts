@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, openaiEnv, ROOT } from '../support/cli.js';
+import { assertBuilt } from '../support/cli.js';
+import { NOUL } from '../support/requests.js';
+import { startWithOpenAI, type Running } from '../support/service.js';
+import { decide, killAll, packagesLoaded, tempFolder, traceArgs } from './helpers.js';
+
+const UI = ['ink', 'react', 'ink-spinner', 'yoga-layout'];
+
+/** ink and React load only for human output: `--json`, `serve` and the operators start without them. */
+describe('what the CLI loads', () => {
+  let svc: Running;
+  let tmp: ReturnType<typeof tempFolder>;
+  let n = 0;
+  beforeAll(async () => {
+    assertBuilt();
+    svc = await startWithOpenAI();
+    tmp = tempFolder();
+  });
+  afterAll(async () => {
+    tmp.remove();
+    await svc.close();
+  });
+  afterEach(killAll);
+
+  /** Runs `decide …` recording the packages it loads. */
+  async function traced(args: string[], env: Record<string, string> = {}) {
+    const out = path.join(tmp.dir, `trace-${n++}.txt`);
+    const run = await decide(args, { env: { ...env, TRACE_PACKAGES: out }, nodeArgs: traceArgs() });
+    return { run, loaded: packagesLoaded(out) };
+  }
+
+  it('ask --json and usage --json: the client and commander, no ink, no React', async () => {
+    const { key } = await svc.newKey();
+    const env = { DECIDE_URL: svc.url, DECIDE_API_KEY: key };
+    const ask = await traced(['ask', NOUL.question, '--context', NOUL.context, '--json'], env);
+    expect(ask.run.code).toBe(0);
+    expect(ask.loaded).toContain('undici');
+    expect(ask.loaded).toContain('commander');
+    for (const name of UI) expect(ask.loaded).not.toContain(name);
+
+    const usage = await traced(['usage', '--json'], env);
+    expect(usage.run.code).toBe(0);
+    for (const name of UI) expect(usage.loaded).not.toContain(name);
+  });
+
+  it('human output loads ink (the tracer sees it)', async () => {
+    const { key } = await svc.newKey();
+    const { run, loaded } = await traced(['ask', NOUL.question, '--context', NOUL.context], { DECIDE_URL: svc.url, DECIDE_API_KEY: key });
+    expect(run.code).toBe(0);
+    expect(loaded).toContain('ink');
+    expect(loaded).toContain('react');
+  });
+
+  it('operator commands: no ink, no React', async () => {
+    const { run, loaded } = await traced(['pass', 'create', '--json', '--db', path.join(tmp.dir, 'ledger.db')]);
+    expect(run.code).toBe(0);
+    expect(loaded).toContain('better-sqlite3');
+    for (const name of UI) expect(loaded).not.toContain(name);
+  });
+
+  it('decide serve, up and listening: no ink, no React', async () => {
+    const out = path.join(tmp.dir, 'trace-serve.txt');
+    const child = spawn(process.execPath, [...traceArgs(), BIN, 'serve', '--port', '0', '--db', path.join(tmp.dir, 'serve.db')], {
+      cwd: ROOT,
+      env: cleanEnv({ ...openaiEnv('http://127.0.0.1:9/v1', 'sk-unused'), TRACE_PACKAGES: out }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let seen = '';
+        const timer = setTimeout(() => reject(new Error(`decide serve did not start: ${seen}`)), 15_000);
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          seen += d;
+          if (seen.includes('decide listening on')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`decide serve exited ${code}`)));
+      });
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const loaded = packagesLoaded(out);
+    expect(loaded).toContain('hono');
+    for (const name of UI) expect(loaded).not.toContain(name);
+  });
+});

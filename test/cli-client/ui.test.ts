@@ -1,0 +1,145 @@
+// chalk is ink's own colouring (a dependency of ink): its level decides whether styles are emitted.
+import chalk from 'chalk';
+import { renderToString } from 'ink';
+import { render } from 'ink-testing-library';
+import { createElement as h, type ReactElement } from 'react';
+import { describe, expect, it } from 'vitest';
+import type { DecisionResponse, Stress, Usage } from '../../src/contract/index.js';
+import { DecisionView } from '../../src/cli/ui/decision-view.js';
+import { ColorScope } from '../../src/cli/ui/paint.js';
+import { terminalOf } from '../../src/cli/ui/present.js';
+import { UsageView } from '../../src/cli/ui/usage-view.js';
+import { Waiting } from '../../src/cli/ui/waiting.js';
+import { barCells, checkName, quote, signalWords, sufficiencyWords, untilWords } from '../../src/cli/ui/words.js';
+import { ESCAPE, STYLE } from './helpers.js';
+
+/** The ink components on their own (ink-testing-library and renderToString). */
+
+const base = {
+  question: 'Which database should the team adopt for the new service?',
+  contextSufficiency: 0.875,
+  model: 'm',
+  inputTokens: 10,
+  evaluatedAt: '2026-11-22T10:00:00.000Z',
+  access: { type: 'free', freeRemaining: 19 },
+  stress: null,
+  timing: { processingMs: 212, averageMsToday: 230, samplesToday: 14 },
+} as const;
+
+const CHOICE: DecisionResponse = {
+  ...base,
+  mode: 'choice',
+  result: { selected: 'PostgreSQL', confidence: 0.5, probabilities: { PostgreSQL: 0.75, MongoDB: 0.25 } },
+  signal: 'directional',
+};
+
+const STRESS: Stress = {
+  agreement: 0.5,
+  checks: [
+    { kind: 'reversed', agrees: true, shift: 0.04, result: { selected: 'PostgreSQL', confidence: 0.4, probabilities: { PostgreSQL: 0.7, MongoDB: 0.3 } } },
+    {
+      kind: 'without-fact',
+      factIndex: 1,
+      fact: 'The service needs transactions.',
+      agrees: false,
+      shift: 0.41,
+      result: { selected: 'MongoDB', confidence: 0.3, probabilities: { PostgreSQL: 0.35, MongoDB: 0.65 } },
+    },
+  ],
+  pivot: { factIndex: 1, fact: 'The service needs transactions.', shift: 0.41, flips: true },
+};
+
+const plainFrame = (node: ReactElement) => render(h(ColorScope, { color: false }, node)).lastFrame() ?? '';
+
+describe('ink components', () => {
+  it('a choice: question, one bar per option with its percentage, words for signal and context', () => {
+    const frame = plainFrame(h(DecisionView, { response: CHOICE }));
+    expect(frame).not.toMatch(ESCAPE);
+    const lines = frame.split('\n');
+    expect(lines[0]).toBe(CHOICE.question);
+    expect(lines[1]).toBe('');
+    expect(lines[2]).toBe(`  PostgreSQL  ${'█'.repeat(23)}${'░'.repeat(7)}   75.0%  ← selected`);
+    expect(lines[3]).toBe(`  MongoDB     ${'█'.repeat(8)}${'░'.repeat(22)}   25.0%`);
+    expect(frame).toContain('Signal:  directional: "PostgreSQL" leads the next answer by 15 points or more');
+    expect(frame).toContain('Context: sufficient (88%)');
+    expect(lines.at(-1)).toBe('free decisions left today: 19 · model m · 212 ms');
+  });
+
+  it('a stress test: the checks as a table and the pivot fact', () => {
+    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: STRESS, access: { type: 'pass', passCredits: 3 } } }));
+    expect(frame).toContain('Stress test: 1 of 2 checks agree with the answer (agreement 50%)');
+    expect(frame).toMatch(/ {2}order reversed\s+yes\s+4%\s+PostgreSQL/);
+    expect(frame).toMatch(/» without fact 2: "The service needs transactions."\s+NO\s+41%\s+MongoDB/);
+    expect(frame).toContain('» Pivot fact 2: "The service needs transactions."');
+    expect(frame).toContain('pass credits left: 3');
+  });
+
+  it('colour is used only inside a colour scope, and the pivot is styled there', () => {
+    const response = { ...CHOICE, stress: STRESS };
+    // renderToString uses chalk's level for this process; force one so the test means something.
+    const coloured = withChalkLevel(() => renderToString(h(ColorScope, { color: true }, h(DecisionView, { response }))));
+    expect(coloured).toMatch(STYLE);
+    expect(coloured).toMatch(/\x1b\[33m[^\n]*Pivot fact 2/);
+    const uncoloured = withChalkLevel(() => renderToString(h(ColorScope, { color: false }, h(DecisionView, { response }))));
+    expect(uncoloured).not.toMatch(ESCAPE);
+  });
+
+  it('usage: allowance as a bar, credits, reset time', () => {
+    const usage: Usage = { day: '2026-11-22', freeLimit: 20, freeUsed: 5, freeRemaining: 15, passCredits: 40, resetsAt: '2026-11-23T00:00:00.000Z' };
+    const frame = plainFrame(h(UsageView, { usage, now: Date.parse('2026-11-22T18:48:00.000Z') }));
+    expect(frame).toBe(
+      [
+        `Free decisions today (2026-11-22): 15 of 20 left  ${'█'.repeat(15)}${'░'.repeat(5)}`,
+        'Pass credits: 40',
+        'The free allowance resets at 2026-11-23T00:00:00.000Z (in 5 h 12 min).',
+      ].join('\n'),
+    );
+  });
+
+  it('the spinner animates beside its label', async () => {
+    const app = render(h(ColorScope, { color: false }, h(Waiting, { label: 'Deciding…' })));
+    expect(app.lastFrame()).toMatch(/^\S Deciding…$/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(new Set(app.frames).size).toBeGreaterThan(1);
+    app.unmount();
+  });
+
+  it('words: bars, signals, sufficiency, names of checks, durations', () => {
+    expect(barCells(0.75, 30)).toEqual([23, 7]);
+    expect(barCells(1, 10)).toEqual([10, 0]);
+    expect(barCells(0, 10)).toEqual([0, 10]);
+    expect(signalWords({ signal: 'unclear', result: { yesProbability: 0.5 } })).toContain('between 40% and 60%');
+    expect(signalWords({ signal: 'needs-context', result: { yesProbability: 0.9 } })).toMatch(/^needs context/);
+    expect(sufficiencyWords(0.8)).toBe('sufficient (80%)');
+    expect(sufficiencyWords(0.5)).toBe('partly sufficient (50%)');
+    expect(sufficiencyWords(0.49)).toBe('insufficient, more facts are needed (49%)');
+    expect(quote('abcdef', 4)).toBe('"abc…"');
+    expect(checkName(STRESS.checks[0])).toBe('order reversed');
+    expect(untilWords('2026-11-22T10:30:00.000Z', Date.parse('2026-11-22T10:00:00.000Z'))).toBe('30 min');
+  });
+
+  it('terminalOf: live and coloured only on a TTY, NO_COLOR and TERM=dumb respected', () => {
+    const tty = { isTTY: true, columns: 90 } as NodeJS.WriteStream;
+    const pipe = { isTTY: false } as NodeJS.WriteStream;
+    expect(terminalOf(tty, {})).toEqual({ interactive: true, color: true, columns: 90 });
+    expect(terminalOf(tty, { NO_COLOR: '1' })).toEqual({ interactive: true, color: false, columns: 90 });
+    expect(terminalOf(tty, { NO_COLOR: '' }).color).toBe(true);
+    expect(terminalOf(tty, { TERM: 'dumb' })).toMatchObject({ interactive: false, color: false });
+    expect(terminalOf(pipe, {})).toEqual({ interactive: false, color: false, columns: 100 });
+  });
+});
+
+/** Runs `work` with chalk at level 1 (16 colours), as on a colour terminal. */
+function withChalkLevel<T>(work: () => T): T {
+  return withLevel(1, work);
+}
+
+function withLevel<T>(level: 0 | 1 | 2 | 3, work: () => T): T {
+  const before = chalk.level;
+  chalk.level = level;
+  try {
+    return work();
+  } finally {
+    chalk.level = before;
+  }
+}

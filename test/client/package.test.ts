@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, ROOT } from '../support/cli.js';
+import { startWithOpenAI, type Running } from '../support/service.js';
+
+/** A consumer's view: `import { DecideClient } from 'decide'` resolves to the built client. */
+function runModule(source: string, env: Record<string, string>, traceFile: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', path.join(ROOT, 'test/cli-client/trace-imports.mjs'), '--input-type=module', '-e', source],
+    { cwd: ROOT, env: { ...process.env, ...env, TRACE_PACKAGES: traceFile }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("the package entry 'decide'", () => {
+  let svc: Running;
+  let dir: string;
+  beforeAll(async () => {
+    assertBuilt();
+    svc = await startWithOpenAI();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-package-'));
+  });
+  afterAll(async () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await svc.close();
+  });
+
+  it('exports the client, its error and the contract; loads no server, CLI or UI code', async () => {
+    const { key } = await svc.newKey();
+    const trace = path.join(dir, 'trace.txt');
+    const source = `
+      import { DecideClient, DecideError, DecisionResponse, isWellFormedKey } from 'decide';
+      const client = new DecideClient({ url: process.env.URL, apiKey: process.env.KEY });
+      const answer = await client.decide({ mode: 'noul', question: 'Should we ship the release on Friday?',
+        context: 'All tests pass. The on-call engineer is away next week.' });
+      let refused;
+      try { await new DecideClient({ url: process.env.URL }).usage(); } catch (e) { refused = e; }
+      console.log(JSON.stringify({ mode: answer.mode, valid: DecisionResponse.safeParse(answer).success,
+        wellFormed: isWellFormedKey(process.env.KEY), error: refused instanceof DecideError, status: refused.status, code: refused.code }));
+    `;
+    const run = await runModule(source, { URL: svc.url, KEY: key }, trace);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ mode: 'noul', valid: true, wellFormed: true, error: true, status: 401, code: 'unauthorized' });
+    const loaded = new Set(fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean));
+    expect(loaded).toContain('undici');
+    expect(loaded).toContain('zod');
+    for (const name of ['ink', 'react', 'commander', 'hono', 'better-sqlite3', 'zod-openapi']) expect(loaded).not.toContain(name);
+  });
+
+  it('package.json points main, types and exports at the built client, with its declarations', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.exports['.']).toEqual({ types: './dist/client/index.d.ts', default: './dist/client/index.js' });
+    expect(pkg.main).toBe('./dist/client/index.js');
+    expect(pkg.types).toBe('./dist/client/index.d.ts');
+    const types = fs.readFileSync(path.join(ROOT, 'dist/client/index.d.ts'), 'utf8');
+    expect(types).toContain('DecideClient');
+    expect(fs.readFileSync(path.join(ROOT, 'dist/client/client.d.ts'), 'utf8')).toContain('decide(request: DecisionRequestInput');
+  });
+});
