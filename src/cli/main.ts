@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { clientCommands } from './client-commands.js';
 import { EXIT_CODES_HELP } from './client-exit.js';
 import { EXIT } from './exit-codes.js';
+import { mcpCommand } from './mcp.js';
 import { operatorCommands } from './operator.js';
 import { serveCommand } from './serve.js';
 
@@ -10,6 +11,7 @@ const program = new Command('decide')
   .version('0.1.0');
 
 program.addCommand(serveCommand());
+program.addCommand(mcpCommand());
 for (const command of operatorCommands()) program.addCommand(command);
 
 /** Commander's own failures (unknown option, bad value, missing option) exit EXIT.usage, not 1. */

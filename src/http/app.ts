@@ -3,6 +3,7 @@ import type { DecisionService } from '../service/service.js';
 import { accessLog, type LogLine } from './access-log.js';
 import type { AppEnv } from './env.js';
 import { methodNotAllowed, notFound, onError } from './errors.js';
+import { mcpRoutes } from '../mcp/route.js';
 import { openApiDocument } from './openapi.js';
 import { accountRoutes } from './routes/account.js';
 import { decisionRoutes } from './routes/decisions.js';
@@ -28,6 +29,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   decisionRoutes(app, options.service, options.trustProxy ?? false);
   accountRoutes(app, options.service);
+  mcpRoutes(app, { service: options.service, trustProxy: options.trustProxy ?? false, log });
 
   const openapi = JSON.stringify(openApiDocument());
   app.get('/openapi.json', (c) => c.body(openapi, 200, { 'Content-Type': 'application/json' }));

@@ -1,0 +1,169 @@
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ErrorCode } from '../contract/index.js';
+import type { LogLine } from '../http/access-log.js';
+import { bearerCaller, UNAUTHORIZED } from '../http/auth.js';
+import { clientIp } from '../http/client-ip.js';
+import type { AppEnv } from '../http/env.js';
+import { MAX_BODY_BYTES } from '../http/json-body.js';
+import type { DecisionService } from '../service/service.js';
+import { rebindingRefusal } from './origin.js';
+import { authInfoFor, toolServerFactory } from './server.js';
+
+/**
+ * `POST /mcp`: the remote tool server. Streamable HTTP, stateless, JSON responses,
+ * both protocol eras from one McpServer factory:
+ *
+ * - 2026-07-28 (a protocol version in each request's `_meta`): the SDK's
+ *   `createMcpHandler` in strict modern mode, answering JSON;
+ * - 2025-era (what `isLegacyRequest` classifies so, `initialize` first): a fresh
+ *   stateless streamable HTTP transport with JSON responses. The SDK's own legacy
+ *   fallback would answer with SSE; the spec asks for JSON in both eras.
+ *
+ * Before the SDK sees a request, this route checks what the SDK leaves to its
+ * host: Host/Origin (DNS rebinding), the body limit of `/v1`, the media type, and
+ * the key of a `tools/call` (parsing the body once and handing it on).
+ */
+
+export interface McpRouteOptions {
+  service: DecisionService;
+  trustProxy: boolean;
+  log: LogLine;
+}
+
+/** JSON-RPC's "server error" range; -32001 is what this server answers a refused key with. */
+const RPC = { parse: -32700, server: -32000, unauthorized: -32001 } as const;
+
+type RpcId = string | number | null;
+
+/** A JSON-RPC error body; `data` carries the contract's `{ error, code }` where one applies. */
+function rpcError(
+  c: Context,
+  status: number,
+  code: number,
+  message: string,
+  options: { id?: RpcId; contractCode?: ErrorCode; headers?: Record<string, string> } = {},
+): Response {
+  const data = options.contractCode ? { data: { error: message, code: options.contractCode } } : {};
+  return c.json({ jsonrpc: '2.0', error: { code, message, ...data }, id: options.id ?? null }, status as 400, options.headers);
+}
+
+function messagesOf(body: unknown): unknown[] {
+  return Array.isArray(body) ? body : [body];
+}
+
+/** Only `tools/call` needs a key (spec 4.5); a 2025-03-26 batch needs one if any member calls a tool. */
+function callsTool(body: unknown): boolean {
+  return messagesOf(body).some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call');
+}
+
+function idOf(body: unknown): RpcId {
+  const id = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * The SDK warns once per handler that `responseMode: 'json'` drops mid-call
+ * notifications. These tools send none, so on the operator's stderr the warning
+ * would only be noise; this drops exactly that line, during construction only.
+ */
+function withoutJsonModeWarning<T>(make: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith("responseMode: 'json'")) return;
+    warn(...args);
+  };
+  try {
+    return make();
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/** One 2025-era exchange: a fresh server and stateless transport, closed once the JSON answer is ready. */
+async function serveLegacy(factory: McpServerFactory, request: Request, parsedBody: unknown, authInfo?: AuthInfo) {
+  const server = await factory({ era: 'legacy', requestInfo: request, ...(authInfo ? { authInfo } : {}) });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody, ...(authInfo ? { authInfo } : {}) });
+  } finally {
+    void transport.close().catch(() => {});
+    void server.close().catch(() => {});
+  }
+}
+
+export function mcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
+  const { service, trustProxy, log } = options;
+  const factory = toolServerFactory(service, log);
+  const modern = withoutJsonModeWarning(() =>
+    createMcpHandler(factory, {
+      legacy: 'reject',
+      responseMode: 'json',
+      maxRequestBodySize: MAX_BODY_BYTES,
+      // Rejections (unsupported versions, malformed envelopes) are answered to the
+      // client; the log keeps one line each, without bodies or keys.
+      onerror: (error) => log(JSON.stringify({ level: 'warn', path: '/mcp', error: error.message })),
+    }),
+  );
+
+  const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const refused = rebindingRefusal(c, trustProxy);
+    if (refused) return rpcError(c, 403, RPC.server, `Forbidden: ${refused}`);
+    await next();
+  };
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => rpcError(c, 413, RPC.server, 'the body is larger than 64 KiB', { contractCode: 'payload_too_large' }),
+  }) as MiddlewareHandler<AppEnv>;
+
+  app.post('/mcp', guard, limit, async (c) => {
+    const type = c.req.header('content-type');
+    if (!isJsonContentType(type)) {
+      const shown = type ? `, not ${type.split(';')[0].trim()}` : '';
+      return rpcError(c, 415, RPC.server, `Content-Type must be application/json${shown}`, { contractCode: 'unsupported_media_type' });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch (error) {
+      return rpcError(c, 400, RPC.parse, `Parse error: the body is not valid JSON: ${(error as Error).message}`, { contractCode: 'invalid_json' });
+    }
+
+    let authInfo: AuthInfo | undefined;
+    if (callsTool(body)) {
+      const caller = await bearerCaller(service, c.req.header('authorization'));
+      if (!caller) {
+        return rpcError(c, 401, RPC.unauthorized, UNAUTHORIZED, {
+          id: idOf(body),
+          contractCode: 'unauthorized',
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        });
+      }
+      c.set('caller', caller);
+      authInfo = authInfoFor({ caller, ip: clientIp(c, trustProxy), startedAt: c.get('startedAt') });
+    }
+
+    const request = c.req.raw;
+    if (await isLegacyRequest(request, body, { maxRequestBodySize: MAX_BODY_BYTES })) {
+      return serveLegacy(factory, request, body, authInfo);
+    }
+    return modern.fetch(request, { parsedBody: body, ...(authInfo ? { authInfo } : {}) });
+  });
+
+  // Stateless: no SSE stream to open with GET, no session to end with DELETE.
+  app.all('/mcp', (c) =>
+    rpcError(c, 405, RPC.server, `${c.req.method} is not allowed on /mcp; use POST (a stateless server: no sessions, no SSE stream)`, {
+      contractCode: 'method_not_allowed',
+      headers: { Allow: 'POST' },
+    }),
+  );
+}

@@ -1,0 +1,66 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { DecideError, DecisionResponse, Usage } from '../contract/index.js';
+
+/**
+ * The short human line each tool result carries next to `structuredContent`, e.g.
+ * `PostgreSQL 71 % (directional) · context sufficiency 0.82 · 17 free left`.
+ * Agents often show only the text, so it names the answer, how sure, whether the
+ * facts sufficed and what the call left of the allowance.
+ */
+
+const percent = (p: number) => `${Math.round(p * 100)} %`;
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** The leading label and its probability: the answer a reader looks for first. */
+function headline(response: DecisionResponse): string {
+  const { result, signal } = response;
+  if ('yesProbability' in result) return `yes ${percent(result.yesProbability)} (${signal})`;
+  const [top, p] = Object.entries(result.probabilities).reduce((best, entry) => (entry[1] > best[1] ? entry : best));
+  const label = 'selected' in result ? result.selected : top;
+  const shown = 'selected' in result ? result.probabilities[result.selected] : p;
+  const score = 'score' in result ? ` · score ${result.score} of 0–2` : '';
+  return `${label} ${percent(shown)} (${signal})${score}`;
+}
+
+function quoted(text: string, max = 60): string {
+  return `“${text.length > max ? `${text.slice(0, max - 1)}…` : text}”`;
+}
+
+export function decisionText(response: DecisionResponse): string {
+  const parts = [headline(response), `context sufficiency ${response.contextSufficiency}`];
+  const { stress } = response;
+  if (stress) {
+    parts.push(`agreement ${percent(stress.agreement)}`);
+    if (stress.pivot) {
+      parts.push(`decisive fact ${quoted(stress.pivot.fact)} (${stress.pivot.flips ? 'flips the answer' : 'shifts it'} by ${stress.pivot.shift})`);
+    }
+  }
+  const { access } = response;
+  parts.push(access.type === 'free' ? `${access.freeRemaining} free left` : `${plural(access.passCredits, 'credit')} left`);
+  return parts.join(' · ');
+}
+
+export function usageText(usage: Usage): string {
+  return `${usage.freeRemaining} of ${usage.freeLimit} free decisions left today · ${plural(usage.passCredits, 'pass credit')} · resets ${usage.resetsAt}`;
+}
+
+/** The contract's sentence and code, as the HTTP API answers them. */
+export function errorResult(error: DecideError): CallToolResult {
+  const retry = error.retryAfter !== undefined ? `; retry after ${Math.max(1, Math.ceil(error.retryAfter))} s` : '';
+  return { content: [{ type: 'text', text: `${error.message} (${error.code}${retry})` }], isError: true };
+}
+
+/**
+ * A success: the record as `structuredContent`, the human line, and the record again
+ * as JSON text, which the MCP specification asks of structured results for clients
+ * (2025-03-26 ones) that do not read `structuredContent`.
+ */
+export function successResult(record: DecisionResponse | Usage, text: string, json = JSON.stringify(record)): CallToolResult {
+  return {
+    content: [
+      { type: 'text', text },
+      { type: 'text', text: json },
+    ],
+    structuredContent: record as unknown as Record<string, unknown>,
+  };
+}

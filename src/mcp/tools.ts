@@ -1,0 +1,142 @@
+import type { StandardSchemaWithJSON, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { ChoiceRequest, DecisionResponse, Mode, ScoreRequest, Usage, type DecisionRequest } from '../contract/index.js';
+import { FREE_PER_KEY } from '../service/limits.js';
+
+/**
+ * The three tools, their schemas derived from the contract (src/contract), never
+ * restated. Shared by the tool server (which runs them) and the stdio bridge (which
+ * lists them when the remote server cannot be reached).
+ */
+
+const JSON_SCHEMA_TARGET = 'draft-2020-12';
+
+/**
+ * The tool arguments: the DecisionRequest without `depth`, as one flat object. MCP
+ * wants an object at the root of an input schema and the contract's request is a
+ * union of three strict objects, so the fields are taken from those objects; which
+ * of `options`/`levels` is required depends on `mode`, and the contract's own
+ * DecisionRequest decides that at call time (see `decisionRequestFrom`).
+ */
+export const DecisionArguments = z.strictObject({
+  mode: Mode.meta({ description: '`choice` compares options, `noul` gives the probability of yes, `score` places the answer on three levels.' }),
+  question: ChoiceRequest.shape.question,
+  context: ChoiceRequest.shape.context,
+  options: ChoiceRequest.shape.options
+    .optional()
+    .meta({ description: 'Mode `choice` only (and required there): 2 to 6 distinct options.' }),
+  levels: ScoreRequest.shape.levels
+    .optional()
+    .meta({ description: 'Mode `score` only (and required there): exactly 3 levels, ordered from low to high.' }),
+});
+
+type JsonSchemaProps = StandardSchemaWithJSON['~standard']['jsonSchema'];
+
+/**
+ * Advertises `schema` but lets every value through: the SDK would otherwise reject
+ * bad arguments with its own wording before the handler runs, and the caller would
+ * not get the contract's `invalid_request` sentence and code that the HTTP API gives.
+ */
+function advertisedOnly(schema: z.ZodType): StandardSchemaWithJSON {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'decide',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: schema['~standard'].jsonSchema as JsonSchemaProps,
+    },
+  };
+}
+
+/**
+ * zod emits a schema that carries a registered id (DecisionResponse, Usage) as
+ * `{ $ref: '#/$defs/X', $defs }`; MCP clients expect `type: 'object'` with
+ * `properties` at the root of an output schema, so the root definition is lifted
+ * out of `$defs` (the other definitions stay, and their references still resolve).
+ */
+function liftRootRef(json: Record<string, unknown>): Record<string, unknown> {
+  const match = typeof json.$ref === 'string' ? /^#\/\$defs\/(.+)$/.exec(json.$ref) : null;
+  const defs = json.$defs as Record<string, Record<string, unknown>> | undefined;
+  if (!match || !defs?.[match[1]]) return json;
+  const { [match[1]]: root, ...rest } = defs;
+  const { $ref: _ref, $defs: _defs, ...top } = json;
+  return { ...top, ...root, ...(Object.keys(rest).length ? { $defs: rest } : {}) };
+}
+
+/** The contract's schema, validated as is, published with its root lifted. */
+function outputSchema(schema: z.ZodType): StandardSchemaWithJSON {
+  const std = schema['~standard'] as StandardSchemaWithJSON['~standard'];
+  return {
+    '~standard': {
+      ...std,
+      jsonSchema: {
+        input: (options) => liftRootRef(std.jsonSchema.input(options)),
+        output: (options) => liftRootRef(std.jsonSchema.output(options)),
+      },
+    },
+  };
+}
+
+export type ToolName = 'weigh_decision' | 'stress_test_decision' | 'get_usage';
+
+export interface ToolDefinition {
+  title: string;
+  description: string;
+  inputSchema: StandardSchemaWithJSON;
+  outputSchema: StandardSchemaWithJSON;
+  annotations: ToolAnnotations;
+}
+
+const DECISION_INPUT = advertisedOnly(DecisionArguments);
+const NO_ARGUMENTS = advertisedOnly(z.strictObject({}));
+
+const SHARED = `Give the question, the facts you have as the context (sentences or list items) and, by mode, the options or the three levels.
+The answer holds the probabilities, a signal (directional, yes, no, unclear, needs-context) and contextSufficiency (0 to 1; below 0.5 the facts are not enough: gather more before acting).`;
+
+export const TOOLS: Record<ToolName, ToolDefinition> = {
+  weigh_decision: {
+    title: 'Weigh a decision',
+    description: `Weighs a decision with a decision engine: compares 2 to 6 options (mode choice), gives the probability of yes (mode noul) or places the answer on three ordered levels (mode score).
+${SHARED}
+Cost: one of the key's ${FREE_PER_KEY} free decisions of the UTC day, then 1 pass credit.`,
+    inputSchema: DECISION_INPUT,
+    outputSchema: outputSchema(DecisionResponse),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  stress_test_decision: {
+    title: 'Stress-test a decision',
+    description: `Weighs a decision like weigh_decision, then repeats it with the options (or levels, or yes/no) reversed and with each fact of the context removed in turn; reports how often the answer holds (agreement) and names the decisive fact (pivot).
+${SHARED}
+Cost: 5 pass credits; needs a funded pass.`,
+    inputSchema: DECISION_INPUT,
+    outputSchema: outputSchema(DecisionResponse),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  get_usage: {
+    title: 'Usage and balance',
+    description: `Today's free decisions left for this key (${FREE_PER_KEY} a UTC day) and the credits of its linked pass. Free.`,
+    inputSchema: NO_ARGUMENTS,
+    outputSchema: outputSchema(Usage),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+};
+
+/** The depth each decision tool forces. */
+export const TOOL_DEPTH: Record<Exclude<ToolName, 'get_usage'>, DecisionRequest['depth']> = {
+  weigh_decision: 'standard',
+  stress_test_decision: 'stress',
+};
+
+/** The tools as `tools/list` names them, for a listing made without a server. */
+export function listedTools(): Tool[] {
+  const json = (schema: StandardSchemaWithJSON, io: 'input' | 'output') =>
+    schema['~standard'].jsonSchema[io]({ target: JSON_SCHEMA_TARGET }) as Tool['inputSchema'];
+  return Object.entries(TOOLS).map(([name, tool]) => ({
+    name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: json(tool.inputSchema, 'input'),
+    outputSchema: json(tool.outputSchema, 'output'),
+    annotations: tool.annotations,
+  }));
+}
