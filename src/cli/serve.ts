@@ -7,6 +7,7 @@ import { describeLocation, openStore } from '../ledger/open.js';
 import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
+import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
 import { EXIT, fail } from './exit-codes.js';
 import { dbOption, integer } from './options.js';
 
@@ -33,10 +34,12 @@ async function serve(flags: ServeFlags) {
   let engine: Engine | null;
   let limits;
   let engineTimeoutMs;
+  let web: WebConfig;
   try {
     engine = engineFromEnv();
     limits = limitsFromEnv();
     engineTimeoutMs = engineTimeoutFromEnv();
+    web = webConfigFromEnv();
   } catch (error) {
     fail((error as Error).message, EXIT.config);
   }
@@ -50,9 +53,15 @@ async function serve(flags: ServeFlags) {
     fail(`cannot open the database ${describeLocation(flags.db)}: ${(error as Error).message}`, EXIT.unavailable);
   }
   const released = await store.recoverInterrupted();
+  // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
+  const cookieSecret = await resolveCookieSecret(web, store);
 
   const service = new DecisionService({ store, engine, limits, engineTimeoutMs });
-  const app = createApp({ service, trustProxy: process.env.DECIDE_TRUST_PROXY === '1' });
+  const app = createApp({
+    service,
+    trustProxy: process.env.DECIDE_TRUST_PROXY === '1',
+    web: { store, verifier: web.verifier, cookieSecret, publicUrl: web.publicUrl },
+  });
   let server: RunningServer;
   try {
     server = await listen(app, flags.port, flags.host);
@@ -66,6 +75,7 @@ async function serve(flags: ServeFlags) {
   process.stdout.write(`decide listening on ${server.url}\n`);
   process.stderr.write(
     `decide: engine ${engine.name} (model ${engine.model}), database ${describeLocation(flags.db)}` +
+      `, browser verification ${web.verifier.provider}` +
       (released ? `, released ${released} interrupted reservation(s)` : '') + '\n',
   );
 

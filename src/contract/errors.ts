@@ -5,7 +5,10 @@ export const ERROR_STATUS = {
   invalid_json: 400,
   invalid_request: 400,
   unauthorized: 401,
+  pass_missing: 401,
   pass_required: 402,
+  forbidden_origin: 403,
+  verification_failed: 403,
   insufficient_credits: 402,
   not_found: 404,
   method_not_allowed: 405,
@@ -19,16 +22,25 @@ export const ERROR_STATUS = {
   internal_error: 500,
   engine_bad_response: 502,
   engine_unavailable: 503,
+  verification_unavailable: 503,
   engine_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ErrorCode = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
 
+/** One problem of an invalid body, by the field it names (`options.1`, `keyId`, `body`). */
+export const FieldIssue = z.strictObject({ field: z.string(), message: z.string() });
+export type FieldIssue = z.infer<typeof FieldIssue>;
+
 export const ErrorBody = z
   .strictObject({
     error: z.string().meta({ description: 'A sentence naming the field or the cause.' }),
     code: ErrorCode,
+    issues: z
+      .array(FieldIssue)
+      .optional()
+      .meta({ description: 'On 400 invalid_request: each problem by the field it names (the pages show them beside the field).' }),
   })
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof ErrorBody>;
@@ -43,6 +55,7 @@ export class DecideError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly retryAfter?: number,
+    readonly issues?: FieldIssue[],
   ) {
     super(message);
     this.name = 'DecideError';
@@ -50,8 +63,29 @@ export class DecideError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { error: this.message, code: this.code };
+    return this.issues ? { error: this.message, code: this.code, issues: this.issues } : { error: this.message, code: this.code };
   }
+}
+
+/** 400 `invalid_request` from a zod error: the sentence of `describeIssues` plus every problem by field. */
+export function invalidRequest(error: z.ZodError): DecideError {
+  return new DecideError('invalid_request', describeIssues(error), undefined, fieldIssues(error));
+}
+
+/** The problems of a zod error, one per field (an unknown key is a problem of that key). */
+export function fieldIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.slice(0, 20).flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((k) => ({ field: [...issue.path, k].join('.'), message: 'not allowed here' }));
+    }
+    const field =
+      issue.path.length > 0
+        ? issue.path.join('.')
+        : issue.code === 'invalid_union' && 'discriminator' in issue
+          ? String(issue.discriminator)
+          : 'body';
+    return [{ field, message: issue.message }];
+  });
 }
 
 /** One sentence naming the offending field, from a zod error. */

@@ -3,3 +3,4 @@ export * from './records.js';
 export * from './errors.js';
 export { codePoints } from './text.js';
 export * from './key.js';
+export * from './web.js';

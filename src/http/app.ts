@@ -7,6 +7,7 @@ import { mcpRoutes } from '../mcp/route.js';
 import { openApiDocument } from './openapi.js';
 import { accountRoutes } from './routes/account.js';
 import { decisionRoutes } from './routes/decisions.js';
+import { webRoutes, type WebOptions } from '../web/routes.js';
 
 export interface AppOptions {
   service: DecisionService;
@@ -14,6 +15,8 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Where access-log and error lines go (one JSON object a line). */
   log?: LogLine;
+  /** The browser pages (`/`, `/pass`) and their cookie-authenticated `/v1` routes; without it, the API alone. */
+  web?: WebOptions;
 }
 
 /**
@@ -30,6 +33,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   decisionRoutes(app, options.service, options.trustProxy ?? false);
   accountRoutes(app, options.service);
   mcpRoutes(app, { service: options.service, trustProxy: options.trustProxy ?? false, log });
+  if (options.web) app.route('/', webRoutes(options.service, { ...options.web, trustProxy: options.trustProxy ?? false }));
 
   const openapi = JSON.stringify(openApiDocument());
   app.get('/openapi.json', (c) => c.body(openapi, 200, { 'Content-Type': 'application/json' }));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
+import { PASS_COOKIE_SCHEME, webPaths } from '../web/openapi.js';
 import {
   DecisionRequest,
   DecisionResponse,
@@ -32,7 +33,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
         'Call it from a server, never from public client code.',
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'dcd_api_… key' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'dcd_api_… key' }, ...PASS_COOKIE_SCHEME },
     },
     paths: {
       '/v1/decisions': {
@@ -91,6 +92,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
           responses: { '200': { description: 'Key revoked', ...json(KeyRevoked) }, '401': unauthorized },
         },
       },
+      ...webPaths(),
     },
   });
 }

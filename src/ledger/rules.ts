@@ -35,3 +35,12 @@ export function checkSample(channel: Channel, ms: number): void {
 export function checkFunding(credits: number): void {
   if (!Number.isSafeInteger(credits) || credits < 1) throw new Error('Credits must be a positive integer.');
 }
+
+export function checkKeyLimit(perIpLimit: number): void {
+  if (!Number.isSafeInteger(perIpLimit) || perIpLimit < 0) throw new Error('A key creation limit must be a non-negative integer.');
+}
+
+/** Setting names: short, plain identifiers (they are never user input, but keep them tidy). */
+export function checkSettingName(name: string): void {
+  if (!/^[a-z][a-z0-9_.]{0,62}$/.test(name)) throw new Error(`Bad setting name ${JSON.stringify(name)}.`);
+}

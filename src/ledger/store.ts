@@ -105,6 +105,27 @@ export interface Store {
 
   usage(caller: Caller, day: string): Promise<{ freeUsed: number; passCredits: number }>;
 
+  // --- The browser's side: passes verified once, keys created from a page. ---
+
+  /**
+   * The value stored under `name`, storing `initial` first when there is none (the
+   * first writer wins, so servers sharing a database agree). Holds the pass cookie's
+   * signing secret when the operator gives none.
+   */
+  setting(name: string, initial: string): Promise<string>;
+  /**
+   * A new key on `passId`, unless `ip` already created `perIpLimit` keys on `day`:
+   * then null, and nothing is written. The count and the key move in one
+   * transaction; only a fingerprint of the IP is stored. Throws for an unknown pass.
+   */
+  createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null>;
+  /** Revokes an active key of `passId`; null when the pass has no such active key. */
+  revokePassKey(passId: string, keyId: string, now: Date): Promise<{ keyHint: string; revokedAt: string } | null>;
+  /** The caller of an active key of `passId` (a web decision spends it), or null. */
+  passCaller(passId: string, keyId: string): Promise<Caller | null>;
+  /** Free decisions used on `day` by each key of `passId` (keys without any are left out). */
+  passFreeUsage(passId: string, day: string): Promise<Record<string, number>>;
+
   /**
    * Takes what a decision costs, in one transaction: the key's free allowance for a
    * standard decision while it lasts (and the site's limits allow), else pass credits.

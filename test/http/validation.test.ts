@@ -14,7 +14,7 @@ describe('route and method come first', () => {
   it.each([
     ['GET', '/v1/nope'],
     ['POST', '/v2/decisions'],
-    ['GET', '/'],
+    ['GET', '/v1'],
   ])('%s %s is 404 not_found, key or not', async (method, path) => {
     const res = await svc.call(method, path);
     expect(res.status).toBe(404);

@@ -60,9 +60,11 @@ describe('PostgreSQL: schema and migrations', () => {
       'fundings',
       'idempotency',
       'ip_usage',
+      'key_creations',
       'keys',
       'metrics',
       'passes',
+      'settings',
       'site_usage',
     ]);
     const versions = await ledger.rows<{ version: number }>(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`);

@@ -39,9 +39,11 @@ describe('SQLite: schema and migrations', () => {
         'fundings',
         'idempotency',
         'ip_usage',
+        'key_creations',
         'keys',
         'metrics',
         'passes',
+        'settings',
         'site_usage',
       ]);
     } finally {

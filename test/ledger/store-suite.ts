@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
 import type { Caller, CreatedKey, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { DAY, IP, NEXT_DAY, newCaller, NOW } from './helpers.js';
+import { webStoreSuite } from './web-suite.js';
 
 /**
  * What one ledger implementation gives the conformance suite. Each test gets a fresh,
@@ -653,4 +654,6 @@ export function storeSuite(h: LedgerHarness): void {
       }
     });
   });
+
+  describe(`${h.name}: the browser's side`, () => webStoreSuite(h));
 }

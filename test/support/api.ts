@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { DecisionResponse, ErrorBody, KeyRevoked, Metrics, Usage } from '../../src/contract/index.js';
+import { DecisionResponse, ErrorBody, KeyCreated, KeyRevoked, Metrics, PassRecord, Usage } from '../../src/contract/index.js';
 
 /** What a 200 of each route must look like: every answer the suite receives is checked. */
 const SUCCESS: Record<string, z.ZodType> = {
@@ -9,7 +9,18 @@ const SUCCESS: Record<string, z.ZodType> = {
   'GET /v1/usage': Usage,
   'GET /v1/metrics': Metrics,
   'DELETE /v1/key': KeyRevoked,
+  'POST /v1/pass': PassRecord,
+  'GET /v1/pass': PassRecord,
+  'POST /v1/keys': KeyCreated,
+  'DELETE /v1/keys/{id}': KeyRevoked,
+  'POST /v1/web/decisions': DecisionResponse,
 };
+
+/** The browser's pages and their assets: HTML (or a static file), not the API's JSON. */
+const PAGES = /^\/(pass)?$|^\/assets\//;
+
+/** The route a path belongs to, for the table above. */
+const routeOf = (path: string) => path.replace(/^\/v1\/keys\/[^/?]+/, '/v1/keys/{id}');
 
 export interface ApiAnswer<T = any> {
   status: number;
@@ -40,15 +51,22 @@ export async function call(base: string, method: string, path: string, options: 
   const text = await res.body.text();
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers)) flat[name] = Array.isArray(value) ? value.join(', ') : String(value);
-  const parsed = text ? JSON.parse(text) : undefined;
+  const parsed = text && !(PAGES.test(path) && res.statusCode < 300) ? JSON.parse(text) : text || undefined;
   validate(method, path, res.statusCode, parsed, flat);
   return { status: res.statusCode, headers: flat, body: parsed, text };
 }
 
 export function validate(method: string, path: string, status: number, body: unknown, headers: Record<string, string>) {
   if (path === '/openapi.json' && status === 200) return;
+  if (PAGES.test(path) && status === 200) {
+    if (!path.startsWith('/assets/')) {
+      expect(headers['content-type']).toMatch(/^text\/html/);
+      expect(headers['content-security-policy']).toMatch(/default-src 'none'/);
+    }
+    return;
+  }
   if (status >= 200 && status < 300) {
-    const schema = SUCCESS[`${method} ${path}`];
+    const schema = SUCCESS[`${method} ${routeOf(path)}`];
     if (!schema) throw new Error(`no contract schema for ${method} ${path}`);
     const result = schema.safeParse(body);
     expect(result.error, `${method} ${path} answered outside the contract`).toBeUndefined();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,8 @@ import { openSqliteStore } from '../../src/ledger/sqlite/store.js';
 import type { Limits } from '../../src/ledger/store.js';
 import type { Clock } from '../../src/service/clock.js';
 import { DecisionService } from '../../src/service/service.js';
+import type { WebOptions } from '../../src/web/routes.js';
+import { noVerification } from '../../src/web/verify/verifier.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
 import { call, type CallOptions } from './api.js';
@@ -22,6 +25,9 @@ export interface StartOptions {
   limits?: Partial<Limits>;
   engineTimeoutMs?: number;
   maxInFlight?: number;
+  /** The browser's side: verification `none` and a fresh cookie secret unless given. */
+  web?: Partial<Omit<WebOptions, 'store'>>;
+  trustProxy?: boolean;
 }
 
 /**
@@ -42,11 +48,15 @@ async function start<F extends OpenAIFake | SystemOneFake>(fake: F, engine: Engi
     maxInFlight: options.maxInFlight,
   });
   const logs: string[] = [];
-  const server = await listen(createApp({ service, log: (line) => logs.push(line) }), 0, '127.0.0.1');
+  const web: WebOptions = { store, verifier: noVerification, cookieSecret: randomBytes(32).toString('base64url'), ...options.web };
+  const app = createApp({ service, log: (line) => logs.push(line), web, trustProxy: options.trustProxy });
+  const server = await listen(app, 0, '127.0.0.1');
   return {
     url: server.url,
     fake,
     store,
+    service,
+    web,
     dir,
     dbPath,
     logs,

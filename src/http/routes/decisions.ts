@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { DecideError, DecisionRequest, describeIssues, IdempotencyKey } from '../../contract/index.js';
+import { DecideError, DecisionRequest, IdempotencyKey, invalidRequest } from '../../contract/index.js';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey } from '../auth.js';
 import { clientIp } from '../client-ip.js';
@@ -11,7 +11,7 @@ import { rateLimitHeaders } from '../rate-limit-headers.js';
 export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trustProxy: boolean) {
   app.post('/v1/decisions', requireKey(service), ...jsonBody, async (c) => {
     const parsed = DecisionRequest.safeParse(c.get('body'));
-    if (!parsed.success) throw new DecideError('invalid_request', describeIssues(parsed.error));
+    if (!parsed.success) throw invalidRequest(parsed.error);
     const idempotencyKey = c.req.header('idempotency-key');
     if (idempotencyKey !== undefined && !IdempotencyKey.safeParse(idempotencyKey).success) {
       throw new DecideError('invalid_request', 'Idempotency-Key header: must be 1 to 255 printable ASCII characters');

@@ -110,6 +110,21 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (day, channel)
   );
   `,
+  // 2: the browser's side, as SQLite's step 2.
+  `
+  CREATE TABLE settings (
+    name       text PRIMARY KEY,
+    value      text NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+
+  CREATE TABLE key_creations (
+    ip_fingerprint bytea NOT NULL CHECK (octet_length(ip_fingerprint) = 32),
+    day            date NOT NULL,
+    created        integer NOT NULL CHECK (created >= 0),
+    PRIMARY KEY (ip_fingerprint, day)
+  );
+  `,
 ];
 
 /** The table recording which steps a database has had. */

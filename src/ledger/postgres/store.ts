@@ -18,6 +18,7 @@ import { PgCharges } from './charges.js';
 import { createPool, parsePostgresUrl, transaction } from './database.js';
 import { PgIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
+import { PgWeb } from './web.js';
 
 export interface PostgresStoreOptions {
   /**
@@ -117,6 +118,7 @@ const SQL = {
 export class PostgresStore implements Store {
   private readonly charges: PgCharges;
   private readonly idempotency: PgIdempotency;
+  private readonly web: PgWeb;
   private readonly timer: NodeJS.Timeout | null;
   private sweeping: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -130,6 +132,7 @@ export class PostgresStore implements Store {
   ) {
     this.charges = new PgCharges(pool, limits, expiryMs);
     this.idempotency = new PgIdempotency(pool, expiryMs);
+    this.web = new PgWeb(pool);
     this.timer =
       sweepIntervalMs > 0
         ? setInterval(() => {
@@ -225,6 +228,26 @@ export class PostgresStore implements Store {
     ).rows[0];
     if (row.credits === null) throw new Error(`Pass ${caller.passId} does not exist.`);
     return { freeUsed: row.used ?? 0, passCredits: row.credits };
+  }
+
+  setting(name: string, initial: string): Promise<string> {
+    return this.web.setting(name, initial);
+  }
+
+  createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
+    return this.web.createKeyLimited(request);
+  }
+
+  revokePassKey(passId: string, keyId: string, now: Date): Promise<{ keyHint: string; revokedAt: string } | null> {
+    return this.web.revokePassKey(passId, keyId, now);
+  }
+
+  passCaller(passId: string, keyId: string): Promise<Caller | null> {
+    return this.web.passCaller(passId, keyId);
+  }
+
+  passFreeUsage(passId: string, day: string): Promise<Record<string, number>> {
+    return this.web.passFreeUsage(passId, day);
   }
 
   async reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {

@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import { generateKey, keyFingerprint, keyHint } from '../../contract/key.js';
+import type { CreatedKey } from '../store.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 22 base62 characters ≈ 131 bits: unguessable, so an id leaks nothing and never collides. */
@@ -28,3 +30,16 @@ export function ipFingerprint(ip: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
+
+/** A new key for `passId`, with everything the ledger stores of it (its fingerprint and hint) and the key itself, to show once. */
+export function freshKey(passId: string): CreatedKey & { fingerprint: Buffer } {
+  const key = generateKey();
+  return {
+    key,
+    keyId: newId('key'),
+    keyHint: keyHint(key),
+    passId,
+    createdAt: new Date().toISOString(),
+    fingerprint: keyFingerprint(key),
+  };
+}

@@ -103,6 +103,22 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (day, channel)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 2: the browser's side. Server settings (the pass cookie's secret when the operator
+  // gives none) and the daily count of keys created per client IP (SHA-256 of it).
+  `
+  CREATE TABLE settings (
+    name       TEXT PRIMARY KEY,
+    value      TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE key_creations (
+    ip_fingerprint BLOB NOT NULL CHECK (length(ip_fingerprint) = 32),
+    day            TEXT NOT NULL,
+    created        INTEGER NOT NULL CHECK (created >= 0),
+    PRIMARY KEY (ip_fingerprint, day)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -17,6 +17,7 @@ import { Charges } from './charges.js';
 import { openDatabase } from './database.js';
 import { Idempotency } from './idempotency.js';
 import { newId } from './ids.js';
+import { SqliteWeb } from './web.js';
 
 /**
  * Opens the ledger in one SQLite file (created and migrated if needed). The file must
@@ -36,6 +37,7 @@ export function openSqliteStore(path: string, limits: Limits): SqliteStore {
 export class SqliteStore implements Store {
   private readonly charges: Charges;
   private readonly idempotency: Idempotency;
+  private readonly web: SqliteWeb;
   private readonly s: Record<string, Statement>;
 
   constructor(
@@ -44,6 +46,7 @@ export class SqliteStore implements Store {
   ) {
     this.charges = new Charges(db, limits);
     this.idempotency = new Idempotency(db);
+    this.web = new SqliteWeb(db);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       insertPass: p('INSERT INTO passes (id, created_at) VALUES (?, ?)'),
@@ -145,6 +148,26 @@ export class SqliteStore implements Store {
       if (!pass) throw new Error(`Pass ${caller.passId} does not exist.`);
       return { freeUsed: free?.used ?? 0, passCredits: pass.credits };
     })();
+  }
+
+  async setting(name: string, initial: string): Promise<string> {
+    return this.web.setting(name, initial);
+  }
+
+  async createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
+    return this.web.createKeyLimited(request);
+  }
+
+  async revokePassKey(passId: string, keyId: string, now: Date): Promise<{ keyHint: string; revokedAt: string } | null> {
+    return this.web.revokePassKey(passId, keyId, now);
+  }
+
+  async passCaller(passId: string, keyId: string): Promise<Caller | null> {
+    return this.web.passCaller(passId, keyId);
+  }
+
+  async passFreeUsage(passId: string, day: string): Promise<Record<string, number>> {
+    return this.web.passFreeUsage(passId, day);
   }
 
   async reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {

@@ -1,0 +1,68 @@
+import type pg from 'pg';
+import { checkDay, checkKeyLimit, checkSettingName } from '../rules.js';
+import { freshKey, ipFingerprint } from '../sqlite/ids.js';
+import type { Caller, CreatedKey } from '../store.js';
+import { transaction } from './database.js';
+
+const SQL = {
+  insertSetting: 'INSERT INTO settings (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+  setting: 'SELECT value FROM settings WHERE name = $1',
+  passExists: 'SELECT 1 FROM passes WHERE id = $1',
+  // The first key of a day inserts the counter; later ones pass the guard (re-checked on
+  // the latest row under its lock) or change nothing. A limit of 0 means no limit.
+  countKey: `INSERT INTO key_creations (ip_fingerprint, day, created) VALUES ($1, $2, 1)
+             ON CONFLICT (ip_fingerprint, day) DO UPDATE SET created = key_creations.created + 1
+             WHERE $3::int = 0 OR key_creations.created < $3::int
+             RETURNING created`,
+  insertKey: 'INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ($1, $2, $3, $4, $5)',
+  revoke: `UPDATE keys SET revoked_at = $1 WHERE id = $2 AND pass_id = $3 AND revoked_at IS NULL
+           RETURNING hint, revoked_at`,
+  caller: 'SELECT id, pass_id, hint FROM keys WHERE id = $1 AND pass_id = $2 AND revoked_at IS NULL',
+  freeUsage: `SELECT f.key_id, f.used FROM free_usage f JOIN keys k ON k.id = f.key_id
+              WHERE k.pass_id = $1 AND f.day = $2 AND f.used > 0`,
+};
+
+/** The browser's side of the PostgreSQL ledger; the same rules as SQLite's (sqlite/web.ts). */
+export class PgWeb {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async setting(name: string, initial: string): Promise<string> {
+    checkSettingName(name);
+    // Two statements, not one: the SELECT needs a snapshot taken after a concurrent
+    // first writer committed, which READ COMMITTED gives each new statement.
+    await this.pool.query(SQL.insertSetting, [name, initial, new Date().toISOString()]);
+    return (await this.pool.query<{ value: string }>(SQL.setting, [name])).rows[0].value;
+  }
+
+  async createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
+    checkDay(request.day);
+    checkKeyLimit(request.perIpLimit);
+    const { fingerprint, ...created } = freshKey(request.passId);
+    return transaction(this.pool, async (client) => {
+      if ((await client.query(SQL.passExists, [request.passId])).rowCount === 0) {
+        throw new Error(`Pass ${request.passId} does not exist.`);
+      }
+      const counted = await client.query(SQL.countKey, [ipFingerprint(request.ip), request.day, request.perIpLimit]);
+      if (counted.rowCount === 0) return null; // this IP's keys for the day are used up
+      await client.query(SQL.insertKey, [created.keyId, created.passId, fingerprint, created.keyHint, created.createdAt]);
+      return created;
+    });
+  }
+
+  async revokePassKey(passId: string, keyId: string, now: Date): Promise<{ keyHint: string; revokedAt: string } | null> {
+    const row = (await this.pool.query<{ hint: string; revoked_at: Date }>(SQL.revoke, [now.toISOString(), keyId, passId]))
+      .rows[0];
+    return row ? { keyHint: row.hint, revokedAt: row.revoked_at.toISOString() } : null;
+  }
+
+  async passCaller(passId: string, keyId: string): Promise<Caller | null> {
+    const row = (await this.pool.query<{ id: string; pass_id: string; hint: string }>(SQL.caller, [keyId, passId])).rows[0];
+    return row ? { keyId: row.id, passId: row.pass_id, keyHint: row.hint } : null;
+  }
+
+  async passFreeUsage(passId: string, day: string): Promise<Record<string, number>> {
+    checkDay(day);
+    const { rows } = await this.pool.query<{ key_id: string; used: number }>(SQL.freeUsage, [passId, day]);
+    return Object.fromEntries(rows.map((r) => [r.key_id, r.used]));
+  }
+}

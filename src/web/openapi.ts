@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import {
+  DecisionResponse,
+  ErrorBody,
+  KeyCreated,
+  KeyRevoked,
+  PassCreate,
+  PassRecord,
+  WebDecisionRequest,
+  type ErrorCode,
+} from '../contract/index.js';
+
+/**
+ * The browser's routes in the OpenAPI document, from the same schemas. They answer
+ * only the service's own pages (same Origin, pass cookie), but they are API routes
+ * like the others and described as such.
+ */
+const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+const failure = (description: string, codes: ErrorCode[]) => ({
+  description: `${description} (code: ${codes.join(', ')})`,
+  ...json(ErrorBody),
+});
+const retryAfter = {
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const } },
+};
+
+export const PASS_COOKIE_SCHEME = {
+  passCookie: {
+    type: 'apiKey' as const,
+    in: 'cookie' as const,
+    name: 'decide_pass',
+    description: 'The signed pass cookie set by POST /v1/pass (`__Host-decide_pass` over https).',
+  },
+};
+
+const security = [{ passCookie: [] }];
+const noPass = failure('No valid pass cookie', ['pass_missing']);
+const foreign = failure('The request does not come from the service’s own pages (Origin)', ['forbidden_origin']);
+const body = {
+  '413': failure('Body larger than 64 KiB', ['payload_too_large']),
+  '415': failure('Body is not application/json', ['unsupported_media_type']),
+};
+
+export function webPaths(): ZodOpenApiPathsObject {
+  return {
+    '/v1/pass': {
+      post: {
+        summary: 'Verify this browser once and get its pass (sets the pass cookie)',
+        requestBody: { required: false, ...json(PassCreate) },
+        responses: {
+          '200': { description: 'The browser already holds a valid pass: not verified again', ...json(PassRecord) },
+          '201': {
+            description: 'Verified: a new pass, and its cookie',
+            headers: { 'Set-Cookie': { description: 'The pass cookie (HttpOnly, SameSite=Strict)', schema: { type: 'string' } } },
+            ...json(PassRecord),
+          },
+          '400': failure('Invalid body, or no verification token', ['invalid_json', 'invalid_request']),
+          '403': failure('Another origin, or the verification did not pass', ['forbidden_origin', 'verification_failed']),
+          ...body,
+          '503': { ...failure('The verification provider is unavailable', ['verification_unavailable']), headers: retryAfter },
+        },
+      },
+      get: {
+        summary: "The pass's balance, its keys and today's free use",
+        security,
+        responses: { '200': { description: 'Pass record', ...json(PassRecord) }, '401': noPass, '403': foreign },
+      },
+    },
+    '/v1/keys': {
+      post: {
+        summary: "Create a key linked to the browser's pass (2 per IP per UTC day); the key is shown this once",
+        security,
+        responses: {
+          '201': { description: 'The new key', ...json(KeyCreated) },
+          '401': noPass,
+          '403': foreign,
+          '429': { ...failure('This IP created 2 keys today', ['rate_limited']), headers: retryAfter },
+        },
+      },
+    },
+    '/v1/keys/{id}': {
+      delete: {
+        summary: "Revoke one of the pass's keys",
+        security,
+        requestParams: { path: z.object({ id: z.string().meta({ description: 'The key id, from GET /v1/pass.' }) }) },
+        responses: {
+          '200': { description: 'Key revoked', ...json(KeyRevoked) },
+          '401': noPass,
+          '403': foreign,
+          '404': failure('The pass has no active key with this id', ['not_found']),
+        },
+      },
+    },
+    '/v1/web/decisions': {
+      post: {
+        summary: "A decision from the pass page, paid by one of the pass's keys (counted as web)",
+        security,
+        requestBody: { required: true, ...json(WebDecisionRequest) },
+        responses: {
+          '200': { description: 'The decision', ...json(DecisionResponse) },
+          '400': failure('Invalid body, or keyId is not an active key of the pass', ['invalid_json', 'invalid_request']),
+          '401': noPass,
+          '402': failure('A funded pass is required, or its credits are too few', ['pass_required', 'insufficient_credits']),
+          '403': foreign,
+          ...body,
+          '429': {
+            ...failure('Free allowance used up, site limit reached, or engine busy', ['free_limit_reached', 'rate_limited', 'engine_busy']),
+            headers: retryAfter,
+          },
+          '502': failure('The engine answered unusably', ['engine_bad_response']),
+          '503': { ...failure('The engine is unavailable', ['engine_unavailable']), headers: retryAfter },
+          '504': failure('The engine did not answer in time', ['engine_timeout']),
+        },
+      },
+    },
+  };
+}

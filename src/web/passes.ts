@@ -1,0 +1,76 @@
+import {
+  DecideError,
+  type DecisionRequest,
+  type KeyCreated,
+  type KeyRevoked,
+  type PassRecord,
+  type WebDecisionRequest,
+} from '../contract/index.js';
+import type { Caller, Store } from '../ledger/store.js';
+import { secondsToMidnight, utcDay } from '../service/clock.js';
+import { KEYS_PER_IP_PER_DAY } from '../service/limits.js';
+import type { DecideAnswer, DecisionService } from '../service/service.js';
+
+/**
+ * What the browser's routes do with a pass, in the contract's words: its record, its
+ * keys (created at most 2 per IP per UTC day, revoked by id), and decisions paid by
+ * one of its keys through the one decision path every channel shares.
+ */
+export class PassDesk {
+  constructor(
+    private readonly store: Store,
+    private readonly service: DecisionService,
+  ) {}
+
+  async record(passId: string): Promise<PassRecord | null> {
+    const day = utcDay(this.service.now());
+    const pass = await this.store.showPass(passId);
+    if (!pass) return null;
+    const used = await this.store.passFreeUsage(passId, day);
+    return {
+      passId: pass.passId,
+      passCredits: pass.passCredits,
+      fundedEver: pass.fundedEver,
+      keys: pass.keys.map((k) => ({ ...k, freeUsed: used[k.id] ?? 0 })),
+      freeLimit: this.service.limits.freePerKey,
+      day,
+    };
+  }
+
+  async createPass(): Promise<string> {
+    return (await this.store.createPass()).passId;
+  }
+
+  async createKey(passId: string, ip: string): Promise<KeyCreated> {
+    const now = this.service.now();
+    const created = await this.store.createKeyLimited({ passId, ip, day: utcDay(now), perIpLimit: KEYS_PER_IP_PER_DAY });
+    if (!created) {
+      throw new DecideError(
+        'rate_limited',
+        `this network has created ${KEYS_PER_IP_PER_DAY} keys today, the most a day; more can be created after the next UTC midnight`,
+        secondsToMidnight(now),
+      );
+    }
+    return { id: created.keyId, key: created.key, keyHint: created.keyHint, createdAt: created.createdAt };
+  }
+
+  async revokeKey(passId: string, keyId: string): Promise<KeyRevoked> {
+    const revoked = await this.store.revokePassKey(passId, keyId, this.service.now());
+    if (!revoked) throw new DecideError('not_found', `this pass has no active key ${keyId}`);
+    return { revoked: true, ...revoked };
+  }
+
+  /** The caller of the key that pays for a web decision; 400 naming `keyId` when it is not an active key of the pass. */
+  async payer(passId: string, keyId: string): Promise<Caller> {
+    const caller = await this.store.passCaller(passId, keyId);
+    if (caller) return caller;
+    const message = 'not an active key of this pass';
+    throw new DecideError('invalid_request', `keyId: ${message}`, undefined, [{ field: 'keyId', message }]);
+  }
+
+  /** A web decision: the key's free allowance, then the pass's credits; a `web` sample in the metrics. */
+  decide(request: WebDecisionRequest, caller: Caller, ip: string, startedAt: number): Promise<DecideAnswer> {
+    const { keyId: _paidBy, ...decision } = request;
+    return this.service.decide(decision as DecisionRequest, { caller, channel: 'web', ip, startedAt });
+  }
+}

@@ -1,0 +1,107 @@
+// Draws a DecisionResponse on the pass page: one bar per option or level (or yes and
+// no), the signal and the context sufficiency in words, and for a stress test the
+// checks and the fact the answer hangs on. Loaded before app.js, which calls it.
+'use strict';
+
+(() => {
+  const pct = (p) => `${(p * 100).toFixed(1)}%`;
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  /** One row per option, level, or Yes/No, in the order of the answer; `top` marks the answer it points to. */
+  function rowsOf(result) {
+    if ('yesProbability' in result) {
+      const yes = result.yesProbability;
+      return [
+        { label: 'Yes', p: yes, top: yes >= 0.5 },
+        { label: 'No', p: Math.round((1 - yes) * 1e4) / 1e4, top: yes < 0.5 },
+      ];
+    }
+    const entries = Object.entries(result.probabilities);
+    let best = result.selected;
+    if (best === undefined) for (const [label, p] of entries) if (best === undefined || p > result.probabilities[best]) best = label;
+    return entries.map(([label, p]) => ({ label, p, top: label === best }));
+  }
+
+  const topOf = (result) => rowsOf(result).find((row) => row.top)?.label ?? '';
+
+  function signalWords(response) {
+    const noul = 'yesProbability' in response.result;
+    return {
+      directional: `"${topOf(response.result)}" leads the next answer by 15 points or more`,
+      yes: 'the probability of yes is 60% or more',
+      no: 'the probability of yes is 40% or less',
+      unclear: noul ? 'the probability of yes lies between 40% and 60%' : 'no answer leads by 15 points or more',
+      'needs-context': 'the facts given are not enough to decide: add facts and ask again',
+    }[response.signal];
+  }
+
+  function sufficiencyWords(s) {
+    if (s < 0.5) return 'too few facts to rely on';
+    if (s < 0.75) return 'some facts are missing';
+    return 'the facts given are enough';
+  }
+
+  function bars(result) {
+    const list = el('div', 'bars');
+    for (const row of rowsOf(result)) {
+      const line = el('div', row.top ? 'bar-row top' : 'bar-row');
+      line.append(el('span', 'bar-label', row.label));
+      const bar = el('span', 'bar');
+      const fill = el('span', 'fill');
+      fill.style.width = pct(row.p); // CSSOM, which the CSP allows (inline style attributes it does not)
+      bar.append(fill);
+      line.append(bar, el('span', 'bar-value', pct(row.p)));
+      list.append(line);
+    }
+    return list;
+  }
+
+  function stressPart(stress) {
+    const part = el('div', 'stress');
+    part.append(el('h3', '', `Stress test: ${Math.round(stress.agreement * 100)}% of the checks agree`));
+    const table = el('table', 'checks');
+    const head = el('tr');
+    for (const title of ['Check', 'Answer', 'Agrees', 'Shift']) head.append(el('th', '', title));
+    table.append(head);
+    for (const check of stress.checks) {
+      const row = el('tr', check.agrees ? '' : 'disagrees');
+      const what = check.kind === 'reversed' ? 'options in reverse order' : `without fact ${check.factIndex + 1}: ${check.fact}`;
+      row.append(el('td', '', what), el('td', '', topOf(check.result)), el('td', '', check.agrees ? 'yes' : 'no'), el('td', '', pct(check.shift)));
+      table.append(row);
+    }
+    part.append(table);
+    if (stress.pivot) {
+      const pivot = el('p', 'pivot');
+      pivot.append(el('strong', '', `Decisive fact (${stress.pivot.flips ? 'removing it changes the answer' : 'the largest shift'}): `));
+      pivot.append(el('q', '', stress.pivot.fact), document.createTextNode(` shift ${pct(stress.pivot.shift)}`));
+      part.append(pivot);
+    } else {
+      part.append(el('p', 'muted', 'The context holds a single fact, so no fact can be left out.'));
+    }
+    return part;
+  }
+
+  window.decideRender = (response) => {
+    const box = document.getElementById('answer');
+    box.replaceChildren();
+    box.append(el('h3', '', response.question));
+    const signal = el('p', 'signal');
+    signal.append(el('span', `badge signal-${response.signal}`, response.signal), document.createTextNode(` ${signalWords(response)}`));
+    box.append(signal, bars(response.result));
+    const s = response.contextSufficiency;
+    box.append(el('p', 'sufficiency', `Context sufficiency ${pct(s)}: ${sufficiencyWords(s)}.`));
+    if (response.stress) box.append(stressPart(response.stress));
+    const access = response.access.type === 'free'
+      ? `Free: ${response.access.freeRemaining} free decisions left today for this key.`
+      : `Paid by the pass: ${response.access.passCredits} credits left.`;
+    box.append(el('p', 'muted', `${access} Model ${response.model}, ${response.timing.processingMs} ms.`));
+    box.hidden = false;
+    box.scrollIntoView({ block: 'nearest' });
+  };
+})();

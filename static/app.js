@@ -1,0 +1,246 @@
+// decide's pages: a little script, no framework and no build step. It runs under a
+// Content-Security-Policy without 'unsafe-inline', so there are no inline handlers,
+// and every text from the service or the user goes into the page as textContent.
+'use strict';
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+
+/** One call of the service's own API (the pass cookie travels by itself). */
+async function api(method, path, body) {
+  const init = { method, headers: { accept: 'application/json' }, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    return { status: 0, body: { error: 'the service cannot be reached; check the connection and try again', code: 'unreachable' } };
+  }
+  let json = null;
+  try {
+    json = await response.json();
+  } catch {
+    // not JSON: described by its status below
+  }
+  return { status: response.status, body: json };
+}
+
+const messageOf = (answer) => (answer.body && answer.body.error) || `the service answered HTTP ${answer.status}`;
+
+function say(element, text) {
+  element.textContent = text || '';
+  element.hidden = !text;
+}
+
+// ---- The home page: verification and "Create a key" ----
+
+let verificationToken = null;
+// The widget's callbacks, named in its data-callback attributes.
+window.decideVerified = (token) => {
+  verificationToken = token;
+  refreshCreateButton();
+};
+window.decideVerificationExpired = () => {
+  verificationToken = null;
+  refreshCreateButton();
+};
+window.decideVerificationError = () => {
+  verificationToken = null;
+  refreshCreateButton();
+  const error = $('#create-error');
+  if (error) say(error, 'The verification widget failed to load or run; reload the page to try again.');
+};
+
+function resetWidget() {
+  verificationToken = null;
+  try {
+    window.turnstile?.reset();
+    window.hcaptcha?.reset();
+  } catch {
+    // no widget on the page
+  }
+}
+
+function refreshCreateButton() {
+  const button = $('#create-key');
+  if (!button) return;
+  const waiting = button.dataset.needsToken === '1' && button.dataset.hasPass !== '1' && !verificationToken;
+  button.disabled = waiting || button.dataset.busy === '1';
+}
+
+async function createKey(button) {
+  const error = $('#create-error');
+  say(error, '');
+  if (button.dataset.hasPass !== '1') {
+    const pass = await api('POST', '/v1/pass', verificationToken ? { verificationToken } : {});
+    if (pass.status !== 200 && pass.status !== 201) {
+      resetWidget();
+      return say(error, `The browser could not be verified: ${messageOf(pass)}`);
+    }
+    button.dataset.hasPass = '1';
+    say($('#pass-state'), 'This browser is verified and holds a pass.');
+  }
+  const made = await api('POST', '/v1/keys');
+  if (made.status !== 201) return say(error, `No key was created: ${messageOf(made)}`);
+  $('#new-key-value').textContent = made.body.key;
+  $('#new-key').hidden = false;
+  $('#copy-key').focus();
+}
+
+function initHome() {
+  const button = $('#create-key');
+  if (!button) return;
+  refreshCreateButton();
+  button.addEventListener('click', async () => {
+    button.dataset.busy = '1';
+    refreshCreateButton();
+    try {
+      await createKey(button);
+    } finally {
+      button.dataset.busy = '0';
+      refreshCreateButton();
+    }
+  });
+  $('#copy-key').addEventListener('click', async () => {
+    const value = $('#new-key-value');
+    try {
+      await navigator.clipboard.writeText(value.textContent);
+      say($('#copy-state'), 'Copied to the clipboard.');
+    } catch {
+      getSelection().selectAllChildren(value);
+      say($('#copy-state'), 'Selected: copy it with Ctrl+C (⌘C).');
+    }
+  });
+}
+
+// ---- The pass page: revoking keys ----
+
+function initRevoke() {
+  document.addEventListener('click', async (event) => {
+    const button = event.target.closest('button.revoke');
+    if (!button) return;
+    // Two steps instead of a dialog: the first click arms the button.
+    if (button.dataset.armed !== '1') {
+      button.dataset.armed = '1';
+      button.textContent = `Confirm: revoke ${button.dataset.hint}`;
+      return;
+    }
+    button.disabled = true;
+    const row = button.closest('tr');
+    const answer = await api('DELETE', `/v1/keys/${encodeURIComponent(button.dataset.keyId)}`);
+    if (answer.status !== 200) {
+      button.disabled = false;
+      return say($('.status', row), `not revoked: ${messageOf(answer)}`);
+    }
+    $('.status', row).textContent = `revoked ${answer.body.revokedAt.slice(0, 10)} ${answer.body.revokedAt.slice(11, 16)} UTC`;
+    row.classList.add('revoked');
+    button.remove();
+    $(`#decide-form select[name="keyId"] option[value="${CSS.escape(row.dataset.keyId)}"]`)?.remove();
+  });
+}
+
+// ---- The pass page: the decision form ----
+
+/** The request the form describes, and which input each field of the contract names. */
+function collect(form) {
+  const field = (name) => form.elements.namedItem(name);
+  const mode = field('mode').value;
+  const request = {
+    keyId: field('keyId')?.value ?? '',
+    mode,
+    question: field('question').value,
+    context: field('context').value,
+    depth: field('depth').value,
+  };
+  const inputOf = {};
+  if (mode === 'choice') {
+    request.options = [];
+    $$('input[name^="options."]', form).forEach((input) => {
+      if (input.value.trim() === '') return; // empty boxes are left out
+      inputOf[`options.${request.options.length}`] = input.name;
+      request.options.push(input.value);
+    });
+  }
+  if (mode === 'score') request.levels = [0, 1, 2].map((i) => field(`levels.${i}`).value);
+  return { request, inputOf };
+}
+
+function clearErrors(form) {
+  $$('.field-error', form).forEach((slot) => say(slot, ''));
+  $$('[aria-invalid]', form).forEach((input) => input.removeAttribute('aria-invalid'));
+  say($('#decide-error'), '');
+}
+
+/** Each problem beside the field it names (`options.1` → the box it came from); the rest above the button. */
+function showIssues(form, issues, inputOf) {
+  const unplaced = [];
+  for (const { field, message } of issues) {
+    const name = inputOf[field] ?? field;
+    const slot = $(`[data-error-for="${CSS.escape(name)}"]`, form) ?? $(`[data-error-for="${CSS.escape(name.split('.')[0])}"]`, form);
+    if (!slot) {
+      unplaced.push(`${field}: ${message}`);
+      continue;
+    }
+    say(slot, slot.textContent ? `${slot.textContent}; ${message}` : message);
+    form.elements.namedItem(name)?.setAttribute?.('aria-invalid', 'true');
+  }
+  if (unplaced.length) say($('#decide-error'), unplaced.join('; '));
+}
+
+function showMode(form) {
+  const mode = form.elements.namedItem('mode').value;
+  $$('fieldset[data-mode]', form).forEach((set) => {
+    set.hidden = set.dataset.mode !== mode;
+  });
+}
+
+async function refreshPass() {
+  const answer = await api('GET', '/v1/pass');
+  if (answer.status !== 200) return;
+  $('#pass-credits').textContent = String(answer.body.passCredits);
+  $('#pass-funded').textContent = answer.body.fundedEver ? 'yes' : 'not yet';
+  for (const key of answer.body.keys) {
+    const cell = $(`tr[data-key-id="${CSS.escape(key.id)}"] .free-used`);
+    if (!cell) continue;
+    $('meter', cell).value = key.freeUsed;
+    $('span', cell).textContent = String(key.freeUsed);
+  }
+}
+
+function initDecisionForm() {
+  const form = $('#decide-form');
+  if (!form) return;
+  form.elements.namedItem('mode').addEventListener('change', () => showMode(form));
+  showMode(form);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    const submit = $('button[type="submit"]', form);
+    const { request, inputOf } = collect(form);
+    submit.disabled = true;
+    submit.textContent = 'Deciding…';
+    try {
+      const answer = await api('POST', '/v1/web/decisions', request);
+      if (answer.status === 200) {
+        window.decideRender(answer.body);
+        await refreshPass();
+      } else if (answer.status === 400 && answer.body?.issues) {
+        showIssues(form, answer.body.issues, inputOf);
+      } else {
+        say($('#decide-error'), `${messageOf(answer)}${answer.body?.code ? ` (${answer.body.code})` : ''}`);
+      }
+    } finally {
+      submit.disabled = false;
+      submit.textContent = 'Decide';
+    }
+  });
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  initHome();
+  initRevoke();
+  initDecisionForm();
+});

@@ -1,0 +1,160 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keyFingerprint } from '../../src/contract/key.js';
+import type { Store } from '../../src/ledger/store.js';
+import { DAY, IP, NEXT_DAY, newCaller, NOW } from './helpers.js';
+import type { LedgerHarness } from './store-suite.js';
+
+/**
+ * The browser's side of the `Store` contract (settings, keys created from a page,
+ * a pass's own keys). storeSuite runs it, inside its own per-test ledger
+ * (`h.create` / `h.destroy`), for SQLite and PostgreSQL alike.
+ */
+export function webStoreSuite(h: LedgerHarness): void {
+  let store: Store;
+  const opened: Store[] = [];
+  const open = async () => {
+    store = await h.open();
+    opened.push(store);
+    return store;
+  };
+  beforeEach(() => open());
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close();
+  });
+  const count = async (table: string) =>
+    (await h.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
+  const limited = (passId: string, ip = IP, day = DAY, perIpLimit = 2) =>
+    store.createKeyLimited({ passId, ip, day, perIpLimit });
+
+  describe(`${h.name}: settings`, () => {
+    it('stores the first value and keeps it; every store of the ledger reads the same', async () => {
+      expect(await store.setting('cookie_secret', 'first')).toBe('first');
+      expect(await store.setting('cookie_secret', 'second')).toBe('first');
+      const other = await h.open();
+      opened.push(other);
+      expect(await other.setting('cookie_secret', 'third')).toBe('first');
+      expect(await store.setting('other.name', 'x')).toBe('x');
+      await expect(store.setting('Bad Name', 'x')).rejects.toThrow(/setting name/);
+    });
+
+    it('concurrent first writers agree on one value', async () => {
+      const other = await h.open();
+      opened.push(other);
+      const values = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => (i % 2 ? other : store).setting('race', `value-${i}`)),
+      );
+      expect(new Set(values).size).toBe(1);
+      expect(await count('settings')).toBe(1);
+    });
+  });
+
+  describe(`${h.name}: keys created from a page`, () => {
+    it('two keys per IP per UTC day; the third is refused and writes nothing', async () => {
+      const { passId } = await store.createPass();
+      const first = await limited(passId);
+      const second = await limited(passId);
+      expect(first?.passId).toBe(passId);
+      expect(first?.key).toMatch(/^dcd_api_[0-9A-Za-z]{49}$/);
+      expect(first?.keyHint).toBe(`dcd_api_…${first?.key.slice(-4)}`);
+      expect(Object.keys(first!).sort()).toEqual(['createdAt', 'key', 'keyHint', 'keyId', 'passId']);
+      expect(second?.keyId).not.toBe(first?.keyId);
+      expect(await store.authenticate(keyFingerprint(first!.key))).toEqual({
+        keyId: first!.keyId,
+        passId,
+        keyHint: first!.keyHint,
+      });
+
+      expect(await limited(passId)).toBeNull();
+      expect(await limited(passId, `::ffff:${IP}`)).toBeNull(); // the same client through a dual-stack socket
+      expect(await count('keys')).toBe(2);
+      expect((await store.showPass(passId))?.keys).toHaveLength(2);
+
+      expect(await limited(passId, '198.51.100.9')).not.toBeNull(); // another IP
+      expect(await limited(passId, IP, NEXT_DAY)).not.toBeNull(); // the next day
+      // Another pass behind the same IP shares the IP's count.
+      const other = await store.createPass();
+      expect(await limited(other.passId)).toBeNull();
+    });
+
+    it('counts per IP whatever the limit: 0 means no limit', async () => {
+      const { passId } = await store.createPass();
+      for (let i = 0; i < 5; i++) expect(await limited(passId, IP, DAY, 0)).not.toBeNull();
+      expect(await limited(passId, '10.1.1.1', DAY, 1)).not.toBeNull();
+      expect(await limited(passId, '10.1.1.1', DAY, 1)).toBeNull();
+      await expect(limited(passId, IP, DAY, -1)).rejects.toThrow(/non-negative/);
+      await expect(limited(passId, IP, 'today')).rejects.toThrow(/YYYY-MM-DD/);
+    });
+
+    it('an unknown pass is refused without counting the IP', async () => {
+      await expect(limited('pass_doesnotexist')).rejects.toThrow(/does not exist/);
+      const { passId } = await store.createPass();
+      expect(await limited(passId)).not.toBeNull();
+      expect(await limited(passId)).not.toBeNull();
+    });
+
+    it('concurrent creations from one IP: exactly the limit succeed', async () => {
+      const { passId } = await store.createPass();
+      const other = await h.open();
+      opened.push(other);
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          (i % 2 ? other : store).createKeyLimited({ passId, ip: IP, day: DAY, perIpLimit: 2 }),
+        ),
+      );
+      expect(results.filter((r) => r !== null)).toHaveLength(2);
+      expect(await count('keys')).toBe(2);
+    });
+
+    it('stores a fingerprint of the IP and of the key, never either', async () => {
+      const { passId } = await store.createPass();
+      const created = await limited(passId);
+      await store.close();
+      const bytes = await h.everything();
+      expect(bytes.includes(Buffer.from(IP))).toBe(false);
+      expect(bytes.includes(Buffer.from(created!.key))).toBe(false);
+      expect(bytes.includes(keyFingerprint(created!.key))).toBe(true); // positive control
+    });
+  });
+
+  describe(`${h.name}: a pass's own keys`, () => {
+    it('revokes a key of the pass only, once', async () => {
+      const a = await newCaller(store);
+      const b = await newCaller(store);
+      expect(await store.revokePassKey(b.passId, a.keyId, NOW)).toBeNull();
+      expect((await store.showPass(a.passId))?.keys[0].revokedAt).toBeNull();
+      expect(await store.revokePassKey(a.passId, a.keyId, NOW)).toEqual({
+        keyHint: a.keyHint,
+        revokedAt: NOW.toISOString(),
+      });
+      expect(await store.revokePassKey(a.passId, a.keyId, NOW)).toBeNull();
+      expect(await store.revokePassKey(a.passId, 'key_unknown', NOW)).toBeNull();
+      expect((await store.showPass(a.passId))?.keys[0].revokedAt).toBe(NOW.toISOString());
+    });
+
+    it('gives the caller of an active key of the pass, and nothing else', async () => {
+      const a = await newCaller(store);
+      const b = await newCaller(store);
+      expect(await store.passCaller(a.passId, a.keyId)).toEqual(a);
+      expect(await store.passCaller(b.passId, a.keyId)).toBeNull();
+      expect(await store.passCaller(a.passId, 'key_unknown')).toBeNull();
+      await store.revokeKey(a.keyId, NOW);
+      expect(await store.passCaller(a.passId, a.keyId)).toBeNull();
+    });
+
+    it("reports each key's free use of the day", async () => {
+      const a = await newCaller(store);
+      const a2 = await newCaller(store, a.passId);
+      const b = await newCaller(store);
+      const take = (caller: typeof a, day = DAY) => store.reserve({ caller, depth: 'standard', ip: IP, day }, NOW);
+      await take(a);
+      const second = await take(a);
+      await take(a2, NEXT_DAY);
+      await take(b);
+      expect(await store.passFreeUsage(a.passId, DAY)).toEqual({ [a.keyId]: 2 });
+      expect(await store.passFreeUsage(a.passId, NEXT_DAY)).toEqual({ [a2.keyId]: 1 });
+      if (second.ok) await store.release(second.reservation.id, NOW);
+      expect(await store.passFreeUsage(a.passId, DAY)).toEqual({ [a.keyId]: 1 });
+      expect(await store.passFreeUsage('pass_unknown', DAY)).toEqual({});
+    });
+  });
+}
