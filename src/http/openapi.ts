@@ -1,25 +1,10 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { PASS_COOKIE_SCHEME, webPaths } from '../web/openapi.js';
-import {
-  DecisionRequest,
-  DecisionResponse,
-  ErrorBody,
-  KeyRevoked,
-  Metrics,
-  Usage,
-  type ErrorCode,
-} from '../contract/index.js';
+import { DecisionRequest, DecisionResponse, KeyRevoked, Metrics, Usage } from '../contract/index.js';
+import { bodyFailures, decisionFailures, failure, json } from './openapi-parts.js';
 
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-const failure = (description: string, codes: ErrorCode[]) => ({
-  description: `${description} (code: ${codes.join(', ')})`,
-  ...json(ErrorBody),
-});
 const unauthorized = failure('Key missing, malformed, unknown or revoked', ['unauthorized']);
-const retryAfter = {
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const } },
-};
 
 /** The OpenAPI document, generated from the contract's zod schemas (never written by hand). */
 export function openApiDocument(): ReturnType<typeof createDocument> {
@@ -53,22 +38,10 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             '200': { description: 'The decision', ...json(DecisionResponse) },
             '400': failure('Invalid body', ['invalid_json', 'invalid_request']),
             '401': unauthorized,
-            '402': failure('A funded pass is required, or its credits are too few', ['pass_required', 'insufficient_credits']),
             '409': failure('A request with this Idempotency-Key is still running', ['idempotency_in_progress']),
-            '413': failure('Body larger than 64 KiB', ['payload_too_large']),
-            '415': failure('Body is not application/json', ['unsupported_media_type']),
             '422': failure('Idempotency-Key reused with another body', ['idempotency_key_reused']),
-            '429': {
-              ...failure('Free allowance used up, site limit reached, or engine busy', [
-                'free_limit_reached',
-                'rate_limited',
-                'engine_busy',
-              ]),
-              headers: retryAfter,
-            },
-            '502': failure('The engine answered unusably', ['engine_bad_response']),
-            '503': { ...failure('The engine is unavailable', ['engine_unavailable']), headers: retryAfter },
-            '504': failure('The engine did not answer in time', ['engine_timeout']),
+            ...bodyFailures,
+            ...decisionFailures,
           },
         },
       },

@@ -2,28 +2,19 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import {
   DecisionResponse,
-  ErrorBody,
   KeyCreated,
   KeyRevoked,
   PassCreate,
   PassRecord,
   WebDecisionRequest,
-  type ErrorCode,
 } from '../contract/index.js';
+import { bodyFailures, decisionFailures, failure, json, retryAfter } from '../http/openapi-parts.js';
 
 /**
  * The browser's routes in the OpenAPI document, from the same schemas. They answer
  * only the service's own pages (same Origin, pass cookie), but they are API routes
  * like the others and described as such.
  */
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-const failure = (description: string, codes: ErrorCode[]) => ({
-  description: `${description} (code: ${codes.join(', ')})`,
-  ...json(ErrorBody),
-});
-const retryAfter = {
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const } },
-};
 
 export const PASS_COOKIE_SCHEME = {
   passCookie: {
@@ -37,10 +28,6 @@ export const PASS_COOKIE_SCHEME = {
 const security = [{ passCookie: [] }];
 const noPass = failure('No valid pass cookie', ['pass_missing']);
 const foreign = failure('The request does not come from the service’s own pages (Origin)', ['forbidden_origin']);
-const body = {
-  '413': failure('Body larger than 64 KiB', ['payload_too_large']),
-  '415': failure('Body is not application/json', ['unsupported_media_type']),
-};
 
 export function webPaths(): ZodOpenApiPathsObject {
   return {
@@ -57,7 +44,7 @@ export function webPaths(): ZodOpenApiPathsObject {
           },
           '400': failure('Invalid body, or no verification token', ['invalid_json', 'invalid_request']),
           '403': failure('Another origin, or the verification did not pass', ['forbidden_origin', 'verification_failed']),
-          ...body,
+          ...bodyFailures,
           '503': { ...failure('The verification provider is unavailable', ['verification_unavailable']), headers: retryAfter },
         },
       },
@@ -101,16 +88,9 @@ export function webPaths(): ZodOpenApiPathsObject {
           '200': { description: 'The decision', ...json(DecisionResponse) },
           '400': failure('Invalid body, or keyId is not an active key of the pass', ['invalid_json', 'invalid_request']),
           '401': noPass,
-          '402': failure('A funded pass is required, or its credits are too few', ['pass_required', 'insufficient_credits']),
           '403': foreign,
-          ...body,
-          '429': {
-            ...failure('Free allowance used up, site limit reached, or engine busy', ['free_limit_reached', 'rate_limited', 'engine_busy']),
-            headers: retryAfter,
-          },
-          '502': failure('The engine answered unusably', ['engine_bad_response']),
-          '503': { ...failure('The engine is unavailable', ['engine_unavailable']), headers: retryAfter },
-          '504': failure('The engine did not answer in time', ['engine_timeout']),
+          ...bodyFailures,
+          ...decisionFailures,
         },
       },
     },

@@ -1,31 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KeyRevoked, Usage } from '../../src/contract/index.js';
-import { assertBuilt } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
-import { startWithOpenAI, type Running } from '../support/service.js';
-import { decide, decideInPty, ESCAPE, killAll, plain, tempFolder } from './helpers.js';
+import { decide, decideInPty, ESCAPE, plain, useClientFixture } from './helpers.js';
 
 /** `decide usage` and `decide revoke` against the real service. */
 describe('decide usage / revoke', () => {
-  let svc: Running;
-  let tmp: ReturnType<typeof tempFolder>;
-  beforeAll(async () => {
-    assertBuilt();
-    svc = await startWithOpenAI();
-    tmp = tempFolder();
-  });
-  afterAll(async () => {
-    tmp.remove();
-    await svc.close();
-  });
-  afterEach(killAll);
+  const client = useClientFixture();
 
-  const env = (key: string) => ({ DECIDE_URL: svc.url, DECIDE_API_KEY: key });
-  const usageOf = async (key: string) => (await svc.call('GET', '/v1/usage', { key }));
+  const env = (key: string) => ({ DECIDE_URL: client.svc.url, DECIDE_API_KEY: key });
+  const usageOf = async (key: string) => (await client.svc.call('GET', '/v1/usage', { key }));
 
   it('usage --json prints the API body; the human form shows the allowance and the credits', async () => {
-    const { key } = await svc.newKey(12);
-    await svc.call('POST', '/v1/decisions', { key, json: NOUL });
+    const { key } = await client.svc.newKey(12);
+    await client.svc.call('POST', '/v1/decisions', { key, json: NOUL });
     const json = await decide(['usage', '--json'], { env: env(key) });
     expect(json.code).toBe(0);
     expect(json.stderr).toBe('');
@@ -42,15 +29,15 @@ describe('decide usage / revoke', () => {
   });
 
   it('usage with the key from --key-file, the file trimmed', async () => {
-    const { key } = await svc.newKey();
-    const file = tmp.write('usage.key', `  ${key}\n\n`);
-    const run = await decide(['usage', '--json', '--key-file', file], { env: { DECIDE_URL: svc.url } });
+    const { key } = await client.svc.newKey();
+    const file = client.tmp.write('usage.key', `  ${key}\n\n`);
+    const run = await decide(['usage', '--json', '--key-file', file], { env: { DECIDE_URL: client.svc.url } });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).freeRemaining).toBe(20);
   });
 
   it('revoke without --yes off a terminal refuses (2), and the key still works', async () => {
-    const { key } = await svc.newKey();
+    const { key } = await client.svc.newKey();
     const run = await decide(['revoke'], { env: env(key) });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('decide: refusing to revoke without --yes: standard input is not a terminal to confirm on\n');
@@ -58,7 +45,7 @@ describe('decide usage / revoke', () => {
   });
 
   it('revoke --yes --json prints the API body; afterwards the key is refused (exit 3)', async () => {
-    const { key, keyHint } = await svc.newKey();
+    const { key, keyHint } = await client.svc.newKey();
     const run = await decide(['revoke', '--yes', '--json'], { env: env(key) });
     expect(run.code).toBe(0);
     const body = JSON.parse(run.stdout);
@@ -76,14 +63,14 @@ describe('decide usage / revoke', () => {
   });
 
   it('revoke on a terminal asks first: "y" revokes, anything else keeps the key (exit 2)', async () => {
-    const kept = await svc.newKey();
+    const kept = await client.svc.newKey();
     const no = await decideInPty(['revoke'], { env: env(kept.key), answer: { waitFor: '[y/N]', text: 'n\r' } });
     expect(no.code).toBe(2);
-    expect(plain(no.stdout)).toContain(`Revoke the key ${kept.keyHint} at ${svc.url}? Every later call with it is refused. [y/N]`);
+    expect(plain(no.stdout)).toContain(`Revoke the key ${kept.keyHint} at ${client.svc.url}? Every later call with it is refused. [y/N]`);
     expect(plain(no.stdout)).toContain(`not revoked: ${kept.keyHint} stays active`);
     expect((await usageOf(kept.key)).status).toBe(200);
 
-    const gone = await svc.newKey();
+    const gone = await client.svc.newKey();
     const yes = await decideInPty(['revoke'], { env: env(gone.key), answer: { waitFor: '[y/N]', text: 'y\r' } });
     expect(yes.code).toBe(0);
     expect(plain(yes.stdout)).toMatch(new RegExp(`Revoked ${gone.keyHint.replace('…', '.')} at \\S+Z; calls with this key are now refused \\(401\\)`));

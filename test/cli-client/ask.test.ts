@@ -1,29 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DecisionResponse } from '../../src/contract/index.js';
 import { factsText } from '../fakes/openai-fake.js';
-import { assertBuilt } from '../support/cli.js';
 import { CHOICE, NOUL, SCORE } from '../support/requests.js';
 import { isSufficiencyProbe, scripted, tokens } from '../support/scripts.js';
-import { startWithOpenAI, type Running } from '../support/service.js';
-import { decide, ESCAPE, killAll, tempFolder } from './helpers.js';
+import { decide, ESCAPE, useClientFixture } from './helpers.js';
 
 /** `decide ask|stress --json` and the human output on a pipe, against the real service. */
 describe('decide ask / stress against the service', () => {
-  let svc: Running;
-  let tmp: ReturnType<typeof tempFolder>;
-  beforeAll(async () => {
-    assertBuilt();
-    svc = await startWithOpenAI();
-    tmp = tempFolder();
-  });
-  afterAll(async () => {
-    tmp.remove();
-    await svc.close();
-  });
-  beforeEach(() => svc.fake.respond());
-  afterEach(killAll);
+  const client = useClientFixture();
+  beforeEach(() => client.svc.fake.respond());
 
-  const env = (key: string) => ({ DECIDE_URL: svc.url, DECIDE_API_KEY: key });
+  const env = (key: string) => ({ DECIDE_URL: client.svc.url, DECIDE_API_KEY: key });
   const options = (...names: string[]) => names.flatMap((name) => ['--option', name]);
   const levels = (...names: string[]) => names.flatMap((name) => ['--level', name]);
 
@@ -40,8 +27,8 @@ describe('decide ask / stress against the service', () => {
   }
 
   it('options make a choice; --json prints exactly the API body', async () => {
-    const { key } = await svc.newKey();
-    svc.fake.respond(scripted({ PostgreSQL: 0.8, MongoDB: 0.2 }, { Yes: 0.9, No: 0.1 }));
+    const { key } = await client.svc.newKey();
+    client.svc.fake.respond(scripted({ PostgreSQL: 0.8, MongoDB: 0.2 }, { Yes: 0.9, No: 0.1 }));
     const body = await json(['ask', CHOICE.question, '--context', CHOICE.context, ...options(...CHOICE.options)], key);
     expect(body.mode).toBe('choice');
     expect(body.result).toEqual({ selected: 'PostgreSQL', confidence: 0.6, probabilities: { PostgreSQL: 0.8, MongoDB: 0.2 } });
@@ -50,7 +37,7 @@ describe('decide ask / stress against the service', () => {
   });
 
   it('no options or levels: a yes/no question (noul), the question given as several words', async () => {
-    const { key } = await svc.newKey();
+    const { key } = await client.svc.newKey();
     const body = await json(['ask', ...NOUL.question.split(' '), '--context', NOUL.context], key);
     expect(body.mode).toBe('noul');
     expect(body.question).toBe(NOUL.question);
@@ -58,24 +45,24 @@ describe('decide ask / stress against the service', () => {
   });
 
   it('three levels make a score; the context can come from @file', async () => {
-    const { key } = await svc.newKey();
-    const file = tmp.write('facts.txt', SCORE.context + '\n');
+    const { key } = await client.svc.newKey();
+    const file = client.tmp.write('facts.txt', SCORE.context + '\n');
     const body = await json(['ask', SCORE.question, '--context', `@${file}`, ...levels(...SCORE.levels)], key);
     expect(body.mode).toBe('score');
     expect(Object.keys((body.result as { probabilities: object }).probabilities)).toEqual([...SCORE.levels]);
   });
 
   it('--context - reads standard input; --mode forces the mode', async () => {
-    const { key } = await svc.newKey();
+    const { key } = await client.svc.newKey();
     const body = await json(['ask', CHOICE.question, '--context', '-', '--mode', 'choice', ...options('PostgreSQL', 'MySQL', 'SQLite')], key, CHOICE.context);
     expect(body.mode).toBe('choice');
     expect(Object.keys((body.result as { probabilities: object }).probabilities)).toEqual(['PostgreSQL', 'MySQL', 'SQLite']);
-    const sent = svc.fake.requests.at(-1)!.body;
+    const sent = client.svc.fake.requests.at(-1)!.body;
     expect(factsText(sent)).toContain('Nobody on the team has run MongoDB in production.');
   });
 
   it('stress --json: the stress object, charged 5 credits', async () => {
-    const { key } = await svc.newKey(6);
+    const { key } = await client.svc.newKey(6);
     const body = await json(['stress', CHOICE.question, '--context', CHOICE.context, ...options(...CHOICE.options)], key);
     expect(body.stress).not.toBeNull();
     expect(body.stress!.checks[0].kind).toBe('reversed');
@@ -83,8 +70,8 @@ describe('decide ask / stress against the service', () => {
   });
 
   it('human output on a pipe: bars with percentages, the signal and sufficiency in words, no escape codes', async () => {
-    const { key } = await svc.newKey();
-    svc.fake.respond(scripted({ PostgreSQL: 0.75, MongoDB: 0.25 }, { Yes: 0.9, No: 0.1 }));
+    const { key } = await client.svc.newKey();
+    client.svc.fake.respond(scripted({ PostgreSQL: 0.75, MongoDB: 0.25 }, { Yes: 0.9, No: 0.1 }));
     const run = await decide(['ask', CHOICE.question, '--context', CHOICE.context, ...options(...CHOICE.options)], { env: env(key) });
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
@@ -100,9 +87,9 @@ describe('decide ask / stress against the service', () => {
   });
 
   it('human output of a stress test: the checks as a table, the pivot fact marked', async () => {
-    const { key } = await svc.newKey(5);
+    const { key } = await client.svc.newKey(5);
     const facts = ['The team knows SQL well.', 'The service needs transactions across several tables.'];
-    svc.fake.respond((body) => {
+    client.svc.fake.respond((body) => {
       if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.4, No: 0.6 }) };
       const pg = factsText(body).includes(facts[1]) ? 0.8 : 0.3;
       return { labels: tokens(body, { PostgreSQL: pg, MongoDB: 1 - pg }) };
@@ -122,8 +109,8 @@ describe('decide ask / stress against the service', () => {
   });
 
   it('yes/no and score in words', async () => {
-    const { key } = await svc.newKey();
-    svc.fake.respond(scripted({ Yes: 0.3, No: 0.7, low: 0.2, medium: 0.5, high: 0.3 }, { Yes: 0.6, No: 0.4 }));
+    const { key } = await client.svc.newKey();
+    client.svc.fake.respond(scripted({ Yes: 0.3, No: 0.7, low: 0.2, medium: 0.5, high: 0.3 }, { Yes: 0.6, No: 0.4 }));
     const noul = await decide(['ask', NOUL.question, '--context', NOUL.context], { env: env(key) });
     expect(noul.stdout).toMatch(/Yes\s+█+░+\s+30\.0%/);
     expect(noul.stdout).toMatch(/No\s+█+░+\s+70\.0%\s+← leans/);
@@ -138,23 +125,23 @@ describe('decide ask / stress against the service', () => {
   });
 
   it('--fail-on turns a yes/no signal into exit 1 for gating, with the JSON still printed', async () => {
-    const { key } = await svc.newKey();
+    const { key } = await client.svc.newKey();
     const ask = (failOn: string) => decide(['ask', NOUL.question, '--context', NOUL.context, '--fail-on', failOn, '--json'], { env: env(key) });
 
-    svc.fake.respond(scripted({ Yes: 0.2, No: 0.8 }, { Yes: 0.9, No: 0.1 }));
+    client.svc.fake.respond(scripted({ Yes: 0.2, No: 0.8 }, { Yes: 0.9, No: 0.1 }));
     const no = await ask('no');
     expect(no.code).toBe(1);
     expect(JSON.parse(no.stdout).signal).toBe('no');
     expect(no.stderr).toContain('signal is "no" and --fail-on no');
 
-    svc.fake.respond(scripted({ Yes: 0.5, No: 0.5 }, { Yes: 0.9, No: 0.1 }));
+    client.svc.fake.respond(scripted({ Yes: 0.5, No: 0.5 }, { Yes: 0.9, No: 0.1 }));
     expect((await ask('no')).code).toBe(0);
     expect((await ask('unclear')).code).toBe(1);
 
-    svc.fake.respond(scripted({ Yes: 0.5, No: 0.5 }, { Yes: 0.2, No: 0.8 }));
+    client.svc.fake.respond(scripted({ Yes: 0.5, No: 0.5 }, { Yes: 0.2, No: 0.8 }));
     expect((await ask('unclear')).code).toBe(1); // needs-context is not a yes either
 
-    svc.fake.respond(scripted({ Yes: 0.9, No: 0.1 }, { Yes: 0.9, No: 0.1 }));
+    client.svc.fake.respond(scripted({ Yes: 0.9, No: 0.1 }, { Yes: 0.9, No: 0.1 }));
     expect((await ask('unclear')).code).toBe(0);
     expect((await ask('no')).code).toBe(0);
   });

@@ -3,30 +3,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN, cleanEnv, ROOT } from '../support/cli.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { assertBuilt, BIN, cleanEnv, collectOutput, killChildren, ROOT, track } from '../support/cli.js';
+import { startWithOpenAI, type Running } from '../support/service.js';
 
 /**
  * The client commands as a user runs them: `node bin/decide.js …` as a child process
  * (stdin a pipe we may write to), or on a pseudo-terminal through util-linux `script`.
+ * Every child is tracked by test/support/cli.ts, so `killChildren()` ends it.
  */
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const live = new Set<ChildProcess>();
 
 /** Kills every child still running (afterEach), so a failed test leaves none behind. */
-export async function killAll(): Promise<void> {
-  await Promise.all(
-    [...live].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        }),
-    ),
-  );
-  live.clear();
-}
+export const killAll = killChildren;
 
 /** The runner's environment without DECIDE_*, OPENAI_* or anything that changes how output looks. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -50,24 +40,9 @@ export interface RunOptions {
   nodeArgs?: string[];
 }
 
-function collect(child: ChildProcess, what: string, timeoutMs: number): Promise<Run> {
-  live.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${what} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      live.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
+async function collect(child: ChildProcess, what: string, timeoutMs: number): Promise<Run> {
+  const { code, stdout, stderr } = await collectOutput(track(child), what, timeoutMs);
+  return { code, stdout, stderr };
 }
 
 /** Runs `decide …` with stdin, stdout and stderr as pipes (so: not a terminal). */
@@ -125,8 +100,15 @@ export const STYLE = /\x1b\[(?:[0-9;]*;)?(?:1|2|3[0-7]|38|9[0-7])(?:;[0-9;]*)?m/
 /** What a person sees, roughly: no escape codes, no carriage returns. */
 export const plain = (text: string): string => text.replace(ESCAPE, '').replace(/\r/g, '');
 
+export interface TempFolder {
+  dir: string;
+  /** Writes `text` to `name` in the folder (mode 0600) and returns the file's path. */
+  write(name: string, text: string): string;
+  remove(): void;
+}
+
 /** A temp folder (removed by the returned function), for key files and context files. */
-export function tempFolder(): { dir: string; write(name: string, text: string): string; remove(): void } {
+export function tempFolder(): TempFolder {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-cli-client-'));
   return {
     dir,
@@ -146,4 +128,43 @@ export function traceArgs(): string[] {
 
 export function packagesLoaded(file: string): Set<string> {
   return new Set(fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+}
+
+export interface ClientFixture {
+  /** The service (OpenAI fake engine), one for the describe block. */
+  readonly svc: Running;
+  /** A temp folder for the describe block, removed after its last test. */
+  readonly tmp: TempFolder;
+}
+
+/**
+ * The hooks of a client-command test file, registered in the calling describe block:
+ * beforeAll checks dist/ is built, starts the service and makes a temp folder, afterAll
+ * removes the folder and closes the service, afterEach kills the children.
+ */
+export function useClientFixture(): ClientFixture {
+  let svc: Running | undefined;
+  let tmp: TempFolder | undefined;
+  beforeAll(async () => {
+    assertBuilt();
+    svc = await startWithOpenAI();
+    tmp = tempFolder();
+  });
+  afterAll(async () => {
+    tmp?.remove();
+    await svc?.close();
+  });
+  afterEach(killChildren);
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the client fixture is not started yet: use it inside a test');
+    return value;
+  };
+  return {
+    get svc() {
+      return started(svc);
+    },
+    get tmp() {
+      return started(tmp);
+    },
+  };
 }

@@ -1,40 +1,27 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, openaiEnv, ROOT } from '../support/cli.js';
-import { assertBuilt } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
-import { startWithOpenAI, type Running } from '../support/service.js';
-import { decide, killAll, packagesLoaded, tempFolder, traceArgs } from './helpers.js';
+import { decide, packagesLoaded, traceArgs, useClientFixture } from './helpers.js';
 
 const UI = ['ink', 'react', 'ink-spinner', 'yoga-layout'];
 
 /** ink and React load only for human output: `--json`, `serve` and the operators start without them. */
 describe('what the CLI loads', () => {
-  let svc: Running;
-  let tmp: ReturnType<typeof tempFolder>;
   let n = 0;
-  beforeAll(async () => {
-    assertBuilt();
-    svc = await startWithOpenAI();
-    tmp = tempFolder();
-  });
-  afterAll(async () => {
-    tmp.remove();
-    await svc.close();
-  });
-  afterEach(killAll);
+  const client = useClientFixture();
 
   /** Runs `decide …` recording the packages it loads. */
   async function traced(args: string[], env: Record<string, string> = {}) {
-    const out = path.join(tmp.dir, `trace-${n++}.txt`);
+    const out = path.join(client.tmp.dir, `trace-${n++}.txt`);
     const run = await decide(args, { env: { ...env, TRACE_PACKAGES: out }, nodeArgs: traceArgs() });
     return { run, loaded: packagesLoaded(out) };
   }
 
   it('ask --json and usage --json: the client and commander, no ink, no React', async () => {
-    const { key } = await svc.newKey();
-    const env = { DECIDE_URL: svc.url, DECIDE_API_KEY: key };
+    const { key } = await client.svc.newKey();
+    const env = { DECIDE_URL: client.svc.url, DECIDE_API_KEY: key };
     const ask = await traced(['ask', NOUL.question, '--context', NOUL.context, '--json'], env);
     expect(ask.run.code).toBe(0);
     expect(ask.loaded).toContain('undici');
@@ -47,23 +34,23 @@ describe('what the CLI loads', () => {
   });
 
   it('human output loads ink (the tracer sees it)', async () => {
-    const { key } = await svc.newKey();
-    const { run, loaded } = await traced(['ask', NOUL.question, '--context', NOUL.context], { DECIDE_URL: svc.url, DECIDE_API_KEY: key });
+    const { key } = await client.svc.newKey();
+    const { run, loaded } = await traced(['ask', NOUL.question, '--context', NOUL.context], { DECIDE_URL: client.svc.url, DECIDE_API_KEY: key });
     expect(run.code).toBe(0);
     expect(loaded).toContain('ink');
     expect(loaded).toContain('react');
   });
 
   it('operator commands: no ink, no React', async () => {
-    const { run, loaded } = await traced(['pass', 'create', '--json', '--db', path.join(tmp.dir, 'ledger.db')]);
+    const { run, loaded } = await traced(['pass', 'create', '--json', '--db', path.join(client.tmp.dir, 'ledger.db')]);
     expect(run.code).toBe(0);
     expect(loaded).toContain('better-sqlite3');
     for (const name of UI) expect(loaded).not.toContain(name);
   });
 
   it('decide serve, up and listening: no ink, no React', async () => {
-    const out = path.join(tmp.dir, 'trace-serve.txt');
-    const child = spawn(process.execPath, [...traceArgs(), BIN, 'serve', '--port', '0', '--db', path.join(tmp.dir, 'serve.db')], {
+    const out = path.join(client.tmp.dir, 'trace-serve.txt');
+    const child = spawn(process.execPath, [...traceArgs(), BIN, 'serve', '--port', '0', '--db', path.join(client.tmp.dir, 'serve.db')], {
       cwd: ROOT,
       env: cleanEnv({ ...openaiEnv('http://127.0.0.1:9/v1', 'sk-unused'), TRACE_PACKAGES: out }),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,26 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { describe, expect, it } from 'vitest';
 import { audit, chargeStates } from '../ledger/helpers.js';
 import { call } from '../support/api.js';
-import { assertBuilt, killChildren, openaiEnv, runJson, startServe, tempDb, waitUntil } from '../support/cli.js';
+import { openaiEnv, runJson, startServe, useServeFixture, waitUntil } from '../support/cli.js';
 import { CHOICE, NOUL } from '../support/requests.js';
 
 describe('decide serve: a crash (kill -9) mid-decision and the restart', () => {
-  let fake: OpenAIFake;
-  let tmp: ReturnType<typeof tempDb>;
-  beforeAll(async () => {
-    assertBuilt();
-    fake = await startOpenAIFake();
-  });
-  afterAll(() => fake.close());
-  afterEach(async () => {
-    await killChildren();
-    fake.respond();
-    tmp.remove();
-  });
+  const serve = useServeFixture();
 
   it('reservations of the killed process are released at the next start, and the books balance', async () => {
-    tmp = tempDb();
+    const { fake, tmp } = serve;
     const env = openaiEnv(fake.url, 'sk-crash');
     const pass = await runJson(['pass', 'create', '--db', tmp.db]);
     await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '10', '--db', tmp.db]);

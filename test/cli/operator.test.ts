@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { describe, expect, it } from 'vitest';
 import { call } from '../support/api.js';
-import { assertBuilt, killChildren, openaiEnv, runCli, runJson, startServe, tempDb } from '../support/cli.js';
+import { openaiEnv, runCli, runJson, startServe, useServeFixture } from '../support/cli.js';
 import { CHOICE } from '../support/requests.js';
 
 const KEY = /^dcd_api_[0-9A-Za-z]{49}$/;
@@ -10,23 +9,9 @@ const ENGINE_SECRET = 'sk-operator-test-engine-secret-4242';
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
 describe('operator commands against the ledger file', () => {
-  let fake: OpenAIFake;
-  const dirs: Array<() => void> = [];
-  beforeAll(async () => {
-    assertBuilt();
-    fake = await startOpenAIFake();
-  });
-  afterAll(() => fake.close());
-  afterEach(async () => {
-    await killChildren();
-    for (const remove of dirs.splice(0)) remove();
-  });
+  const serve = useServeFixture();
   /** A new ledger.db in its own temp folder, removed after the test. */
-  const fresh = () => {
-    const tmp = tempDb();
-    dirs.push(tmp.remove);
-    return tmp.db;
-  };
+  const fresh = () => serve.tempDb().db;
 
   it('key create --json prints { key, keyHint, passId } once, and the key works against decide serve', async () => {
     const db = fresh();
@@ -46,16 +31,16 @@ describe('operator commands against the ledger file', () => {
     const other = await runJson(['key', 'create', '--db', db]);
     expect(other.key).not.toBe(created.key);
 
-    const server = await startServe(['--db', db], openaiEnv(fake.url, ENGINE_SECRET));
+    const server = await startServe(['--db', db], openaiEnv(serve.fake.url, ENGINE_SECRET));
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const before = fake.requests.length;
+    const before = serve.fake.requests.length;
     const res = await call(server.url, 'POST', '/v1/decisions', { key: created.key, json: CHOICE });
     expect(res.status).toBe(200);
     expect(res.body.model).toBe('m');
     expect(res.body.access).toEqual({ type: 'free', freeRemaining: 19 });
     expect(Object.keys(res.body.result.probabilities)).toEqual(['PostgreSQL', 'MongoDB']);
     // The engine was really called, with the configured secret.
-    const sent = fake.requests.slice(before);
+    const sent = serve.fake.requests.slice(before);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((r) => r.headers.authorization === `Bearer ${ENGINE_SECRET}`)).toBe(true);
 
@@ -101,7 +86,7 @@ describe('operator commands against the ledger file', () => {
     expect(human.stdout).not.toContain('never funded');
 
     // The running server sees the operator's funding on its next request.
-    const server = await startServe(['--db', db], openaiEnv(fake.url, ENGINE_SECRET));
+    const server = await startServe(['--db', db], openaiEnv(serve.fake.url, ENGINE_SECRET));
     const usage = await call(server.url, 'GET', '/v1/usage', { key: key.key });
     expect(usage.status).toBe(200);
     expect(usage.body.passCredits).toBe(10);

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { describe, expect, it } from 'vitest';
 import { call } from '../support/api.js';
-import { assertBuilt, killChildren, openaiEnv, runJson, startServe, tempDb } from '../support/cli.js';
+import { openaiEnv, runJson, startServe, tempDb, useServeFixture } from '../support/cli.js';
 import { CHOICE, NOUL, SCORE } from '../support/requests.js';
 
 /** The engine's provider key, distinctive enough that any leak is found. */
@@ -27,21 +26,10 @@ function expectNoSecretsIn(files: Array<{ file: string; bytes: Buffer }>, secret
 }
 
 describe('decide serve keeps secrets out of its output and its ledger', () => {
-  let fake: OpenAIFake;
-  let tmp: ReturnType<typeof tempDb>;
-  beforeAll(async () => {
-    assertBuilt();
-    fake = await startOpenAIFake();
-  });
-  afterAll(() => fake.close());
-  afterEach(async () => {
-    await killChildren();
-    fake.respond();
-    tmp.remove();
-  });
+  const serve = useServeFixture();
 
   it('neither the API key nor the engine secret leaks; the access log has the hint and no body', async () => {
-    tmp = tempDb();
+    const { fake, tmp } = serve;
     const pass = await runJson(['pass', 'create', '--db', tmp.db]);
     await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '10', '--db', tmp.db]);
     const { key, keyHint } = await runJson(['key', 'create', '--pass', pass.passId, '--db', tmp.db]);

@@ -1,8 +1,7 @@
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { describe, expect, it } from 'vitest';
 import { call } from '../support/api.js';
-import { assertBuilt, killChildren, openaiEnv, runJson, startServe, tempDb, waitUntil } from '../support/cli.js';
+import { openaiEnv, runJson, startServe, useServeFixture, waitUntil } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
 import { audit, chargeStates } from '../ledger/helpers.js';
 
@@ -33,21 +32,10 @@ async function refusedWithin(port: number, ms: number): Promise<string> {
 }
 
 describe('decide serve: graceful shutdown on SIGTERM', () => {
-  let fake: OpenAIFake;
-  let tmp: ReturnType<typeof tempDb>;
-  beforeAll(async () => {
-    assertBuilt();
-    fake = await startOpenAIFake();
-  });
-  afterAll(() => fake.close());
-  afterEach(async () => {
-    await killChildren();
-    fake.respond();
-    tmp.remove();
-  });
+  const serve = useServeFixture();
 
   it('the in-flight decision gets its 200, new connections are refused, then exit 0', async () => {
-    tmp = tempDb();
+    const { fake, tmp } = serve;
     const { key } = await runJson(['key', 'create', '--db', tmp.db]);
     const server = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-shutdown'));
     expect(await connect(server.port)).toBe('connected');
@@ -84,7 +72,7 @@ describe('decide serve: graceful shutdown on SIGTERM', () => {
   // A keep-alive connection busy at the signal must not outlive its answer: otherwise
   // the process lingers for as long as the client keeps the connection (or forever).
   it('exits within a second of its last in-flight answer, even for a keep-alive client', async () => {
-    tmp = tempDb();
+    const { fake, tmp } = serve;
     const { key } = await runJson(['key', 'create', '--db', tmp.db]);
     const server = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-shutdown'));
     fake.respond(() => ({ delayMs: 800 }));
@@ -100,7 +88,7 @@ describe('decide serve: graceful shutdown on SIGTERM', () => {
   });
 
   it('with nothing in flight, SIGTERM exits 0 promptly and SIGINT does too', async () => {
-    tmp = tempDb();
+    const { fake, tmp } = serve;
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const server = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-shutdown'));
       const { key } = await runJson(['key', 'create', '--db', tmp.db]);

@@ -3,17 +3,27 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 
 /**
  * The CLI as a user runs it: `node bin/decide.js …` in a child process, which loads the
  * compiled dist/ (build first: `npm run build`, or `npm test`). Every child started here
- * is remembered, so `killChildren()` in afterEach ends them even when a test failed.
+ * is remembered, so `killChildren()` in afterEach ends them even when a test failed
+ * (children started elsewhere join them through `track`).
  */
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin', 'decide.js');
 
 const live = new Set<ChildProcess>();
+
+/** Remembers `child` until it exits, so `killChildren()` ends it if it is still running. */
+export function track<T extends ChildProcess>(child: T): T {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
 
 /** Kills (SIGKILL) every child still running and waits until they are gone. */
 export async function killChildren(): Promise<void> {
@@ -37,8 +47,14 @@ export function assertBuilt(): void {
   }
 }
 
+export interface TempDb {
+  dir: string;
+  db: string;
+  remove(): void;
+}
+
 /** A temp folder holding `ledger.db` (the name test/ledger/helpers.ts `audit` expects). */
-export function tempDb(): { dir: string; db: string; remove(): void } {
+export function tempDb(): TempDb {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-cli-'));
   return { dir, db: path.join(dir, 'ledger.db'), remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
@@ -58,10 +74,53 @@ export function openaiEnv(fakeUrl: string, secret: string, extra: Record<string,
 }
 
 function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  return child;
+  return track(spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+export interface ServeFixture {
+  /** The OpenAI fake, one for the describe block, back to its default answers after each test. */
+  readonly fake: OpenAIFake;
+  /** This test's ledger folder: made on first use, removed after the test. */
+  readonly tmp: TempDb;
+  /** One more ledger folder, removed after the test. */
+  tempDb(): TempDb;
+}
+
+/**
+ * The hooks of a `decide serve` test file, registered in the calling describe block:
+ * beforeAll checks dist/ is built and starts the OpenAI fake, afterAll closes it, and
+ * afterEach kills the children, resets the fake's answers and removes the test's ledger folders.
+ */
+export function useServeFixture(): ServeFixture {
+  let fake: OpenAIFake | undefined;
+  let tmp: TempDb | undefined;
+  const made: TempDb[] = [];
+  const fresh = () => {
+    const folder = tempDb();
+    made.push(folder);
+    return folder;
+  };
+  beforeAll(async () => {
+    assertBuilt();
+    fake = await startOpenAIFake();
+  });
+  afterAll(() => fake?.close());
+  afterEach(async () => {
+    await killChildren();
+    fake?.respond();
+    tmp = undefined;
+    for (const folder of made.splice(0)) folder.remove();
+  });
+  return {
+    get fake() {
+      if (!fake) throw new Error('the OpenAI fake is not started yet: use it inside a test');
+      return fake;
+    },
+    get tmp() {
+      return (tmp ??= fresh());
+    },
+    tempDb: fresh,
+  };
 }
 
 export interface CliResult {
@@ -73,7 +132,11 @@ export interface CliResult {
 
 /** Runs one command to its end (killed after `timeoutMs`). */
 export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 8_000): Promise<CliResult> {
-  const child = spawnCli(args, env);
+  return collectOutput(spawnCli(args, env), `decide ${args.join(' ')}`, timeoutMs);
+}
+
+/** Collects what `child` writes until it closes; kills it and rejects, naming `what`, after `timeoutMs`. */
+export function collectOutput(child: ChildProcess, what: string, timeoutMs: number): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -81,7 +144,7 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`decide ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(new Error(`${what} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
     }, timeoutMs);
     child.once('error', reject);
     child.once('close', (code, signal) => {
