@@ -45,12 +45,10 @@ export interface Reservation {
   cost: number;
 }
 
-export type ReserveOutcome =
-  | { ok: true; reservation: Reservation; access: Access }
-  | {
-      ok: false;
-      code: 'pass_required' | 'insufficient_credits' | 'free_limit_reached' | 'rate_limited';
-    };
+/** Why the ledger refuses a charge; the service words each as the contract's error. */
+export type Refusal = 'pass_required' | 'insufficient_credits' | 'free_limit_reached' | 'rate_limited';
+
+export type ReserveOutcome = { ok: true; reservation: Reservation; access: Access } | { ok: false; code: Refusal };
 
 export interface PassInfo {
   passId: string;

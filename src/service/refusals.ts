@@ -1,12 +1,11 @@
 import { DecideError } from '../contract/index.js';
 import { EngineError } from '../engine/engine.js';
-import type { Depth, Limits, ReserveOutcome } from '../ledger/store.js';
+import type { Depth, Limits, Refusal } from '../ledger/store.js';
 import { secondsToMidnight } from './clock.js';
 
-type RefusalCode = Extract<ReserveOutcome, { ok: false }>['code'];
 
 /** The ledger's refusal as the contract words it. */
-export function refusal(code: RefusalCode, depth: Depth, now: Date, limits: Limits): DecideError {
+export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits): DecideError {
   switch (code) {
     case 'pass_required':
       return new DecideError('pass_required', 'a stress decision costs 5 credits and needs a funded pass; the pass holds 0 credits');

@@ -1,10 +1,9 @@
 import type pg from 'pg';
 import { STANDARD_COST, STRESS_COST } from '../rules.js';
 import { ipFingerprint, newId } from '../sqlite/ids.js';
-import type { Limits, ReserveOutcome, ReserveRequest } from '../store.js';
+import type { Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
 import { transaction } from './database.js';
 
-type Refusal = Extract<ReserveOutcome, { ok: false }>['code'];
 
 interface ChargeRow {
   kind: 'free' | 'credits';

@@ -1,11 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { Limits, ReserveOutcome, ReserveRequest } from '../store.js';
+import type { Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
 import { STANDARD_COST, STRESS_COST } from '../rules.js';
 import { ipFingerprint, newId } from './ids.js';
 
 export { STANDARD_COST, STRESS_COST };
 
-type Refusal = Extract<ReserveOutcome, { ok: false }>['code'];
 
 interface ChargeRow {
   kind: 'free' | 'credits';
