@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { engineFromEnv, engineTimeoutFromEnv } from '../engine/from-env.js';
+import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
 import { createApp } from '../http/app.js';
 import { listen, type RunningServer } from '../http/server.js';
@@ -8,17 +8,15 @@ import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
+import { startEngine } from './engine-startup.js';
 import { EXIT, fail } from './exit-codes.js';
 import { dbOption, integer } from './options.js';
-
-const NO_ENGINE = `no decision engine is configured. Set one of:
-  DECIDE_ENGINE=openai     OPENAI_BASE_URL=… OPENAI_API_KEY=… DECIDE_MODEL=…   (any OpenAI-compatible server with logprobs)
-  DECIDE_ENGINE=systemone  DECIDE_SYSTEMONE_URL=… DECIDE_MODEL=…              (any POST /v1/systemone server)`;
 
 interface ServeFlags {
   port: number;
   host: string;
   db: string;
+  model?: string;
 }
 
 export function serveCommand() {
@@ -27,23 +25,24 @@ export function serveCommand() {
     .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0)))
     .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
     .addOption(dbOption())
+    .addOption(
+      new Option('--model <path|name>', 'GGUF file for the local engine, or the model name for a remote one').env('DECIDE_MODEL'),
+    )
     .action(serve);
 }
 
 async function serve(flags: ServeFlags) {
-  let engine: Engine | null;
   let limits;
   let engineTimeoutMs;
   let web: WebConfig;
   try {
-    engine = engineFromEnv();
     limits = limitsFromEnv();
     engineTimeoutMs = engineTimeoutFromEnv();
     web = webConfigFromEnv();
   } catch (error) {
     fail((error as Error).message, EXIT.config);
   }
-  if (!engine) fail(NO_ENGINE, EXIT.config);
+  const engine: Engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
 
   let store: Store;
   try {

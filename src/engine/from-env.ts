@@ -1,8 +1,10 @@
+import { createAnthropicEngine } from './anthropic.js';
 import type { Engine } from './engine.js';
-import { createOpenAIEngine } from './openai.js';
+import { createOpenAIEngine, type OpenAIProbabilities } from './openai.js';
 import { createSystemOneEngine } from './systemone.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ENGINE_TIMEOUT_MS = 30_000;
 
 type Env = Record<string, string | undefined>;
@@ -14,7 +16,13 @@ type Env = Record<string, string | undefined>;
  * - `DECIDE_ENGINE=systemone`: `DECIDE_SYSTEMONE_URL` and `DECIDE_MODEL` required,
  *   `DECIDE_SYSTEMONE_API_KEY` optional.
  * - `DECIDE_ENGINE=openai`: `DECIDE_MODEL` required, `OPENAI_BASE_URL` (default
- *   api.openai.com/v1), `OPENAI_API_KEY` (required only for api.openai.com itself).
+ *   api.openai.com/v1), `OPENAI_API_KEY` (required only for api.openai.com itself),
+ *   `DECIDE_OPENAI_PROBABILITIES` `logprobs` (default) or `verbalized` (servers that
+ *   return no logprobs).
+ * - `DECIDE_ENGINE=anthropic`: `ANTHROPIC_API_KEY` and `DECIDE_MODEL` required,
+ *   `ANTHROPIC_BASE_URL` (default api.anthropic.com). Only ever chosen explicitly: an
+ *   Anthropic key in a developer's shell (for their coding tools) must not start
+ *   paid calls on its own.
  * - unset: `DECIDE_SYSTEMONE_URL` → systemone, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`
  *   → openai, else null. The decide-specific variable wins because an OpenAI key is
  *   often sitting in a developer's shell for other tools.
@@ -32,7 +40,7 @@ export function engineFromEnv(env: Env = process.env): Engine | null {
     explicit ??
     (read('DECIDE_SYSTEMONE_URL') ? 'systemone' : read('OPENAI_BASE_URL') || read('OPENAI_API_KEY') ? 'openai' : undefined);
   if (kind === undefined) return null;
-  if (kind === 'local') throw new Error('DECIDE_ENGINE=local: the embedded engine is not part of this build yet; use openai or systemone');
+  if (kind === 'local') return null;
 
   const why = explicit ? `DECIDE_ENGINE=${kind}` : kind === 'systemone' ? 'DECIDE_SYSTEMONE_URL is set' : 'OPENAI_BASE_URL or OPENAI_API_KEY is set';
   const model = () => {
@@ -59,10 +67,17 @@ export function engineFromEnv(env: Env = process.env): Engine | null {
       if (!apiKey && new URL(baseUrl).hostname === 'api.openai.com') {
         throw new Error('OPENAI_API_KEY is required for api.openai.com (set OPENAI_BASE_URL for a local server that needs no key)');
       }
-      return createOpenAIEngine({ baseUrl, apiKey, model: model(), timeoutMs });
+      const probabilities = openaiProbabilities(read('DECIDE_OPENAI_PROBABILITIES'));
+      return createOpenAIEngine({ baseUrl, apiKey, model: model(), timeoutMs, probabilities });
+    }
+    case 'anthropic': {
+      const apiKey = read('ANTHROPIC_API_KEY');
+      if (!apiKey) throw new Error('ANTHROPIC_API_KEY is required when DECIDE_ENGINE=anthropic');
+      const baseUrl = httpUrl('ANTHROPIC_BASE_URL', read('ANTHROPIC_BASE_URL') ?? DEFAULT_ANTHROPIC_BASE_URL);
+      return createAnthropicEngine({ baseUrl, apiKey, model: model(), timeoutMs });
     }
     default:
-      throw new Error(`DECIDE_ENGINE must be one of systemone, openai or local; got "${explicit}"`);
+      throw new Error(`DECIDE_ENGINE must be one of systemone, openai, anthropic or local; got "${explicit}"`);
   }
 }
 
@@ -76,6 +91,12 @@ export function engineTimeoutFromEnv(env: Env = process.env): number {
     throw new Error(`DECIDE_ENGINE_TIMEOUT_MS must be a positive whole number of milliseconds; got "${raw}"`);
   }
   return ms;
+}
+
+function openaiProbabilities(value: string | undefined): OpenAIProbabilities {
+  const mode = (value ?? 'logprobs').toLowerCase();
+  if (mode === 'logprobs' || mode === 'verbalized') return mode;
+  throw new Error(`DECIDE_OPENAI_PROBABILITIES must be logprobs or verbalized; got "${value}"`);
 }
 
 function httpUrl(name: string, value: string): string {

@@ -1,16 +1,18 @@
 import { EngineError } from './engine.js';
 
 /**
- * A 429 from the provider. Not an EngineError yet: the retry policy decides whether it
- * becomes a second attempt or `busy`.
+ * A 429 from the provider (or another "come back shortly" status, such as Anthropic's
+ * 529 overloaded). Not an EngineError yet: the retry policy decides whether it becomes
+ * a second attempt or `busy`.
  */
 export class RateLimited extends Error {
   constructor(
     readonly provider: string,
     /** Milliseconds the provider asked us to wait, when it said. */
     readonly retryAfterMs: number | undefined,
+    readonly status = 429,
   ) {
-    super(`${provider} engine answered HTTP 429`);
+    super(`${provider} engine answered HTTP ${status}`);
     this.name = 'RateLimited';
   }
 }

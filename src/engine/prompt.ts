@@ -2,8 +2,9 @@ import type { Answer, NoulQuestion, Question } from './engine.js';
 import { digitLabels, letterLabels } from './labels.js';
 
 /**
- * One question as a Chat Completions prompt with short labels, for engines that read
- * the answer off the first token's logprobs.
+ * One question as a chat prompt with short labels, for engines that read the answer
+ * off the first token's logprobs (`renderQuestion`) or have the model state one
+ * probability per label (`renderProbabilityQuestion`).
  *
  * The user message ends with a section like
  *
@@ -42,6 +43,28 @@ export function renderQuestion(state: string, question: Question): RenderedQuest
     `Question:\n${question.instructions}`,
     `${header}:\n${lines.join('\n')}`,
     `Reply with one label: ${offer}.`,
+  ].join('\n\n');
+  return { system, user, labels };
+}
+
+/**
+ * The same question for engines that cannot read logprobs and have the model state a
+ * probability per label instead (verbalized.ts). The user message keeps the labelled
+ * section of `renderQuestion`, so the fakes parse both alike; only the instructions
+ * around it change.
+ */
+export function renderProbabilityQuestion(state: string, question: Question): RenderedQuestion {
+  const { labels, header, lines } = optionLines(question);
+  const all = andList(labels);
+  const system = [
+    'You answer one question about the facts the user gives, judging from those facts alone.',
+    `Give each label (${all}) the probability, from 0 to 1, that it is the right answer; the probabilities sum to 1.`,
+  ].join(' ');
+  const user = [
+    `Facts:\n${state}`,
+    `Question:\n${question.instructions}`,
+    `${header}:\n${lines.join('\n')}`,
+    `Give a probability for each label: ${all}.`,
   ].join('\n\n');
   return { system, user, labels };
 }
@@ -91,5 +114,13 @@ function line(label: string, text: string | null): string {
 }
 
 function orList(labels: readonly string[]): string {
-  return labels.length < 2 ? labels.join('') : `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}`;
+  return joinList(labels, 'or');
+}
+
+function andList(labels: readonly string[]): string {
+  return joinList(labels, 'and');
+}
+
+function joinList(labels: readonly string[], conjunction: string): string {
+  return labels.length < 2 ? labels.join('') : `${labels.slice(0, -1).join(', ')} ${conjunction} ${labels[labels.length - 1]}`;
 }

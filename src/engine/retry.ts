@@ -10,7 +10,7 @@ export const DEFAULT_RETRY_WAIT_MS = 500;
 const MIN_ATTEMPT_MS = 250;
 
 /**
- * Runs `attempt`; after a first 429 it waits what the provider asked (capped) and
+ * Runs `attempt`; after a first 429 (or 529) it waits what the provider asked (capped) and
  * tries once more, but only when that wait still leaves room before the deadline.
  * Everything else (5xx, connection errors, timeouts) is not retried: the decision's
  * deadline is shared by all its calls, and a second slow attempt would only eat it.
@@ -34,5 +34,6 @@ export async function withOneRateLimitRetry<T>(attempt: () => Promise<T>, deadli
 }
 
 function busy(err: RateLimited, why: string): EngineError {
-  return new EngineError('busy', `${err.provider} engine is rate-limited (HTTP 429, ${why})`, retryAfterSeconds(err.retryAfterMs));
+  const state = err.status === 429 ? 'rate-limited' : 'overloaded';
+  return new EngineError('busy', `${err.provider} engine is ${state} (HTTP ${err.status}, ${why})`, retryAfterSeconds(err.retryAfterMs));
 }

@@ -16,20 +16,10 @@ describe('decide serve: configuration and port errors', () => {
     return tmp.db;
   };
 
-  it('no engine configured: exit 78, stderr names DECIDE_ENGINE, nothing on stdout', async () => {
-    // cleanEnv drops any DECIDE_* / OPENAI_* the developer's shell carries.
-    const result = await runCli(['serve', '--port', '0', '--db', db()]);
-    expect(result.code).toBe(78);
-    expect(result.stderr).toMatch(/^decide: no decision engine is configured/);
-    expect(result.stderr).toContain('DECIDE_ENGINE=openai');
-    expect(result.stderr).toContain('DECIDE_ENGINE=systemone');
-    expect(result.stdout).toBe('');
-  });
-
   it('DECIDE_ENGINE=nope: exit 78, the message names the variable and the bad value', async () => {
     const result = await runCli(['serve', '--port', '0', '--db', db()], { DECIDE_ENGINE: 'nope' });
     expect(result.code).toBe(78);
-    expect(result.stderr).toContain('DECIDE_ENGINE must be one of systemone, openai or local');
+    expect(result.stderr).toContain('DECIDE_ENGINE must be one of systemone, openai, anthropic or local');
     expect(result.stderr).toContain('"nope"');
     expect(result.stdout).toBe('');
   });

@@ -11,6 +11,8 @@ export interface FailureSuite {
   /** Turns the fake's base URL into one with the same path on another port. */
   withPort(url: string, port: number): string;
   questions: Questions;
+  /** The request headers that carry the key; default `authorization: Bearer <key>`. */
+  keyHeaders?(key: string): Record<string, string>;
 }
 
 /**
@@ -125,9 +127,9 @@ export function describeHttpFailures(name: string, suite: FailureSuite): void {
       }
     });
 
-    it('sends the key as a bearer token', async () => {
+    it('sends the key where the provider expects it', async () => {
       await ask(engine());
-      expect(fake.requests[0].headers.authorization).toBe(`Bearer ${SUITE_KEY}`);
+      expect(fake.requests[0].headers).toMatchObject(suite.keyHeaders?.(SUITE_KEY) ?? { authorization: `Bearer ${SUITE_KEY}` });
     });
 
     it('maps a refused connection to unavailable', async () => {

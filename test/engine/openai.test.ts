@@ -198,11 +198,21 @@ describeHttpFailures('openai', {
 });
 
 describe('openai engine: malformed answers', () => {
-  it('rejects a completion without logprobs', async () => {
-    fake.respond(() => ({ noLogprobs: true }));
+  it('rejects a completion without logprobs, naming the setting for such servers', async () => {
+    for (const behaviour of [{ noLogprobs: true }, { omitLogprobs: true }]) {
+      fake.respond(() => behaviour);
+      const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
+      expect(err.kind).toBe('bad_response');
+      expect(err.message).toContain('returned no logprobs; set DECIDE_OPENAI_PROBABILITIES=verbalized');
+    }
+  });
+
+  it('rejects logprobs without top_logprobs, without blaming the setting', async () => {
+    fake.respond(() => ({ status: 200, body: '{"choices":[{"logprobs":{"content":null}}]}' }));
     const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
     expect(err.kind).toBe('bad_response');
-    expect(err.message).toContain('no logprobs');
+    expect(err.message).toContain('no top_logprobs');
+    expect(err.message).not.toContain('DECIDE_OPENAI_PROBABILITIES');
   });
 
   it('rejects a completion of the wrong shape', async () => {

@@ -53,6 +53,8 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
   defaultHandler: Handler<B>;
   /** The 200 JSON body for a behaviour that is not a failure. */
   success: (behaviour: B, body: any) => unknown;
+  /** The JSON body of a scripted `status` without its own `body`; default `{ error: { message } }`. */
+  errorBody?: (status: number, behaviour: B) => unknown;
 }): Promise<Fake<B>> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -89,7 +91,8 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     if (behaviour.hang) return;
     if (behaviour.status !== undefined) {
       res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
-      res.end(behaviour.body ?? JSON.stringify({ error: { message: `scripted HTTP ${behaviour.status}` } }));
+      const error = options.errorBody?.(behaviour.status, behaviour) ?? { error: { message: `scripted HTTP ${behaviour.status}` } };
+      res.end(behaviour.body ?? JSON.stringify(error));
       return;
     }
     if (behaviour.garbage) {

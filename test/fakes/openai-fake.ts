@@ -10,6 +10,11 @@ import { fnv1a, seededDistribution, startHttpFake, type CommonBehaviour, type Fa
  * in proportion to those weights and the non-label token "The" the other 0.1.
  * `defaultLabelProbabilities(body)` returns exactly that map. `usage.prompt_tokens`
  * defaults to ceil(characters of all message contents / 4).
+ *
+ * A request with `response_format: { type: 'json_schema' }` (the engine's verbalized
+ * mode) is answered like a server without logprobs: `logprobs: null` and the message
+ * content `JSON.stringify(labels)`, where `labels` defaults to the same map without
+ * "The" (so both modes renormalise to the same distribution).
  */
 
 export interface OpenAIBehaviour extends CommonBehaviour {
@@ -19,6 +24,14 @@ export interface OpenAIBehaviour extends CommonBehaviour {
   topLogprobs?: Array<{ token: string; logprob: number }>;
   /** 200 with `logprobs: null`. */
   noLogprobs?: boolean;
+  /** 200 without any `logprobs` field. */
+  omitLogprobs?: boolean;
+  /** json_schema requests: the message content as is, instead of the JSON of `labels`. */
+  content?: string | null;
+  /** json_schema requests: `message.refusal`. */
+  refusal?: string;
+  /** `finish_reason`; default `length` for a logprob request, `stop` for a json_schema one. */
+  finishReason?: string;
   /** `usage.prompt_tokens`; null leaves `usage` out. */
   usage?: number | null;
 }
@@ -29,12 +42,14 @@ export function startOpenAIFake(handler?: Handler<OpenAIBehaviour>): Promise<Ope
   return startHttpFake<OpenAIBehaviour>({
     path: '/v1/chat/completions',
     basePath: '/v1',
-    defaultHandler: handler ?? ((body) => ({ labels: defaultLabelProbabilities(body) })),
+    // Empty: `completion` fills in the default answer of whichever mode the request asks for.
+    defaultHandler: handler ?? (() => ({})),
     success: completion,
   });
 }
 
 function completion(behaviour: OpenAIBehaviour, body: any): unknown {
+  if (body?.response_format?.type === 'json_schema') return statedCompletion(behaviour, body);
   const top =
     behaviour.topLogprobs ??
     Object.entries(behaviour.labels ?? defaultLabelProbabilities(body))
@@ -42,7 +57,6 @@ function completion(behaviour: OpenAIBehaviour, body: any): unknown {
       .sort(([, a], [, b]) => b - a)
       .map(([token, p]) => ({ token, logprob: Math.log(p) }));
   const first = top[0] ?? { token: '', logprob: 0 };
-  const promptTokens = behaviour.usage === undefined ? Math.ceil(promptText(body).length / 4) : behaviour.usage;
   return {
     id: `chatcmpl-fake-${fnv1a(JSON.stringify(body))}`,
     object: 'chat.completion',
@@ -52,16 +66,49 @@ function completion(behaviour: OpenAIBehaviour, body: any): unknown {
       {
         index: 0,
         message: { role: 'assistant', content: first.token },
-        logprobs: behaviour.noLogprobs
-          ? null
-          : { content: [{ token: first.token, logprob: first.logprob, bytes: null, top_logprobs: top }] },
-        finish_reason: 'length',
+        ...(behaviour.omitLogprobs
+          ? {}
+          : {
+              logprobs: behaviour.noLogprobs
+                ? null
+                : { content: [{ token: first.token, logprob: first.logprob, bytes: null, top_logprobs: top }] },
+            }),
+        finish_reason: behaviour.finishReason ?? 'length',
       },
     ],
-    ...(promptTokens === null
-      ? {}
-      : { usage: { prompt_tokens: promptTokens, completion_tokens: 1, total_tokens: promptTokens + 1 } }),
+    ...usage(behaviour, body),
   };
+}
+
+/** The answer to a json_schema request: the stated probabilities as the message content. */
+function statedCompletion(behaviour: OpenAIBehaviour, body: any): unknown {
+  const content = behaviour.content !== undefined ? behaviour.content : JSON.stringify(behaviour.labels ?? defaultStatedProbabilities(body));
+  return {
+    id: `chatcmpl-fake-${fnv1a(JSON.stringify(body))}`,
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: body?.model ?? 'fake',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: behaviour.refusal ?? null },
+        logprobs: null,
+        finish_reason: behaviour.finishReason ?? 'stop',
+      },
+    ],
+    ...usage(behaviour, body),
+  };
+}
+
+function usage(behaviour: OpenAIBehaviour, body: any): object {
+  const promptTokens = behaviour.usage === undefined ? Math.ceil(promptText(body).length / 4) : behaviour.usage;
+  return promptTokens === null ? {} : { usage: { prompt_tokens: promptTokens, completion_tokens: 1, total_tokens: promptTokens + 1 } };
+}
+
+/** The default answer to a json_schema request: the labels' part of `defaultLabelProbabilities`. */
+export function defaultStatedProbabilities(body: any): Record<string, number> {
+  const all = defaultLabelProbabilities(body);
+  return Object.fromEntries(offeredLabels(body).map((label) => [label, all[label]]));
 }
 
 /** The default handler's distribution for a request: labels share 0.9, "The" has 0.1. */

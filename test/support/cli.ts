@@ -59,13 +59,17 @@ export function tempDb(): TempDb {
   return { dir, db: path.join(dir, 'ledger.db'), remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
+const TEST_CACHE = path.join(os.tmpdir(), `decide-test-cache-${process.pid}`);
+
 /** The test runner's environment without any DECIDE_* / OPENAI_* variable, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (!/^(DECIDE_|OPENAI_)/.test(name)) env[name] = value;
+    if (!/^(DECIDE_|OPENAI_|ANTHROPIC_)/.test(name)) env[name] = value;
   }
-  return { ...env, ...extra };
+  // With no engine configured, serve fetches the default model: never from the
+  // internet in a test, and never into the developer's own cache.
+  return { ...env, XDG_CACHE_HOME: TEST_CACHE, DECIDE_DEFAULT_MODEL_URL: 'http://127.0.0.1:9/unreachable.gguf', ...extra };
 }
 
 /** The openai engine pointed at a fake. */

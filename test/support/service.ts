@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createOpenAIEngine } from '../../src/engine/openai.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
+import { createLocalEngine } from '../../src/engine/local/local.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { createApp } from '../../src/http/app.js';
 import { listen } from '../../src/http/server.js';
@@ -16,6 +17,9 @@ import { noVerification } from '../../src/web/verify/verifier.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
 import { call, type CallOptions } from './api.js';
+
+/** The shared test model (random weights, 1.7 MB): never copied into the project. */
+export const TINY_MODEL = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/models/llama-2-tiny-random.gguf');
 
 /** The engine's provider key: it must never show up in the database or the logs. */
 export const ENGINE_SECRET = 'sk-engine-5ecret-0f-the-provider-7788';
@@ -34,7 +38,7 @@ export interface StartOptions {
  * The whole service, in process: a real HTTP server on an ephemeral port, a real
  * SQLite file in a temp folder, and an engine talking to a loopback fake provider.
  */
-async function start<F extends OpenAIFake | SystemOneFake>(fake: F, engine: Engine, options: StartOptions) {
+async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engine, options: StartOptions) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-http-'));
   const dbPath = path.join(dir, 'ledger.db');
   const limits: Limits = { freePerKey: 20, freePerIp: 0, freePerSite: 0, ...options.limits };
@@ -87,6 +91,12 @@ export async function startWithSystemOne(options: StartOptions = {}) {
   const fake = await startSystemOneFake();
   const engine = createSystemOneEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-systemone-1' });
   return start(fake, engine, options);
+}
+
+/** The local engine on the tiny random-weights model: real plumbing, random answers. */
+export async function startWithLocal(options: StartOptions = {}) {
+  const engine = await createLocalEngine({ modelPath: TINY_MODEL });
+  return start({ close: async () => {} }, engine, options);
 }
 
 export type Running = Awaited<ReturnType<typeof startWithOpenAI>>;

@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import type { Engine } from '../engine/engine.js';
+import { engineFromEnv } from '../engine/from-env.js';
+import { DEFAULT_MODEL, defaultModelSource } from '../engine/local/default-model.js';
+import { fetchModelFile } from '../engine/local/download.js';
+import { createLocalEngine } from '../engine/local/local.js';
+import { LocalEngineError } from '../engine/local/runtime.js';
+import { EXIT, fail } from './exit-codes.js';
+import { progressPrinter } from './progress.js';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The engine `decide serve` runs on: the provider the environment configures,
+ * else the embedded local engine on `--model`/`DECIDE_MODEL`, else on the default
+ * model, fetched once into the user's cache. Every failure exits with a sentence
+ * saying what to do.
+ */
+export async function startEngine(env: Env): Promise<Engine> {
+  let remote: Engine | null;
+  try {
+    remote = engineFromEnv(env);
+  } catch (error) {
+    fail((error as Error).message, EXIT.config);
+  }
+  if (remote) return remote;
+
+  const explicit = env.DECIDE_MODEL?.trim();
+  const modelPath = explicit || (await defaultModel(env));
+  try {
+    return await createLocalEngine({ modelPath, model: explicit ? undefined : DEFAULT_MODEL.name });
+  } catch (error) {
+    if (error instanceof LocalEngineError) {
+      const hint = explicit ? ' (--model or DECIDE_MODEL is a path to a .gguf file for the local engine)' : '';
+      fail(`local engine: ${error.message}${hint}`, error.reason === 'runtime' ? EXIT.config : EXIT.notFound);
+    }
+    throw error;
+  }
+}
+
+async function defaultModel(env: Env): Promise<string> {
+  const source = defaultModelSource(env);
+  if (existsSync(source.path)) return source.path;
+  const size = `${(DEFAULT_MODEL.bytes / 1e9).toFixed(1)} GB`;
+  process.stderr.write(
+    `decide: no engine configured: using the local engine with ${DEFAULT_MODEL.name} (${size}), fetched once into ${source.path}\n`,
+  );
+  try {
+    await fetchModelFile(source, source.path, progressPrinter(process.stderr));
+  } catch (error) {
+    fail(
+      `cannot fetch the default model from ${source.url}: ${(error as Error).message}.\n` +
+        `  Download that file yourself (${DEFAULT_MODEL.bytes} bytes, SHA-256 ${DEFAULT_MODEL.sha256}) and put it at\n` +
+        `  ${source.path}\n` +
+        `  or start with --model PATH.gguf, or configure a remote engine (see the README). A partial download resumes on the next start.`,
+      EXIT.unavailable,
+    );
+  }
+  return source.path;
+}

@@ -1,0 +1,41 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { ModelFile } from './download.js';
+
+/**
+ * The model `decide serve` uses when no engine is configured: Qwen2.5 1.5B
+ * Instruct, Apache-2.0, quantised to Q4_K_M (1.1 GB, about 1.5 GB of memory in
+ * use). Pinned to one revision of the publisher's repository, so the checksum
+ * never goes stale.
+ */
+export const DEFAULT_MODEL = {
+  name: 'qwen2.5-1.5b-instruct-q4_k_m',
+  fileName: 'qwen2.5-1.5b-instruct-q4_k_m.gguf',
+  url: 'https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/91cad51170dc346986eccefdc2dd33a9da36ead9/qwen2.5-1.5b-instruct-q4_k_m.gguf',
+  bytes: 1_117_320_736,
+  sha256: '6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e',
+} as const satisfies ModelFile & { name: string; fileName: string };
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Where downloaded models live: the platform's per-user cache folder.
+ * `DECIDE_DEFAULT_MODEL_URL` points the one download at a mirror inside a closed
+ * network; the checksum still has to match.
+ */
+export function defaultModelSource(env: Env = process.env): ModelFile & { path: string } {
+  const mirror = env.DECIDE_DEFAULT_MODEL_URL?.trim();
+  return {
+    url: mirror || DEFAULT_MODEL.url,
+    bytes: DEFAULT_MODEL.bytes,
+    sha256: DEFAULT_MODEL.sha256,
+    path: join(cacheDir(env), 'decide', 'models', DEFAULT_MODEL.fileName),
+  };
+}
+
+function cacheDir(env: Env): string {
+  if (env.XDG_CACHE_HOME?.trim()) return env.XDG_CACHE_HOME.trim();
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches');
+  if (process.platform === 'win32') return env.LOCALAPPDATA?.trim() || join(homedir(), 'AppData', 'Local');
+  return join(homedir(), '.cache');
+}

@@ -1,0 +1,112 @@
+import { availableParallelism } from 'node:os';
+
+/**
+ * The part of node-llama-cpp the local engine uses, described here rather than
+ * imported: the package is optional, and `npm install --omit=optional` must still
+ * build and run everything else.
+ */
+export interface NodeLlamaCpp {
+  getLlama(options: {
+    build: 'never';
+    gpu?: 'auto' | false;
+    maxThreads: number;
+    logLevel: string;
+    logger: (level: string, message: string) => void;
+  }): Promise<Llama>;
+  createModelDownloader(options: {
+    modelUri: string;
+    dirPath: string;
+    fileName: string;
+    showCliProgress: boolean;
+    skipExisting: boolean;
+    deleteTempFileOnCancel: boolean;
+  }): Promise<{ download(options?: { signal?: AbortSignal }): Promise<string>; cancel(): Promise<void> }>;
+}
+
+export interface Llama {
+  readonly gpu: string | false;
+  loadModel(options: { modelPath: string }): Promise<LlamaModel>;
+  dispose(): Promise<void>;
+}
+
+export interface LlamaModel {
+  readonly trainContextSize: number;
+  createDecisionContext(options: {
+    threads: number;
+    parallelQuestions: number;
+    contextSize: { max: number };
+  }): Promise<LlamaDecisionContext>;
+  dispose(): Promise<void>;
+}
+
+export type LibraryQuestion =
+  | { type: 'noul'; instruction: string; criteria?: { true: string; false: string } }
+  | { type: 'choice'; instruction: string; criteria: Record<string, string> }
+  | { type: 'score'; instruction: string; criteria: string[] };
+
+export type LibraryAnswer =
+  | { type: 'noul'; value: number }
+  | { type: 'choice'; probabilities: Record<string, number> }
+  | { type: 'score'; probabilities: number[] };
+
+export interface LlamaDecisionContext {
+  readonly contextSize: number;
+  decideWithMeta(
+    document: string,
+    questions: Record<string, LibraryQuestion>,
+    options: { signal: AbortSignal; onOverflow: 'throw' },
+  ): Promise<{ answers: Record<string, LibraryAnswer>; tokenUsage: { input: number; output: number } }>;
+  dispose(): Promise<void>;
+}
+
+/** Why the local engine cannot start: its runtime is missing, or the model file is unusable. */
+export class LocalEngineError extends Error {
+  constructor(
+    readonly reason: 'runtime' | 'model',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LocalEngineError';
+  }
+}
+
+export const MISSING_RUNTIME = `the local engine needs node-llama-cpp, an optional dependency that is not installed
+  (npm install --omit=optional leaves it out). Install it with: npm install node-llama-cpp
+  or configure a remote engine instead (DECIDE_ENGINE=openai|systemone|anthropic, see the README).`;
+
+/**
+ * node-llama-cpp is loaded only when the local engine is asked for: it brings
+ * native binaries of several hundred megabytes that users of remote providers
+ * can leave out. `specifier` exists for the test of the missing-package message.
+ */
+export async function loadRuntime(specifier = 'node-llama-cpp'): Promise<NodeLlamaCpp> {
+  try {
+    return (await import(specifier)) as NodeLlamaCpp;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new LocalEngineError('runtime', MISSING_RUNTIME);
+    throw error;
+  }
+}
+
+/**
+ * One llama.cpp runtime per process. Threads: one per core the process may use;
+ * the library's CPU default is at least 4, which oversubscribes a 2-core machine
+ * and slows every decision down. Building from source is never attempted (it
+ * would download llama.cpp at run time); the prebuilt binaries come with npm.
+ */
+export async function startLlama(runtime: NodeLlamaCpp): Promise<Llama> {
+  return runtime.getLlama({
+    build: 'never',
+    maxThreads: threads(),
+    logLevel: 'error',
+    logger: (level, message) => {
+      const text = message.trim();
+      if (text) process.stderr.write(`decide: llama.cpp ${level}: ${text}\n`);
+    },
+  });
+}
+
+export function threads(): number {
+  return availableParallelism();
+}

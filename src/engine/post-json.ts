@@ -1,0 +1,89 @@
+import { Agent, request } from 'undici';
+import type { Deadline } from './deadline.js';
+import { EngineError } from './engine.js';
+import { statusFailure, transportFailure, type RateLimited } from './http-failures.js';
+
+/**
+ * Reads a provider's own error JSON (e.g. Anthropic's `{"type":"error","error":{…}}`)
+ * to classify a non-2xx status. `body` is the parsed JSON, or undefined when the body
+ * was empty, unreadable or not JSON. The result must not quote the body: providers
+ * echo keys in error messages.
+ */
+export type ClassifyStatus = (status: number, retryAfter: string | string[] | undefined, body: unknown) => EngineError | RateLimited;
+
+export interface JsonPoster {
+  /** One HTTP attempt: the parsed 2xx JSON body, or an EngineError / RateLimited. */
+  post(payload: unknown, deadline: Deadline): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * The HTTP side of the engines that speak JSON over undici (openai, anthropic): one
+ * keep-alive pool per engine, and every way a call can fail mapped through
+ * http-failures, so the engines differ only in what they send and how they read it.
+ */
+export function jsonPoster(options: {
+  url: string;
+  headers: Record<string, string>;
+  provider: string;
+  /** Connections kept to the provider; a stress decision makes ~15 calls at once. */
+  maxConnections: number;
+  /** Without it the error body is drained unread and the status alone decides. */
+  classify?: ClassifyStatus;
+}): JsonPoster {
+  const { url, provider, classify } = options;
+  const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
+  const agent = new Agent({ connections: options.maxConnections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+
+  async function refusal(response: Awaited<ReturnType<typeof request>>, deadline: Deadline): Promise<EngineError | RateLimited> {
+    const { statusCode } = response;
+    const retryAfter = response.headers['retry-after'];
+    if (!classify) {
+      // Drain so the keep-alive connection is reusable; the body itself is never quoted.
+      await response.body.dump().catch(() => undefined);
+      return statusFailure(provider, statusCode, retryAfter);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await response.body.text());
+    } catch {
+      if (deadline.expired) return deadline.failure();
+      body = undefined;
+    }
+    return classify(statusCode, retryAfter, body);
+  }
+
+  return {
+    async post(payload, deadline) {
+      let response: Awaited<ReturnType<typeof request>>;
+      try {
+        response = await request(url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(payload),
+          signal: deadline.signal,
+          dispatcher: agent,
+        });
+      } catch (err) {
+        throw deadline.expired ? deadline.failure() : transportFailure(provider, err);
+      }
+      const { statusCode } = response;
+      if (statusCode < 200 || statusCode >= 300) throw await refusal(response, deadline);
+      let text: string;
+      try {
+        text = await response.body.text();
+      } catch (err) {
+        throw deadline.expired ? deadline.failure() : transportFailure(provider, err, statusCode);
+      }
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new EngineError('bad_response', `${provider} engine answered with a body that is not JSON`);
+      }
+    },
+    async close() {
+      // In-flight calls belong to decisions that are being abandoned; don't wait for them.
+      await agent.destroy();
+    },
+  };
+}

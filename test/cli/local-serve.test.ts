@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MODEL } from '../../src/engine/local/default-model.js';
+import { startFileHost, type FileHostFake } from '../fakes/file-host-fake.js';
+import { CHOICE } from '../support/requests.js';
+import { assertBuilt, killChildren, openaiEnv, ROOT, runCli, runJson, startServe, tempDb, type TempDb } from '../support/cli.js';
+import { TINY_MODEL } from '../support/service.js';
+
+/** `decide serve` on the embedded engine: `--model`, the default model in the cache, and every way it cannot start. */
+describe('decide serve on the local engine', () => {
+  let tmp: TempDb;
+  let host: FileHostFake;
+  beforeAll(async () => {
+    assertBuilt();
+    host = await startFileHost(fs.readFileSync(TINY_MODEL), DEFAULT_MODEL.fileName);
+  });
+  afterAll(() => host.close());
+  afterEach(async () => {
+    await killChildren();
+    tmp?.remove();
+    host.ranges.length = 0;
+  });
+  const fresh = () => (tmp = tempDb());
+  /** A cache folder of this test's own, and the default model's place in it. */
+  const cache = () => {
+    const dir = path.join(fresh().dir, 'cache');
+    return { env: { XDG_CACHE_HOME: dir }, model: path.join(dir, 'decide', 'models', DEFAULT_MODEL.fileName) };
+  };
+
+  const decide = async (url: string, db: string) => {
+    const { key } = await runJson(['key', 'create', '--db', db]);
+    const res = await fetch(`${url}/v1/decisions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(CHOICE),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('--model PATH.gguf: starts on that file, decides, and stops cleanly', async () => {
+    const { db } = fresh();
+    const serving = await startServe(['--db', db, '--model', TINY_MODEL], {}, 20_000);
+    expect(await serving.waitForStderr(/engine local/)).toContain('engine local (model llama-2-tiny-random)');
+    const { status, body } = await decide(serving.url, db);
+    expect(status).toBe(200);
+    expect(body.model).toBe('llama-2-tiny-random');
+    expect((await serving.stop()).code).toBe(0);
+  });
+
+  it('no engine configured and the default model in the cache: starts on it without any download', async () => {
+    const { env, model } = cache();
+    fs.mkdirSync(path.dirname(model), { recursive: true });
+    fs.copyFileSync(TINY_MODEL, model);
+    const serving = await startServe(['--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, 20_000);
+    expect(await serving.waitForStderr(/engine local/)).toContain(`engine local (model ${DEFAULT_MODEL.name})`);
+    expect((await decide(serving.url, tmp.db)).status).toBe(200);
+    expect(host.ranges).toEqual([]);
+  });
+
+  it('offline with no default model: exit 69 saying what to download and where to put it', async () => {
+    const { env, model } = cache();
+    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], env, 20_000);
+    expect(result.code).toBe(69);
+    expect(result.stderr).toContain(`no engine configured: using the local engine with ${DEFAULT_MODEL.name} (1.1 GB)`);
+    expect(result.stderr).toContain('cannot fetch the default model from http://127.0.0.1:9/unreachable.gguf');
+    expect(result.stderr).toContain(`${DEFAULT_MODEL.bytes} bytes, SHA-256 ${DEFAULT_MODEL.sha256}`);
+    expect(result.stderr).toContain(model);
+    expect(result.stderr).toContain('--model PATH.gguf');
+    expect(result.stdout).toBe('');
+  });
+
+  it('a mirror serving other bytes: the checksum refuses them and nothing is kept', async () => {
+    const { env, model } = cache();
+    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, 20_000);
+    expect(result.code).toBe(69);
+    expect(result.stderr).toContain(`expected ${DEFAULT_MODEL.bytes} bytes with SHA-256 ${DEFAULT_MODEL.sha256}`);
+    expect(result.stderr).toMatch(/fetching the model: +0% +\d+ \/ 1117 MB/);
+    expect(fs.existsSync(model)).toBe(false);
+    expect(fs.existsSync(`${model}.part`)).toBe(false);
+  });
+
+  it('without the optional node-llama-cpp (npm install --omit=optional): exit 78 saying how to install it', async () => {
+    const { db } = fresh();
+    const hook = path.join(ROOT, 'test', 'support', 'hooks', 'without-node-llama-cpp.mjs');
+    const result = await runCli(['serve', '--port', '0', '--db', db, '--model', TINY_MODEL], { NODE_OPTIONS: `--import ${hook}` }, 20_000);
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('the local engine needs node-llama-cpp, an optional dependency that is not installed');
+    expect(result.stderr).toContain('npm install node-llama-cpp');
+    expect(result.stdout).toBe('');
+  });
+
+  it('without node-llama-cpp, a remote engine still starts', async () => {
+    const { db } = fresh();
+    const hook = path.join(ROOT, 'test', 'support', 'hooks', 'without-node-llama-cpp.mjs');
+    const serving = await startServe(['--db', db], { ...openaiEnv('http://127.0.0.1:9/v1', 'sk-x'), NODE_OPTIONS: `--import ${hook}` });
+    expect(await serving.waitForStderr(/engine openai/)).toContain('engine openai');
+  });
+
+  it('--model naming a missing file: exit 66 naming it', async () => {
+    const { db, dir } = fresh();
+    const missing = path.join(dir, 'missing.gguf');
+    const result = await runCli(['serve', '--port', '0', '--db', db, '--model', missing], {}, 20_000);
+    expect(result.code).toBe(66);
+    expect(result.stderr).toContain(`local engine: the model file ${missing} does not exist or cannot be read`);
+  });
+
+  it('DECIDE_MODEL naming a corrupt file: exit 66 saying it cannot be loaded', async () => {
+    const { db, dir } = fresh();
+    const corrupt = path.join(dir, 'corrupt.gguf');
+    fs.writeFileSync(corrupt, 'this is not a model');
+    const result = await runCli(['serve', '--port', '0', '--db', db], { DECIDE_MODEL: corrupt }, 20_000);
+    expect(result.code).toBe(66);
+    expect(result.stderr).toContain(`local engine: cannot load the model ${corrupt}`);
+    expect(result.stdout).toBe('');
+  });
+});

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineError } from '../../../src/engine/engine.js';
+import { createLocalEngine } from '../../../src/engine/local/local.js';
+import { LocalEngineError, loadRuntime, MISSING_RUNTIME } from '../../../src/engine/local/runtime.js';
+import { CHOICE, NOUL, SCORE } from '../../support/requests.js';
+import { startWithLocal, TINY_MODEL } from '../../support/service.js';
+
+/**
+ * The local engine on the tiny random-weights model: the answers are random, so
+ * these tests check the plumbing (shapes, sums, accounting, batching), never quality.
+ */
+describe('local engine through the service', () => {
+  let svc: Awaited<ReturnType<typeof startWithLocal>>;
+  beforeAll(async () => {
+    svc = await startWithLocal();
+  });
+  afterAll(() => svc.close());
+
+  const sum = (values: Record<string, number>) => Object.values(values).reduce((a, b) => a + b, 0);
+
+  it.each([
+    ['choice', CHOICE],
+    ['score', SCORE],
+  ] as const)('answers a %s decision with a full distribution and reports the local model', async (_mode, request) => {
+    const { key } = await svc.newKey();
+    const res = await svc.call('POST', '/v1/decisions', { key, json: request });
+    expect(res.status).toBe(200);
+    const labels = 'options' in request ? request.options : request.levels;
+    expect(Object.keys(res.body.result.probabilities)).toEqual(labels);
+    expect(sum(res.body.result.probabilities)).toBeCloseTo(1, 6);
+    expect(res.body.model).toBe('llama-2-tiny-random');
+    expect(res.body.inputTokens).toBeGreaterThan(0);
+    expect(res.body.contextSufficiency).toBeGreaterThanOrEqual(0);
+    expect(res.body.access).toEqual({ type: 'free', freeRemaining: 19 });
+  });
+
+  it('answers a noul decision with a probability of yes', async () => {
+    const { key } = await svc.newKey();
+    const res = await svc.call('POST', '/v1/decisions', { key, json: NOUL });
+    expect(res.status).toBe(200);
+    expect(res.body.result.yesProbability).toBeGreaterThanOrEqual(0);
+    expect(res.body.result.yesProbability).toBeLessThanOrEqual(1);
+    expect(['yes', 'no', 'unclear', 'needs-context']).toContain(res.body.signal);
+  });
+
+  it('asks a noul stress decision No-first for the reversed check', async () => {
+    const { key } = await svc.newKey(5);
+    const res = await svc.call('POST', '/v1/decisions', { key, json: { ...NOUL, depth: 'stress' } });
+    expect(res.status).toBe(200);
+    const [reversed] = res.body.stress.checks;
+    expect(reversed.kind).toBe('reversed');
+    expect(reversed.result.yesProbability).toBeGreaterThanOrEqual(0);
+    expect(reversed.result.yesProbability).toBeLessThanOrEqual(1);
+  });
+
+  it('answers a 4-fact stress decision: reversed check, one check per fact, a pivot, 5 credits', async () => {
+    const { key } = await svc.newKey(5);
+    const res = await svc.call('POST', '/v1/decisions', { key, json: { ...CHOICE, depth: 'stress' } });
+    expect(res.status).toBe(200);
+    const { checks, pivot } = res.body.stress;
+    expect(checks.map((c: { kind: string }) => c.kind)).toEqual(['reversed', ...Array(4).fill('without-fact')]);
+    expect(checks.slice(1).map((c: { factIndex: number }) => c.factIndex)).toEqual([0, 1, 2, 3]);
+    for (const check of checks) expect(sum(check.result.probabilities)).toBeCloseTo(1, 6);
+    expect(pivot === null || [0, 1, 2, 3].includes(pivot.factIndex)).toBe(true);
+    expect(res.body.access).toEqual({ type: 'pass', passCredits: 0 });
+  });
+
+  it('serves concurrent decisions from one model, each charged once', async () => {
+    const { key } = await svc.newKey();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => svc.call('POST', '/v1/decisions', { key, json: i % 2 ? NOUL : SCORE })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+    const usage = await svc.call('GET', '/v1/usage', { key });
+    expect(usage.body.freeUsed).toBe(12);
+  });
+});
+
+describe('local engine start-up errors', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-local-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('names a model file that does not exist', async () => {
+    const missing = path.join(dir, 'nope.gguf');
+    const error = await createLocalEngine({ modelPath: missing }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LocalEngineError);
+    expect(error).toMatchObject({ reason: 'model', message: `the model file ${missing} does not exist or cannot be read` });
+  });
+
+  it('says a corrupt file is not a loadable GGUF model', async () => {
+    const corrupt = path.join(dir, 'corrupt.gguf');
+    fs.writeFileSync(corrupt, Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(4096, 7)]));
+    const error = await createLocalEngine({ modelPath: corrupt }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LocalEngineError);
+    expect((error as Error).message).toMatch(new RegExp(`^cannot load the model ${corrupt}: .*is it a GGUF model file\\?`));
+  });
+
+  it('says how to install node-llama-cpp when the optional package is missing', async () => {
+    const error = await loadRuntime('node-llama-cpp-not-installed').catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'runtime', message: MISSING_RUNTIME });
+    expect(MISSING_RUNTIME).toContain('npm install node-llama-cpp');
+  });
+});
+
+describe('local engine: deadlines', () => {
+  it('turns an aborted decision into a timeout', async () => {
+    const engine = await createLocalEngine({ modelPath: TINY_MODEL });
+    try {
+      const question = { main: { type: 'noul' as const, instructions: 'Is it raining?' } };
+      const done = new AbortController();
+      done.abort();
+      await expect(engine.ask('It rains.', question, done.signal)).rejects.toMatchObject({ kind: 'timeout' });
+      const soon = new AbortController();
+      const pending = engine.ask('It rains. '.repeat(200), question, soon.signal);
+      soon.abort();
+      const error = await pending.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EngineError);
+      expect(error).toMatchObject({ kind: 'timeout' });
+    } finally {
+      await engine.close?.();
+    }
+  });
+});

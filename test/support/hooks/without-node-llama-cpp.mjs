@@ -1,0 +1,16 @@
+// `node --import` this file to run decide as if `npm install --omit=optional` had left
+// node-llama-cpp out: resolving it fails the way a missing package does.
+import { register } from 'node:module';
+
+register(
+  'data:text/javascript,' +
+    encodeURIComponent(`
+export async function resolve(specifier, context, next) {
+  if (specifier === 'node-llama-cpp' || specifier.startsWith('node-llama-cpp/')) {
+    const error = new Error("Cannot find package 'node-llama-cpp'");
+    error.code = 'ERR_MODULE_NOT_FOUND';
+    throw error;
+  }
+  return next(specifier, context);
+}`),
+);
