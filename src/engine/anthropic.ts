@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { Deadline } from './deadline.js';
-import { EngineError, type Engine, type EngineReply, type Question, type Questions } from './engine.js';
-import { parseRetryAfter, RateLimited, statusFailure, withoutKey } from './http-failures.js';
-import { askEachQuestion, type OneAnswer } from './per-question.js';
+import type { Deadline } from './deadline.js';
+import { EngineError, type Engine, type Question } from './engine.js';
+import { parseRetryAfter, RateLimited, statusFailure } from './http-failures.js';
+import { perQuestionEngine, type OneAnswer } from './per-question.js';
 import { jsonPoster } from './post-json.js';
 import { answerFromLabels, renderProbabilityQuestion } from './prompt.js';
 import { withOneRateLimitRetry } from './retry.js';
@@ -85,21 +85,7 @@ export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
     };
   }
 
-  return {
-    name: PROVIDER,
-    model,
-    async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
-      const deadline = new Deadline(signal, timeoutMs, PROVIDER);
-      try {
-        return await askEachQuestion(questions, deadline, (id, question) => askOne(id, state, question, deadline));
-      } catch (err) {
-        throw withoutKey(err, apiKey);
-      } finally {
-        deadline.dispose();
-      }
-    },
-    close: () => http.close(),
-  };
+  return perQuestionEngine({ name: PROVIDER, model, timeoutMs, apiKey, askOne, close: () => http.close() });
 }
 
 /** The input of the forced tool call, or bad_response when the message is not one. */

@@ -1,9 +1,8 @@
-import { Deadline } from './deadline.js';
-import type { Engine, EngineReply, Question, Questions } from './engine.js';
-import { withoutKey } from './http-failures.js';
+import type { Deadline } from './deadline.js';
+import type { Engine, Question } from './engine.js';
 import { labelDistribution } from './labels.js';
 import { readLogprobs, readStatedProbabilities } from './openai-wire.js';
-import { askEachQuestion, type OneAnswer } from './per-question.js';
+import { perQuestionEngine, type OneAnswer } from './per-question.js';
 import { jsonPoster } from './post-json.js';
 import { answerFromLabels, renderProbabilityQuestion, renderQuestion } from './prompt.js';
 import { withOneRateLimitRetry } from './retry.js';
@@ -87,19 +86,5 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
 
   const askOne = probabilities === 'verbalized' ? askByStatement : askByLogprobs;
 
-  return {
-    name: PROVIDER,
-    model,
-    async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
-      const deadline = new Deadline(signal, timeoutMs, PROVIDER);
-      try {
-        return await askEachQuestion(questions, deadline, (id, question) => askOne(id, state, question, deadline));
-      } catch (err) {
-        throw withoutKey(err, apiKey);
-      } finally {
-        deadline.dispose();
-      }
-    },
-    close: () => http.close(),
-  };
+  return perQuestionEngine({ name: PROVIDER, model, timeoutMs, apiKey, askOne, close: () => http.close() });
 }

@@ -1,5 +1,6 @@
-import type { Deadline } from './deadline.js';
-import type { Answer, EngineReply, Question, Questions } from './engine.js';
+import { Deadline } from './deadline.js';
+import type { Answer, Engine, EngineReply, Question, Questions } from './engine.js';
+import { withoutKey } from './http-failures.js';
 
 export type OneAnswer = { answer: Answer; inputTokens: number | null };
 
@@ -30,5 +31,35 @@ export async function askEachQuestion<Q extends Questions>(
   return {
     answers: Object.fromEntries(replies.map(([id, reply]) => [id, reply.answer])) as EngineReply<Q>['answers'],
     inputTokens: tokens.some((t) => t === null) ? null : tokens.reduce<number>((sum, t) => sum + (t ?? 0), 0),
+  };
+}
+
+/**
+ * An engine of one call per question: each ask gets its own deadline (the decision's
+ * signal and the engine's timeout), and no failure leaves it carrying the API key.
+ */
+export function perQuestionEngine(options: {
+  name: string;
+  model: string;
+  timeoutMs: number;
+  apiKey: string | undefined;
+  askOne: (id: string, state: string, question: Question, deadline: Deadline) => Promise<OneAnswer>;
+  close: () => Promise<void>;
+}): Engine {
+  const { name, model, timeoutMs, apiKey, askOne, close } = options;
+  return {
+    name,
+    model,
+    async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
+      const deadline = new Deadline(signal, timeoutMs, name);
+      try {
+        return await askEachQuestion(questions, deadline, (id, question) => askOne(id, state, question, deadline));
+      } catch (err) {
+        throw withoutKey(err, apiKey);
+      } finally {
+        deadline.dispose();
+      }
+    },
+    close,
   };
 }

@@ -1,23 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ANTHROPIC_VERSION, createAnthropicEngine, PROBABILITY_TOOL } from '../../src/engine/anthropic.js';
-import type { ChoiceQuestion, Engine, NoulQuestion, ScoreQuestion } from '../../src/engine/engine.js';
+import type { ChoiceQuestion, Engine, NoulQuestion } from '../../src/engine/engine.js';
 import { defaultInputTokens, defaultToolInput, startAnthropicFake, type AnthropicBehaviour, type AnthropicFake } from '../fakes/anthropic-fake.js';
 import { byOptionText, offeredOptions, questionText, userText } from '../fakes/openai-fake.js';
 import { describeHttpFailures, SUITE_KEY } from './failure-suite.js';
-import { failureOf, noDeadline } from './helpers.js';
+import { failureOf, fund, holds, noDeadline, risk, STATE } from './helpers.js';
 
 const KEY = 'sk-ant-test-4b1d-SECRET';
-const fund: ChoiceQuestion = {
-  type: 'choice',
-  instructions: 'Which should we do with the plan?',
-  criteria: [
-    { label: 'approve', description: 'the plan is funded' },
-    { label: 'reject', description: null },
-  ],
-};
-const holds: NoulQuestion = { type: 'noul', instructions: 'Do the facts settle it?' };
-const risk: ScoreQuestion = { type: 'score', instructions: 'How risky is it?', criteria: ['low', 'medium', 'high'] };
-const STATE = 'The plan costs 40k.\nThe team has shipped twice.';
 
 let fake: AnthropicFake;
 let engine: Engine;

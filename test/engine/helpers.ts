@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { EngineError } from '../../src/engine/engine.js';
+import { EngineError, type ChoiceQuestion, type NoulQuestion, type ScoreQuestion } from '../../src/engine/engine.js';
 
 /** The EngineError an ask rejects with; fails the test if it resolves or throws something else. */
 export async function failureOf(promise: Promise<unknown>): Promise<EngineError> {
@@ -28,3 +28,16 @@ export async function closedPort(): Promise<number> {
 export const noDeadline = (): AbortSignal => new AbortController().signal;
 
 export const ln = Math.log;
+
+/** The questions and state the engines' own tests ask about. */
+export const fund: ChoiceQuestion = {
+  type: 'choice',
+  instructions: 'Which should we do with the plan?',
+  criteria: [
+    { label: 'approve', description: 'the plan is funded' },
+    { label: 'reject', description: null },
+  ],
+};
+export const holds: NoulQuestion = { type: 'noul', instructions: 'Do the facts settle it?' };
+export const risk: ScoreQuestion = { type: 'score', instructions: 'How risky is it?', criteria: ['low', 'medium', 'high'] };
+export const STATE = 'The plan costs 40k.\nThe team has shipped twice.';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChoiceQuestion, Engine, NoulQuestion, ScoreQuestion } from '../../src/engine/engine.js';
+import type { ChoiceQuestion, Engine } from '../../src/engine/engine.js';
 import { createOpenAIEngine } from '../../src/engine/openai.js';
 import {
   byOptionText,
@@ -12,19 +12,8 @@ import {
   type OpenAIBehaviour,
   type OpenAIFake,
 } from '../fakes/openai-fake.js';
-import { failureOf, noDeadline } from './helpers.js';
+import { failureOf, fund, holds, noDeadline, risk, STATE } from './helpers.js';
 
-const fund: ChoiceQuestion = {
-  type: 'choice',
-  instructions: 'Which should we do with the plan?',
-  criteria: [
-    { label: 'approve', description: 'the plan is funded' },
-    { label: 'reject', description: null },
-  ],
-};
-const holds: NoulQuestion = { type: 'noul', instructions: 'Do the facts settle it?' };
-const risk: ScoreQuestion = { type: 'score', instructions: 'How risky is it?', criteria: ['low', 'medium', 'high'] };
-const STATE = 'The plan costs 40k.\nThe team has shipped twice.';
 
 let fake: OpenAIFake;
 let engine: Engine;

@@ -13,20 +13,9 @@ import {
   type OpenAIFake,
 } from '../fakes/openai-fake.js';
 import { describeHttpFailures } from './failure-suite.js';
-import { failureOf, ln, noDeadline } from './helpers.js';
+import { failureOf, fund, holds, ln, noDeadline, risk, STATE } from './helpers.js';
 
 const KEY = 'sk-test-6f1c0ffee-SECRET';
-const fund: ChoiceQuestion = {
-  type: 'choice',
-  instructions: 'Which should we do with the plan?',
-  criteria: [
-    { label: 'approve', description: 'the plan is funded' },
-    { label: 'reject', description: null },
-  ],
-};
-const holds: NoulQuestion = { type: 'noul', instructions: 'Do the facts settle it?' };
-const risk: ScoreQuestion = { type: 'score', instructions: 'How risky is it?', criteria: ['low', 'medium', 'high'] };
-const STATE = 'The plan costs 40k.\nThe team has shipped twice.';
 
 let fake: OpenAIFake;
 let engine: Engine;

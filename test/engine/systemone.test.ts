@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChoiceQuestion, Engine, NoulQuestion, ScoreQuestion } from '../../src/engine/engine.js';
+import type { ChoiceQuestion, Engine } from '../../src/engine/engine.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import {
   choiceAnswer,
@@ -10,21 +10,11 @@ import {
   type SystemOneFake,
 } from '../fakes/systemone-fake.js';
 import { describeHttpFailures } from './failure-suite.js';
-import { failureOf, noDeadline } from './helpers.js';
+import { failureOf, fund, noDeadline, risk, STATE } from './helpers.js';
 
 const KEY = 'ts-test-key-7d2a-SECRET';
-const fund: ChoiceQuestion = {
-  type: 'choice',
-  instructions: 'Which should we do with the plan?',
-  criteria: [
-    { label: 'approve', description: 'the plan is funded' },
-    { label: 'reject', description: null },
-  ],
-};
 const holds: NoulQuestion = { type: 'noul', instructions: 'Do the facts settle it?', criteria: { false: 'no', true: 'yes' } };
-const risk: ScoreQuestion = { type: 'score', instructions: 'How risky is it?', criteria: ['low', 'medium', 'high'] };
 const questions = { main: fund, probe: holds, risk };
-const STATE = 'The plan costs 40k.\nThe team has shipped twice.';
 
 let fake: SystemOneFake;
 let engine: Engine;

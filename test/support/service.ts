@@ -14,8 +14,8 @@ import type { Clock } from '../../src/service/clock.js';
 import { DecisionService } from '../../src/service/service.js';
 import type { WebOptions } from '../../src/web/routes.js';
 import { noVerification } from '../../src/web/verify/verifier.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
-import { startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
+import { startOpenAIFake } from '../fakes/openai-fake.js';
+import { startSystemOneFake } from '../fakes/systemone-fake.js';
 import { call, type CallOptions } from './api.js';
 
 /** The shared test model (random weights, 1.7 MB): never copied into the project. */
