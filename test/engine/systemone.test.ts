@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChoiceQuestion, Engine } from '../../src/engine/engine.js';
+import type { ChoiceQuestion, Engine, NoulQuestion } from '../../src/engine/engine.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import {
   choiceAnswer,
