@@ -1,17 +1,7 @@
-import {
-  APIConnectionError,
-  APIError,
-  APITimeoutError,
-  APIUserAbortError,
-  RateLimitError,
-  TypeSafeClient,
-  type Fetch,
-  type SystemOneRequest,
-} from '@typesafe-ai/sdk';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { Deadline } from './deadline.js';
 import type { Engine, EngineReply, Questions } from './engine.js';
-import { RateLimited, statusFailure, transportFailure, withoutKey } from './http-failures.js';
+import { withoutKey } from './http-failures.js';
+import { jsonPoster } from './post-json.js';
 import { withOneRateLimitRetry } from './retry.js';
 import { readReply, toWireQuestions } from './systemone-wire.js';
 
@@ -29,61 +19,34 @@ export interface SystemOneEngineOptions {
 const PROVIDER = 'systemone';
 
 /**
- * Any `POST /v1/systemone` server, through the TypeSafe SDK: one call answers every
- * question of a state. The SDK's own retries are off (`maxRetries: 0`): it would fall
- * back to its backoff when `Retry-After` is long and cannot see the decision's deadline,
- * so both engines share `withOneRateLimitRetry` instead.
+ * Any `POST /v1/systemone` server: one call answers every question of a state. The
+ * request is the one the TypeSafe SDK sends (`{ model, state, questions }`, JSON, a
+ * Bearer key when there is one), posted with undici's `request` on a keep-alive pool,
+ * as the other HTTP engines do (post-json.ts). The SDK itself is not on this path: a
+ * fresh client per attempt, fetch's web streams and a cloned, tee'd response cost
+ * ~13 % of a decision's CPU, and its retries could not see the decision's deadline
+ * anyway; 429s get `withOneRateLimitRetry`, like every engine.
  */
 export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
   const { apiKey, model, timeoutMs = 30_000 } = options;
-  const baseURL = options.baseUrl.replace(/\/+$/, '');
-  const agent = new Agent({
-    connections: options.maxConnections ?? 32,
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
+  const http = jsonPoster({
+    url: `${options.baseUrl.replace(/\/+$/, '')}/v1/systemone`,
+    // Servers that need no key (a local vLLM) get no Authorization header at all.
+    headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    provider: PROVIDER,
+    maxConnections: options.maxConnections ?? 32,
   });
-
-  /** One HTTP attempt. A fresh client per attempt lets its fetch tell us whether a status line arrived. */
-  async function attempt(request: SystemOneRequest, deadline: Deadline): Promise<unknown> {
-    let status: number | undefined;
-    const fetch: Fetch = async (input, init) => {
-      const headers = { ...(init?.headers as Record<string, string> | undefined) };
-      // The SDK insists on a key; servers that need none (local vLLM) should not get a fake one.
-      if (!apiKey) for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
-      const response = await undiciFetch(input, { ...(init as object), headers, dispatcher: agent });
-      status = response.status;
-      return response as unknown as Response;
-    };
-    const client = new TypeSafeClient({
-      baseURL,
-      apiKey: apiKey || 'none',
-      defaultModel: model,
-      logLevel: 'off',
-      retry: { maxRetries: 0 },
-      timeout: Math.max(1, deadline.remainingMs()),
-      fetch,
-    });
-    try {
-      return await client.systemOne(request, { signal: deadline.signal });
-    } catch (err) {
-      if (deadline.expired || err instanceof APIUserAbortError || err instanceof APITimeoutError) throw deadline.failure();
-      if (err instanceof RateLimitError) throw new RateLimited(PROVIDER, err.retryAfterMs);
-      if (err instanceof APIError) throw statusFailure(PROVIDER, err.status, err.headers.get('retry-after'));
-      if (err instanceof APIConnectionError) throw transportFailure(PROVIDER, err.cause, status);
-      throw err;
-    }
-  }
 
   return {
     name: PROVIDER,
     model,
     async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
-      // The SDK rejects an empty question set; nothing asked is nothing spent.
+      // An empty question set is refused by servers; nothing asked is nothing spent.
       if (Object.keys(questions).length === 0) return { answers: {} as EngineReply<Q>['answers'], inputTokens: 0 };
       const deadline = new Deadline(signal, timeoutMs, PROVIDER);
-      const request = { model, state, questions: toWireQuestions(questions) } as SystemOneRequest;
+      const payload = { model, state, questions: toWireQuestions(questions) };
       try {
-        const data = await withOneRateLimitRetry(() => attempt(request, deadline), deadline);
+        const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
         return readReply(questions, data);
       } catch (err) {
         throw withoutKey(err, apiKey);
@@ -91,8 +54,6 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
         deadline.dispose();
       }
     },
-    async close() {
-      await agent.destroy();
-    },
+    close: () => http.close(),
   };
 }

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { DecisionService } from '../service/service.js';
-import { accessLog, type LogLine } from './access-log.js';
+import { accessLog, stdoutLog, type LogLine } from './access-log.js';
 import type { AppEnv } from './env.js';
 import { methodNotAllowed, notFound, onError } from './errors.js';
 import { mcpRoutes } from '../mcp/route.js';
@@ -13,7 +13,7 @@ export interface AppOptions {
   service: DecisionService;
   /** Take the client IP from the first X-Forwarded-For hop (only behind a trusted proxy). */
   trustProxy?: boolean;
-  /** Where access-log and error lines go (one JSON object a line). */
+  /** Where access-log and error lines go (one JSON object a line); default stdout, batched per event-loop turn. */
   log?: LogLine;
   /** The browser pages (`/`, `/pass`) and their cookie-authenticated `/v1` routes; without it, the API alone. */
   web?: WebOptions;
@@ -24,7 +24,7 @@ export interface AppOptions {
  * method 405 whatever the key; CORS stays off (a server-to-server API).
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
-  const log = options.log ?? ((line) => process.stdout.write(line + '\n'));
+  const log = options.log ?? stdoutLog();
   const app = new Hono<AppEnv>();
   app.use('*', accessLog(log));
   app.onError(onError(log));

@@ -7,13 +7,12 @@ import {
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { ErrorCode } from '../contract/index.js';
 import type { LogLine } from '../http/access-log.js';
 import { bearerCaller, UNAUTHORIZED } from '../http/auth.js';
 import { clientIp } from '../http/client-ip.js';
 import type { AppEnv } from '../http/env.js';
-import { MAX_BODY_BYTES } from '../http/json-body.js';
+import { limitBody, MAX_BODY_BYTES } from '../http/json-body.js';
 import type { DecisionService } from '../service/service.js';
 import { rebindingRefusal } from './origin.js';
 import { authInfoFor, toolServerFactory } from './server.js';
@@ -120,10 +119,9 @@ export function mcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
     if (refused) return rpcError(c, 403, RPC.server, `Forbidden: ${refused}`);
     await next();
   };
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) => rpcError(c, 413, RPC.server, 'the body is larger than 64 KiB', { contractCode: 'payload_too_large' }),
-  }) as MiddlewareHandler<AppEnv>;
+  const limit = limitBody<AppEnv>(MAX_BODY_BYTES, (c) =>
+    rpcError(c, 413, RPC.server, 'the body is larger than 64 KiB', { contractCode: 'payload_too_large' }),
+  );
 
   app.post('/mcp', guard, limit, async (c) => {
     const type = c.req.header('content-type');

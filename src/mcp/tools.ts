@@ -31,6 +31,31 @@ export const DecisionArguments = z.strictObject({
 });
 
 type JsonSchemaProps = StandardSchemaWithJSON['~standard']['jsonSchema'];
+type JsonSchemaOf = JsonSchemaProps['input'];
+
+/**
+ * zod converts a schema to JSON Schema anew on every call, and the tool server (a
+ * fresh McpServer per request, so the SDK's own memo never outlives one) asks for the
+ * called tool's input and output schemas on every `tools/call`: a third of its CPU.
+ * The schemas never change, so each is converted once per set of options; the SDK
+ * only reads the result (it spreads, never writes into it).
+ */
+function once(convert: JsonSchemaOf): JsonSchemaOf {
+  const made = new Map<string, ReturnType<JsonSchemaOf>>();
+  return (options) => {
+    const key = JSON.stringify(options ?? null);
+    let json = made.get(key);
+    if (json === undefined) {
+      json = convert(options);
+      made.set(key, json);
+    }
+    return json;
+  };
+}
+
+function converted(jsonSchema: JsonSchemaProps): JsonSchemaProps {
+  return { input: once(jsonSchema.input), output: once(jsonSchema.output) };
+}
 
 /**
  * Advertises `schema` but lets every value through: the SDK would otherwise reject
@@ -43,7 +68,7 @@ function advertisedOnly(schema: z.ZodType): StandardSchemaWithJSON {
       version: 1,
       vendor: 'decide',
       validate: (value: unknown) => ({ value }),
-      jsonSchema: schema['~standard'].jsonSchema as JsonSchemaProps,
+      jsonSchema: converted(schema['~standard'].jsonSchema as JsonSchemaProps),
     },
   };
 }
@@ -69,10 +94,10 @@ function outputSchema(schema: z.ZodType): StandardSchemaWithJSON {
   return {
     '~standard': {
       ...std,
-      jsonSchema: {
+      jsonSchema: converted({
         input: (options) => liftRootRef(std.jsonSchema.input(options)),
         output: (options) => liftRootRef(std.jsonSchema.output(options)),
-      },
+      }),
     },
   };
 }

@@ -64,6 +64,9 @@ describe('decide serve: graceful shutdown on SIGTERM', () => {
 
     const exit = await server.exited;
     expect(exit).toEqual({ code: 0, signal: null });
+    // The access log is written in batches; the last line still made it out before the exit.
+    const logged = server.stdout.slice(1).map((line) => JSON.parse(line));
+    expect(logged).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/decisions', status: 200 }));
     // The charge was committed before the process left: nothing is left reserved.
     expect(chargeStates(tmp.dir)).toEqual({ committed: 1 });
     expect(audit(tmp.dir)).toEqual([]);
