@@ -3,7 +3,7 @@ import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
 import { createApp } from '../http/app.js';
 import { listen, type RunningServer } from '../http/server.js';
-import { describeLocation, openStore } from '../ledger/open.js';
+import { describeLocation, expiryMarginFromEnv, openStore } from '../ledger/open.js';
 import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
@@ -34,10 +34,12 @@ export function serveCommand() {
 async function serve(flags: ServeFlags) {
   let limits;
   let engineTimeoutMs;
+  let expiryMarginMs;
   let web: WebConfig;
   try {
     limits = limitsFromEnv();
     engineTimeoutMs = engineTimeoutFromEnv();
+    expiryMarginMs = expiryMarginFromEnv();
     web = webConfigFromEnv();
   } catch (error) {
     fail((error as Error).message, EXIT.config);
@@ -46,8 +48,8 @@ async function serve(flags: ServeFlags) {
 
   let store: Store;
   try {
-    // PostgreSQL: a reservation outlives its decision's deadline only if its server died.
-    store = await openStore(flags.db, limits, { decisionDeadlineMs: engineTimeoutMs });
+    // PostgreSQL: a reservation outlives its decision's deadline (plus the margin) only if its server died.
+    store = await openStore(flags.db, limits, { decisionDeadlineMs: engineTimeoutMs, expiryMarginMs });
   } catch (error) {
     fail(`cannot open the database ${describeLocation(flags.db)}: ${(error as Error).message}`, EXIT.unavailable);
   }
@@ -55,7 +57,13 @@ async function serve(flags: ServeFlags) {
   // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
   const cookieSecret = await resolveCookieSecret(web, store);
 
-  const service = new DecisionService({ store, engine, limits, engineTimeoutMs });
+  const service = new DecisionService({
+    store,
+    engine,
+    limits,
+    engineTimeoutMs,
+    warn: (line) => void process.stderr.write(`decide: ${line}\n`),
+  });
   const app = createApp({
     service,
     trustProxy: process.env.DECIDE_TRUST_PROXY === '1',

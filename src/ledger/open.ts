@@ -1,7 +1,7 @@
 import type { Limits, Store } from './store.js';
 import { openSqliteStore } from './sqlite/store.js';
 import { redactPostgresUrl } from './postgres/database.js';
-import { openPostgresStore, type PostgresStoreOptions } from './postgres/store.js';
+import { DEFAULT_EXPIRY_MARGIN_MS, openPostgresStore, type PostgresStoreOptions } from './postgres/store.js';
 
 /** True when `--db` names a PostgreSQL server rather than a SQLite file. */
 export function isPostgresUrl(location: string): boolean {
@@ -24,6 +24,25 @@ export type OpenOptions = PostgresStoreOptions;
 export async function openStore(location: string, limits: Limits, options: OpenOptions = {}): Promise<Store> {
   if (isPostgresUrl(location)) return openPostgresStore(location, limits, options);
   return openSqliteStore(location, limits);
+}
+
+/**
+ * `DECIDE_EXPIRY_MARGIN_MS`: how long past the decision deadline a PostgreSQL
+ * reservation (and a running idempotency record) outlives a server that died, before
+ * any server gives it back. Default 60000; 0 and up, in whole milliseconds. Small
+ * values let a chaos run recover quickly; in production a margin shorter than the
+ * longest stall of a live server serves that server's late decisions free. Blank
+ * counts as unset; a bad value throws an Error naming the variable. SQLite ignores it
+ * (a reservation left by a killed server is released at the next start).
+ */
+export function expiryMarginFromEnv(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.DECIDE_EXPIRY_MARGIN_MS?.trim();
+  if (!raw) return DEFAULT_EXPIRY_MARGIN_MS;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || ms > 2_147_483_647) {
+    throw new Error(`DECIDE_EXPIRY_MARGIN_MS must be a whole number of milliseconds, 0 or more; got "${raw}"`);
+  }
+  return ms;
 }
 
 /** `--db` as it may be shown in messages and logs: a URL's password masked. */

@@ -79,6 +79,37 @@ export interface MetricsRow {
   totalMs: number;
 }
 
+/**
+ * What committing a reservation did. `charged: false` when the reservation was no
+ * longer `reserved` and not committed either: released by expiry before the commit came
+ * (PostgreSQL: its server stalled past the decision deadline plus the margin and another
+ * server swept it), or unknown. `access` then holds what the caller has now, in the kind
+ * the reservation took (its key's free allowance left that day, or its pass's credits),
+ * null for an unknown reservation.
+ */
+export type CommitOutcome = { charged: true } | { charged: false; access: Access | null };
+
+/**
+ * What a finished decision writes together with its commit, in the same transaction,
+ * so that a process that dies at any moment leaves all of it (the charge, the metrics
+ * sample, the answer kept for the Idempotency-Key: a retry replays it) or none of it
+ * (the reservation is released, the running record dropped: a retry runs afresh and is
+ * charged once).
+ */
+export interface Settlement {
+  /** The decision's processing time: one sample of `day`'s metrics for `channel`. */
+  sample: { day: string; channel: Channel; ms: number };
+  /** The running Idempotency-Key record that keeps the answer (status 200) for replays. */
+  idempotency?: { keyId: string; idemKey: string };
+  /**
+   * The answer's body, once the commit knows whether it charged; `api` is the `api`
+   * channel's metrics of the sample's day with this sample counted. Called inside the
+   * transaction (synchronous, must not throw), possibly more than once if the
+   * transaction is retried; the last call's body is the one kept.
+   */
+  answer(outcome: CommitOutcome, api: MetricsRow): string;
+}
+
 export interface Store {
   /**
    * Called once by `decide serve` at start: releases reservations and drops
@@ -130,8 +161,14 @@ export interface Store {
    * Decides 402/429 exactly as CONTRACT.md says.
    */
   reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome>;
-  /** reserved → committed. Idempotent; a no-op if the reservation is not `reserved`. */
-  commit(reservationId: string, now: Date): Promise<void>;
+  /**
+   * reserved → committed, and reports whether that charged. Idempotent: committing a
+   * committed reservation again reports `charged: true` and writes nothing; one that was
+   * released (or is unknown) stays so, reports `charged: false`, and is never charged.
+   * With a `settlement`, its sample and answer are written in the same transaction
+   * (also when nothing was charged: the decision was still served).
+   */
+  commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome>;
   /** reserved → released, giving back exactly what it took. Idempotent. */
   release(reservationId: string, now: Date): Promise<void>;
 

@@ -12,7 +12,7 @@ import {
 } from '../contract/index.js';
 import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
-import type { Caller, Channel, Limits, Store } from '../ledger/store.js';
+import type { Caller, Channel, CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
 import { engineFailure, refusal } from './refusals.js';
 import { metricsRecord } from './metrics.js';
@@ -26,6 +26,8 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Decisions running at once before new ones get 429 `engine_busy`. */
   maxInFlight?: number;
+  /** Where the operator is told what they should know (one line each, never a key); stderr by default. */
+  warn?: (line: string) => void;
 }
 
 export interface DecideContext {
@@ -52,6 +54,7 @@ export class DecisionService {
   private readonly clock: Clock;
   private readonly engineTimeoutMs: number;
   private readonly maxInFlight: number;
+  private readonly warn: (line: string) => void;
   private inFlight = 0;
 
   constructor(options: ServiceOptions) {
@@ -61,6 +64,7 @@ export class DecisionService {
     this.clock = options.clock ?? systemClock;
     this.engineTimeoutMs = options.engineTimeoutMs;
     this.maxInFlight = options.maxInFlight ?? 512;
+    this.warn = options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`));
   }
 
   now(): Date {
@@ -76,8 +80,8 @@ export class DecisionService {
   async decide(request: DecisionRequest, context: DecideContext): Promise<DecideAnswer> {
     const startedAt = context.startedAt ?? performance.now();
     const idem = context.idempotencyKey;
-    const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
     if (idem !== undefined) {
+      const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
       const begun = await this.store.beginIdempotent(context.caller.keyId, idem, requestHash, this.now());
       if (begun.state === 'replay') {
         return { response: JSON.parse(begun.body), json: begun.body, replayed: true };
@@ -97,16 +101,20 @@ export class DecisionService {
       }
     }
     try {
-      const answer = await this.charged(request, context, startedAt);
-      if (idem !== undefined) await this.store.finishIdempotent(context.caller.keyId, idem, 200, answer.json);
-      return answer;
+      // The answer is kept for the Idempotency-Key by the commit itself, in its transaction.
+      return await this.charged(request, context, startedAt);
     } catch (error) {
       if (idem !== undefined) await this.store.abandonIdempotent(context.caller.keyId, idem);
       throw error;
     }
   }
 
-  /** Reserve → run → commit, or release on any failure, before the error is answered. */
+  /**
+   * Reserve → run → commit, or release on any failure, before the error is answered.
+   * The commit writes the charge, the metrics sample and the answer kept for the
+   * Idempotency-Key in one transaction: a process that dies before it leaves nothing
+   * charged (the retry runs afresh), one that dies after it leaves an answer to replay.
+   */
   private async charged(request: DecisionRequest, context: DecideContext, startedAt: number): Promise<DecideAnswer> {
     if (this.inFlight >= this.maxInFlight) {
       throw new DecideError('engine_busy', 'the decision engine is saturated; retry shortly', 1);
@@ -118,40 +126,68 @@ export class DecisionService {
       now,
     );
     if (!reserved.ok) throw refusal(reserved.code, request.depth, now, this.limits);
+    const { reservation } = reserved;
 
     this.inFlight++;
     let outcome;
     try {
       outcome = await runDecision(request, this.engine, { signal: AbortSignal.timeout(this.engineTimeoutMs) });
     } catch (error) {
-      await this.store.release(reserved.reservation.id, this.now());
+      await this.store.release(reservation.id, this.now());
       throw engineFailure(error);
     } finally {
       this.inFlight--;
     }
-    await this.store.commit(reserved.reservation.id, this.now());
 
     const processingMs = Math.max(0, Math.round(performance.now() - startedAt));
-    await this.store.recordSample(day, context.channel, processingMs);
-    const api = (await this.metrics(now)).api;
-    const response: DecisionResponse = {
-      mode: request.mode,
-      question: request.question,
-      result: outcome.result,
-      signal: outcome.signal,
-      contextSufficiency: outcome.contextSufficiency,
-      model: outcome.model,
-      inputTokens: outcome.inputTokens,
-      evaluatedAt: this.now().toISOString(),
-      access: reserved.access,
-      stress: outcome.stress,
-      timing: {
-        processingMs,
-        averageMsToday: api.meanMs,
-        samplesToday: api.samples === 0 ? null : api.samples,
+    let response: DecisionResponse | undefined;
+    let json = '';
+    const settlement: Settlement = {
+      sample: { day, channel: context.channel, ms: processingMs },
+      idempotency:
+        context.idempotencyKey === undefined ? undefined : { keyId: context.caller.keyId, idemKey: context.idempotencyKey },
+      answer: (committed, apiRow) => {
+        const api = metricsRecord(day, [apiRow]).api;
+        response = {
+          mode: request.mode,
+          question: request.question,
+          result: outcome.result,
+          signal: outcome.signal,
+          contextSufficiency: outcome.contextSufficiency,
+          model: outcome.model,
+          inputTokens: outcome.inputTokens,
+          evaluatedAt: this.now().toISOString(),
+          // Not charged after all: what the caller holds now, not what the reservation took.
+          access: committed.charged ? reserved.access : (committed.access ?? reserved.access),
+          stress: outcome.stress,
+          timing: {
+            processingMs,
+            averageMsToday: api.meanMs,
+            samplesToday: api.samples === 0 ? null : api.samples,
+          },
+        };
+        json = JSON.stringify(response);
+        return json;
       },
     };
-    return { response, json: JSON.stringify(response), replayed: false };
+    let committed: CommitOutcome;
+    try {
+      committed = await this.store.commit(reservation.id, this.now(), settlement);
+    } catch (error) {
+      // Nothing of the commit was written: give the charge back now rather than at
+      // expiry or the next start (a no-op, should it have committed after all).
+      await this.store.release(reservation.id, this.now()).catch(() => {});
+      throw error;
+    }
+    if (!committed.charged) {
+      this.warn(
+        `served a decision without a charge: its reservation ${reservation.id} (${reservation.kind}, ${reservation.cost}, key ` +
+          `${context.caller.keyHint}) expired and was released before the decision finished; ` +
+          'raise DECIDE_EXPIRY_MARGIN_MS if this server stalls that long',
+      );
+    }
+    if (!response) throw new Error('the ledger committed a decision without asking for its answer');
+    return { response, json, replayed: false };
   }
 
   async usage(caller: Caller): Promise<Usage> {

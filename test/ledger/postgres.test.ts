@@ -6,7 +6,7 @@ import { openPostgresStore, PostgresStore, type PostgresStoreOptions } from '../
 import type { Caller, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { DAY, IP, LIMITS, newCaller, NOW } from './helpers.js';
 import { postgresHarness } from './postgres-harness.js';
-import { dropSchema, newSchemaName, PG_URL, PgLedger, urlFor, withAdmin } from './postgres-helpers.js';
+import { dropSchema, newSchemaName, PG_URL, PgLedger, withAdmin } from './postgres-helpers.js';
 import { storeSuite } from './store-suite.js';
 
 // The Store contract, shared with SQLite (test/ledger/sqlite.test.ts).
@@ -228,9 +228,9 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     expect(await ledger.chargeStates()).toEqual({ released: 2 });
     expect(await sweeper.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 10 });
 
-    // The stalled server wakes up and commits (or releases): nothing moves again.
-    await stalled.commit(credits.reservation.id, new Date());
-    await stalled.commit(free.reservation.id, new Date());
+    // The stalled server wakes up and commits (or releases): nothing moves again, and it is told so.
+    expect(await stalled.commit(credits.reservation.id, new Date())).toEqual({ charged: false, access: { type: 'pass', passCredits: 10 } });
+    expect(await stalled.commit(free.reservation.id, new Date())).toEqual({ charged: false, access: { type: 'free', freeRemaining: 20 } });
     await stalled.release(credits.reservation.id, new Date());
     expect(await ledger.chargeStates()).toEqual({ released: 2 });
     expect(await stalled.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 10 });
@@ -244,7 +244,7 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     await store.fundPass(caller.passId, 5);
     const r = await take(store, caller);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await store.commit(r.reservation.id, NOW); // expired, but not yet swept: an honest, single charge
+    expect(await store.commit(r.reservation.id, NOW)).toEqual({ charged: true }); // expired, but not yet swept: an honest, single charge
     expect(await store.recoverInterrupted()).toBe(0);
     expect(await ledger.chargeStates()).toEqual({ committed: 1 });
     expect((await store.usage(caller, DAY)).passCredits).toBe(0);
@@ -258,13 +258,16 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     await racer.fundPass(caller.passId, 300);
     const reservations = await Promise.all(Array.from({ length: 60 }, () => take(racer, caller)));
     await new Promise((resolve) => setTimeout(resolve, 20)); // all expired now
+    let charged = 0;
     const sweeps = await Promise.all([
-      ...reservations.map((r) => racer.commit(r.reservation.id, new Date()).then(() => 0)),
+      ...reservations.map((r) => racer.commit(r.reservation.id, new Date()).then((o) => ((charged += o.charged ? 1 : 0), 0))),
       sweepers[0].recoverInterrupted(),
       sweepers[1].recoverInterrupted(),
     ]);
     const released = sweeps.reduce((a, b) => a + b, 0);
     const states = await ledger.chargeStates();
+    // Each commit says what happened to its charge.
+    expect(charged).toBe(states.committed ?? 0);
     expect((states.committed ?? 0) + (states.released ?? 0)).toBe(60);
     expect(states.released ?? 0).toBe(released);
     expect((await racer.usage(caller, DAY)).passCredits).toBe(300 - 5 * (states.committed ?? 0));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
-import type { Caller, CreatedKey, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
+import type { Caller, CommitOutcome, CreatedKey, Limits, ReserveOutcome, Settlement, Store } from '../../src/ledger/store.js';
 import { DAY, IP, NEXT_DAY, newCaller, NOW } from './helpers.js';
 import { webStoreSuite } from './web-suite.js';
 
@@ -409,6 +409,94 @@ export function storeSuite(h: LedgerHarness): void {
       expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 1 });
       expect(await h.chargeStates()).toEqual({ committed: 2 });
       expect(await h.audit()).toEqual([]);
+    });
+
+    it('commit reports whether it charged: a released reservation stays uncharged, with what the caller holds now', async () => {
+      const caller = await newCaller(store);
+      await store.fundPass(caller.passId, 12);
+      const kept = okOf(await stress(caller));
+      expect(await store.commit(kept.reservation.id, NOW)).toEqual({ charged: true });
+      // Again: the charge stands, nothing moves.
+      expect(await store.commit(kept.reservation.id, NOW)).toEqual({ charged: true });
+
+      const credits = okOf(await stress(caller));
+      const free = okOf(await standard(caller));
+      await standard(caller); // another free unit, still held
+      await store.release(credits.reservation.id, NOW);
+      await store.release(free.reservation.id, NOW);
+      expect(await store.commit(credits.reservation.id, NOW)).toEqual({ charged: false, access: { type: 'pass', passCredits: 7 } });
+      expect(await store.commit(free.reservation.id, NOW)).toEqual({ charged: false, access: { type: 'free', freeRemaining: 19 } });
+      expect(await store.commit('chg_unknown', NOW)).toEqual({ charged: false, access: null });
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 7 });
+      expect(await h.chargeStates()).toEqual({ committed: 1, released: 2, reserved: 1 });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('a settlement is written with the commit, in its transaction, once', async () => {
+      const caller = await newCaller(store);
+      await store.recordSample(DAY, 'api', 100);
+      const r = okOf(await standard(caller));
+      expect(await store.beginIdempotent(caller.keyId, 'idem-1', 'h', NOW)).toEqual({ state: 'new' });
+      const calls: unknown[] = [];
+      const settlement: Settlement = {
+        sample: { day: DAY, channel: 'api', ms: 300 },
+        idempotency: { keyId: caller.keyId, idemKey: 'idem-1' },
+        answer: (outcome, api) => {
+          calls.push({ outcome, api });
+          return `{"answer":${calls.length}}`;
+        },
+      };
+      expect(await store.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
+      expect(calls).toEqual([{ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400 } }]);
+      expect(await store.metrics(DAY)).toEqual([
+        { channel: 'api', samples: 2, totalMs: 400 },
+        { channel: 'web', samples: 0, totalMs: 0 },
+      ]);
+      expect(await store.beginIdempotent(caller.keyId, 'idem-1', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"answer":1}' });
+
+      // Committed already (an earlier run whose answer was lost): nothing is written twice.
+      expect(await store.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
+      expect(calls).toHaveLength(1);
+      expect((await store.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 2, totalMs: 400 });
+
+      // A web decision's answer still gets the api group's figures.
+      const w = okOf(await standard(caller));
+      await store.commit(w.reservation.id, NOW, { ...settlement, sample: { day: DAY, channel: 'web', ms: 50 }, idempotency: undefined });
+      expect(calls[1]).toEqual({ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400 } });
+      expect(await h.chargeStates()).toEqual({ committed: 2 });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('a settlement of a released reservation: served free, its sample and answer kept all the same', async () => {
+      const caller = await newCaller(store);
+      const r = okOf(await standard(caller));
+      expect(await store.beginIdempotent(caller.keyId, 'idem-2', 'h', NOW)).toEqual({ state: 'new' });
+      await store.release(r.reservation.id, NOW);
+      let seen: CommitOutcome | undefined;
+      const outcome = await store.commit(r.reservation.id, NOW, {
+        sample: { day: DAY, channel: 'api', ms: 40 },
+        idempotency: { keyId: caller.keyId, idemKey: 'idem-2' },
+        answer: (o) => {
+          seen = o;
+          return '{"free":true}';
+        },
+      });
+      expect(outcome).toEqual({ charged: false, access: { type: 'free', freeRemaining: 20 } });
+      expect(seen).toEqual(outcome);
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 0 });
+      expect((await store.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 1, totalMs: 40 });
+      expect(await store.beginIdempotent(caller.keyId, 'idem-2', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"free":true}' });
+      expect(await h.chargeStates()).toEqual({ released: 1 });
+      expect(await h.audit()).toEqual([]);
+    });
+
+    it('a settlement with a nonsense sample is refused before anything is written', async () => {
+      const caller = await newCaller(store);
+      const r = okOf(await standard(caller));
+      const answer = () => '{}';
+      await expect(store.commit(r.reservation.id, NOW, { sample: { day: DAY, channel: 'api', ms: -1 }, answer })).rejects.toThrow(/non-negative/);
+      await expect(store.commit(r.reservation.id, NOW, { sample: { day: '22/11/2026', channel: 'api', ms: 1 }, answer })).rejects.toThrow(/YYYY-MM-DD/);
+      expect(await h.chargeStates()).toEqual({ reserved: 1 });
     });
 
     it('records the settlement time, and an unknown id is a no-op', async () => {

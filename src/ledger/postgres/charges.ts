@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { STANDARD_COST, STRESS_COST } from '../rules.js';
 import { ipFingerprint, newId } from '../sqlite/ids.js';
-import type { Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
-import { transaction } from './database.js';
+import type { CommitOutcome, Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
+import { isConnectionLoss, prepared, queryAgain, transaction } from './database.js';
 
 
 interface ChargeRow {
@@ -15,7 +15,7 @@ interface ChargeRow {
 }
 
 /** Every guarded counter write: the first unit of a day inserts the row, later ones pass the guard or change nothing. */
-const SQL = {
+const SQL = prepared('charges', {
   // NO KEY UPDATE: the row lock that orders every reserve of one pass (and so of its keys),
   // without blocking inserts elsewhere that merely reference the pass.
   lockPass: 'SELECT credits, funded_ever FROM passes WHERE id = $1 FOR NO KEY UPDATE',
@@ -34,6 +34,10 @@ const SQL = {
            VALUES ($1, $2, $3, $4, $5, 'reserved', $6, $7, $8,
                    clock_timestamp() + $9::double precision * interval '1 millisecond')`,
   commit: `UPDATE charges SET state = 'committed', settled_at = $2 WHERE id = $1 AND state = 'reserved'`,
+  charge: 'SELECT kind, key_id, pass_id, day, state FROM charges WHERE id = $1',
+  exists: 'SELECT 1 FROM charges WHERE id = $1',
+  keyUsed: 'SELECT used FROM free_usage WHERE key_id = $1 AND day = $2',
+  credits: 'SELECT credits FROM passes WHERE id = $1',
   // $3: released by expiry, which only an expired reservation can be.
   settleReleased: `UPDATE charges SET state = 'released', settled_at = coalesce($2, clock_timestamp()), expired = $3
                    WHERE id = $1 AND state = 'reserved' AND (NOT $3 OR expires_at < clock_timestamp())
@@ -44,7 +48,7 @@ const SQL = {
   giveCredits: 'UPDATE passes SET credits = credits + $2 WHERE id = $1',
   expired: `SELECT id FROM charges WHERE state = 'reserved' AND expires_at < clock_timestamp()
             ORDER BY expires_at LIMIT $1`,
-};
+});
 
 const SWEEP_BATCH = 200;
 
@@ -74,17 +78,53 @@ export class PgCharges {
     private readonly ttlMs: number,
   ) {}
 
-  reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
-    return transaction(this.pool, (client) => this.decide(client, request, now.toISOString()));
+  async reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
+    // The charge's id is chosen once, so a reserve whose COMMIT lost its connection can
+    // tell whether it committed: its charge row is there, or it runs again.
+    const id = newId('chg');
+    let taken: ReserveOutcome | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await transaction(this.pool, async (client) => (taken = await this.decide(client, request, now.toISOString(), id)));
+      } catch (error) {
+        if (!isConnectionLoss(error) || attempt >= 3) throw error;
+        if (taken?.ok && (await queryAgain(this.pool, SQL.exists, [id])).rowCount === 1) return taken;
+      }
+    }
   }
 
-  async commit(reservationId: string, now: Date): Promise<void> {
-    // A reservation released meanwhile (by expiry) stays released: never charged twice.
-    await this.pool.query(SQL.commit, [reservationId, now.toISOString()]);
+  /**
+   * reserved → committed, inside the caller's transaction. A reservation released
+   * meanwhile (by expiry) stays released: never charged after all, and `access` says
+   * what the caller holds now. `fresh`: this call settled it, or nothing was charged, so
+   * whatever goes with the commit is to be written; false when it was committed before
+   * (by an earlier run of this same commit whose COMMIT's answer was lost).
+   */
+  async settle(client: pg.PoolClient, reservationId: string, now: Date): Promise<{ outcome: CommitOutcome; fresh: boolean }> {
+    if ((await client.query(SQL.commit, [reservationId, now.toISOString()])).rowCount === 1) {
+      return { outcome: { charged: true }, fresh: true };
+    }
+    const row = (await client.query<Omit<ChargeRow, 'cost' | 'ip_fingerprint'> & { state: string }>(SQL.charge, [reservationId])).rows[0];
+    if (row?.state === 'committed') return { outcome: { charged: true }, fresh: false };
+    if (!row) return { outcome: { charged: false, access: null }, fresh: true };
+    if (row.kind === 'credits') {
+      const pass = (await client.query<{ credits: number }>(SQL.credits, [row.pass_id])).rows[0];
+      return { outcome: { charged: false, access: { type: 'pass', passCredits: pass.credits } }, fresh: true };
+    }
+    const used = (await client.query<{ used: number }>(SQL.keyUsed, [row.key_id, row.day])).rows[0]?.used ?? 0;
+    return { outcome: { charged: false, access: { type: 'free', freeRemaining: Math.max(0, this.limits.freePerKey - used) } }, fresh: true };
   }
 
   async release(reservationId: string, now: Date): Promise<void> {
-    await transaction(this.pool, (client) => this.releaseOne(client, reservationId, now.toISOString(), false));
+    // Guarded: running it again after a COMMIT that lost its connection gives nothing back twice.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await transaction(this.pool, (client) => this.releaseOne(client, reservationId, now.toISOString(), false));
+        return;
+      } catch (error) {
+        if (!isConnectionLoss(error) || attempt >= 3) throw error;
+      }
+    }
   }
 
   /**
@@ -112,13 +152,13 @@ export class PgCharges {
     client: pg.PoolClient,
     { caller, depth, ip, day }: ReserveRequest,
     createdAt: string,
+    id: string,
   ): Promise<ReserveOutcome> {
     const pass = (await client.query<{ credits: number; funded_ever: boolean }>(SQL.lockPass, [caller.passId])).rows[0];
     if (!pass) throw new Error(`Pass ${caller.passId} of key ${caller.keyId} does not exist.`);
     const refuse = (code: Refusal): ReserveOutcome => ({ ok: false, code });
 
     const insert = (kind: 'free' | 'credits', cost: number, ipPrint: Buffer | null) => {
-      const id = newId('chg');
       return client
         .query(SQL.insert, [id, caller.keyId, caller.passId, kind, cost, day, ipPrint, createdAt, this.ttlMs])
         .then(() => id);

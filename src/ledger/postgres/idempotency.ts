@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { IDEMPOTENCY_WINDOW_MS } from '../rules.js';
 import type { IdempotencyBegin } from '../store.js';
-import { transaction } from './database.js';
+import { isConnectionLoss, queryAgain, transaction } from './database.js';
 
 interface Row {
   request_hash: string;
@@ -47,7 +47,20 @@ export class PgIdempotency {
     private readonly leaseMs: number,
   ) {}
 
-  begin(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin> {
+  async begin(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin> {
+    // A COMMIT that lost its connection may have kept the running record. Running the
+    // whole step again is safe: it finds that record (then `in_progress`, which lapses
+    // like any a dead server left) or none (then `new`), never a second `new`.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.beginOnce(keyId, idemKey, requestHash, now);
+      } catch (error) {
+        if (!isConnectionLoss(error) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private beginOnce(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin> {
     const createdAt = now.toISOString();
     const cutoff = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
     const params = [keyId, idemKey, requestHash, createdAt, this.leaseMs];
@@ -70,12 +83,13 @@ export class PgIdempotency {
     });
   }
 
-  async finish(keyId: string, idemKey: string, status: number, body: string): Promise<void> {
-    await this.pool.query(SQL.finish, [keyId, idemKey, status, body]);
+  async finish(keyId: string, idemKey: string, status: number, body: string, client: pg.PoolClient | pg.Pool = this.pool): Promise<void> {
+    await client.query(SQL.finish, [keyId, idemKey, status, body]);
   }
 
   async abandon(keyId: string, idemKey: string): Promise<void> {
-    await this.pool.query(SQL.abandon, [keyId, idemKey]);
+    // Guarded by state: running it twice drops nothing more.
+    await queryAgain(this.pool, SQL.abandon, [keyId, idemKey]);
   }
 
   /** Drops running records whose lease ran out (their servers died), so their retries can run. */

@@ -5,6 +5,7 @@ import { newId } from '../sqlite/ids.js';
 import type {
   Caller,
   Channel,
+  CommitOutcome,
   CreatedKey,
   IdempotencyBegin,
   Limits,
@@ -12,10 +13,11 @@ import type {
   PassInfo,
   ReserveOutcome,
   ReserveRequest,
+  Settlement,
   Store,
 } from '../store.js';
 import { PgCharges } from './charges.js';
-import { createPool, parsePostgresUrl, transaction } from './database.js';
+import { createPool, isConnectionLoss, parsePostgresUrl, prepared, queryAgain, transaction } from './database.js';
 import { PgIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { PgWeb } from './web.js';
@@ -81,7 +83,7 @@ interface PassRow {
   keys: { id: string; hint: string; created_at: string; revoked_at: string | null }[];
 }
 
-const SQL = {
+const SQL = prepared('store', {
   insertPass: 'INSERT INTO passes (id, created_at) VALUES ($1, $2)',
   passExists: 'SELECT 1 FROM passes WHERE id = $1',
   // One statement, so the balance and the key list are from the same snapshot.
@@ -101,7 +103,12 @@ const SQL = {
            ON CONFLICT (day, channel) DO UPDATE
            SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms`,
   metrics: 'SELECT channel, samples, total_ms FROM metrics WHERE day = $1',
-};
+  sampleReturning: `INSERT INTO metrics (day, channel, samples, total_ms) VALUES ($1, $2, 1, $3)
+                    ON CONFLICT (day, channel) DO UPDATE
+                    SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms
+                    RETURNING samples, total_ms`,
+  apiMetrics: `SELECT samples, total_ms FROM metrics WHERE day = $1 AND channel = 'api'`,
+});
 
 /**
  * The `Store` on PostgreSQL, for several `decide serve` processes behind a load
@@ -178,7 +185,7 @@ export class PostgresStore implements Store {
   }
 
   async showPass(passId: string): Promise<PassInfo | null> {
-    const pass = (await this.pool.query<PassRow>(SQL.showPass, [passId])).rows[0];
+    const pass = (await queryAgain<PassRow>(this.pool, SQL.showPass, [passId])).rows[0];
     if (!pass) return null;
     return {
       passId: pass.id,
@@ -210,7 +217,7 @@ export class PostgresStore implements Store {
   }
 
   async authenticate(fingerprint: Buffer): Promise<Caller | null> {
-    const row = (await this.pool.query<{ id: string; pass_id: string; hint: string }>(SQL.authenticate, [fingerprint]))
+    const row = (await queryAgain<{ id: string; pass_id: string; hint: string }>(this.pool, SQL.authenticate, [fingerprint]))
       .rows[0];
     return row ? { keyId: row.id, passId: row.pass_id, keyHint: row.hint } : null;
   }
@@ -224,7 +231,7 @@ export class PostgresStore implements Store {
   async usage(caller: Caller, day: string): Promise<{ freeUsed: number; passCredits: number }> {
     checkDay(day);
     const row = (
-      await this.pool.query<{ used: number | null; credits: number | null }>(SQL.usage, [caller.keyId, day, caller.passId])
+      await queryAgain<{ used: number | null; credits: number | null }>(this.pool, SQL.usage, [caller.keyId, day, caller.passId])
     ).rows[0];
     if (row.credits === null) throw new Error(`Pass ${caller.passId} does not exist.`);
     return { freeUsed: row.used ?? 0, passCredits: row.credits };
@@ -255,8 +262,34 @@ export class PostgresStore implements Store {
     return this.charges.reserve(request, now);
   }
 
-  async commit(reservationId: string, now: Date): Promise<void> {
-    await this.charges.commit(reservationId, now);
+  async commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome> {
+    if (settlement) {
+      checkDay(settlement.sample.day);
+      checkSample(settlement.sample.channel, settlement.sample.ms);
+    }
+    // One transaction: the charge, the sample and the kept answer, or none of them.
+    const settle = () =>
+      transaction(this.pool, async (client): Promise<CommitOutcome> => {
+        const { outcome, fresh } = await this.charges.settle(client, reservationId, now);
+        if (!settlement || !fresh) return outcome;
+        const { day, channel, ms } = settlement.sample;
+        const own = (await client.query<{ samples: number; total_ms: number }>(SQL.sampleReturning, [day, channel, Math.round(ms)])).rows[0];
+        const api = channel === 'api' ? own : (await client.query<{ samples: number; total_ms: number }>(SQL.apiMetrics, [day])).rows[0];
+        const body = settlement.answer(outcome, { channel: 'api', samples: api?.samples ?? 0, totalMs: api?.total_ms ?? 0 });
+        if (settlement.idempotency) {
+          await this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body, client);
+        }
+        return outcome;
+      });
+    // The connection lost during COMMIT: it may have committed. Running it again tells:
+    // the guard finds the charge committed (and writes nothing twice), or settles it now.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await settle();
+      } catch (error) {
+        if (!isConnectionLoss(error) || attempt >= 3) throw error;
+      }
+    }
   }
 
   async release(reservationId: string, now: Date): Promise<void> {
@@ -272,7 +305,7 @@ export class PostgresStore implements Store {
   /** Both channels, always in the order api, web; a channel without samples has zeros. */
   async metrics(day: string): Promise<MetricsRow[]> {
     checkDay(day);
-    const { rows } = await this.pool.query<{ channel: Channel; samples: number; total_ms: number }>(SQL.metrics, [day]);
+    const { rows } = await queryAgain<{ channel: Channel; samples: number; total_ms: number }>(this.pool, SQL.metrics, [day]);
     return CHANNELS.map((channel) => {
       const row = rows.find((r) => r.channel === channel);
       return { channel, samples: row?.samples ?? 0, totalMs: row?.total_ms ?? 0 };

@@ -1,5 +1,5 @@
-import type { Database, Statement } from 'better-sqlite3';
-import type { Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
+import type { CommitOutcome, Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
 import { STANDARD_COST, STRESS_COST } from '../rules.js';
 import { ipFingerprint, newId } from './ids.js';
 
@@ -24,6 +24,9 @@ interface ChargeRow {
  */
 export class Charges {
   private readonly s: Record<string, Statement>;
+  // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
+  private readonly reserveTx: Transaction<(request: ReserveRequest, createdAt: string) => ReserveOutcome>;
+  private readonly releaseTx: Transaction<(id: string, settledAt: string) => void>;
 
   constructor(
     private readonly db: Database,
@@ -47,6 +50,7 @@ export class Charges {
       insert: p(`INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at)
                  VALUES (?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
       commit: p(`UPDATE charges SET state = 'committed', settled_at = ? WHERE id = ? AND state = 'reserved'`),
+      charge: p('SELECT kind, key_id, pass_id, day, state FROM charges WHERE id = ?'),
       settleReleased: p(`UPDATE charges SET state = 'released', settled_at = ? WHERE id = ? AND state = 'reserved'
                          RETURNING kind, cost, key_id, pass_id, day, ip_fingerprint`),
       giveKey: p('UPDATE free_usage SET used = used - 1 WHERE key_id = ? AND day = ? AND used > 0'),
@@ -55,19 +59,35 @@ export class Charges {
       giveCredits: p('UPDATE passes SET credits = credits + ? WHERE id = ?'),
       reserved: p(`SELECT id FROM charges WHERE state = 'reserved'`),
     };
+    this.reserveTx = db.transaction((request: ReserveRequest, createdAt: string) => this.decide(request, createdAt));
+    this.releaseTx = db.transaction((id: string, settledAt: string) => this.releaseOne(id, settledAt));
   }
 
   reserve(request: ReserveRequest, now: Date): ReserveOutcome {
-    return this.db.transaction(() => this.decide(request, now.toISOString())).immediate();
+    return this.reserveTx.immediate(request, now.toISOString());
   }
 
-  commit(reservationId: string, now: Date): void {
-    // A single guarded UPDATE is its own transaction; the balance already moved at reserve.
-    this.s.commit.run(now.toISOString(), reservationId);
+  /**
+   * reserved → committed, inside the caller's transaction (the balance already moved at
+   * reserve). `fresh`: this call settled it, or nothing was charged, so whatever goes
+   * with the commit is to be written; false when it was committed before.
+   */
+  settle(reservationId: string, now: Date): { outcome: CommitOutcome; fresh: boolean } {
+    if (this.s.commit.run(now.toISOString(), reservationId).changes === 1) return { outcome: { charged: true }, fresh: true };
+    const row = this.s.charge.get(reservationId) as (Omit<ChargeRow, 'cost' | 'ip_fingerprint'> & { state: string }) | undefined;
+    if (row?.state === 'committed') return { outcome: { charged: true }, fresh: false };
+    if (!row) return { outcome: { charged: false, access: null }, fresh: true };
+    // Released before the commit came: served, never charged. What the caller holds now:
+    if (row.kind === 'credits') {
+      const pass = this.s.pass.get(row.pass_id) as { credits: number };
+      return { outcome: { charged: false, access: { type: 'pass', passCredits: pass.credits } }, fresh: true };
+    }
+    const used = this.used(this.s.keyUsed.get(row.key_id, row.day));
+    return { outcome: { charged: false, access: { type: 'free', freeRemaining: Math.max(0, this.limits.freePerKey - used) } }, fresh: true };
   }
 
   release(reservationId: string, now: Date): void {
-    this.db.transaction(() => this.releaseOne(reservationId, now.toISOString())).immediate();
+    this.releaseTx.immediate(reservationId, now.toISOString());
   }
 
   /** Releases every reservation a dead process left behind; returns how many. */

@@ -3,6 +3,7 @@ import { generateKey, keyFingerprint, keyHint } from '../../contract/key.js';
 import type {
   Caller,
   Channel,
+  CommitOutcome,
   CreatedKey,
   IdempotencyBegin,
   Limits,
@@ -10,6 +11,7 @@ import type {
   PassInfo,
   ReserveOutcome,
   ReserveRequest,
+  Settlement,
   Store,
 } from '../store.js';
 import { CHANNELS, checkDay, checkFunding, checkLimits, checkSample } from '../rules.js';
@@ -62,6 +64,7 @@ export class SqliteStore implements Store {
       sample: p(`INSERT INTO metrics (day, channel, samples, total_ms) VALUES (?, ?, 1, ?)
                  ON CONFLICT (day, channel) DO UPDATE SET samples = samples + 1, total_ms = total_ms + excluded.total_ms`),
       metrics: p('SELECT channel, samples, total_ms FROM metrics WHERE day = ?'),
+      apiMetrics: p(`SELECT samples, total_ms FROM metrics WHERE day = ? AND channel = 'api'`),
     };
   }
 
@@ -175,8 +178,24 @@ export class SqliteStore implements Store {
     return this.charges.reserve(request, now);
   }
 
-  async commit(reservationId: string, now: Date): Promise<void> {
-    this.charges.commit(reservationId, now);
+  async commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome> {
+    if (settlement) {
+      checkDay(settlement.sample.day);
+      checkSample(settlement.sample.channel, settlement.sample.ms);
+    }
+    // One IMMEDIATE transaction: the charge, the sample and the kept answer, or none of them.
+    return this.db
+      .transaction((): CommitOutcome => {
+        const { outcome, fresh } = this.charges.settle(reservationId, now);
+        if (!settlement || !fresh) return outcome;
+        const { day, channel, ms } = settlement.sample;
+        this.s.sample.run(day, channel, Math.round(ms));
+        const api = this.s.apiMetrics.get(day) as { samples: number; total_ms: number } | undefined;
+        const body = settlement.answer(outcome, { channel: 'api', samples: api?.samples ?? 0, totalMs: api?.total_ms ?? 0 });
+        if (settlement.idempotency) this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body);
+        return outcome;
+      })
+      .immediate();
   }
 
   async release(reservationId: string, now: Date): Promise<void> {

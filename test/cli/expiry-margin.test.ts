@@ -1,0 +1,64 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { expiryMarginFromEnv } from '../../src/ledger/open.js';
+import { call } from '../support/api.js';
+import { openaiEnv, runCli, runJson, startServe, useServeFixture } from '../support/cli.js';
+import { NOUL } from '../support/requests.js';
+import { PgLedger } from '../ledger/postgres-helpers.js';
+
+/**
+ * DECIDE_EXPIRY_MARGIN_MS: how long past the decision deadline a PostgreSQL reservation
+ * outlives a server that died (a chaos run makes it short).
+ */
+describe('DECIDE_EXPIRY_MARGIN_MS', () => {
+  it('reads whole milliseconds, 0 and up; blank or unset is 60000', () => {
+    expect(expiryMarginFromEnv({})).toBe(60_000);
+    expect(expiryMarginFromEnv({ DECIDE_EXPIRY_MARGIN_MS: '  ' })).toBe(60_000);
+    expect(expiryMarginFromEnv({ DECIDE_EXPIRY_MARGIN_MS: '0' })).toBe(0);
+    expect(expiryMarginFromEnv({ DECIDE_EXPIRY_MARGIN_MS: ' 1500 ' })).toBe(1_500);
+    for (const bad of ['soon', '-1', '1.5', '1e3', '0x10', '99999999999']) {
+      expect(() => expiryMarginFromEnv({ DECIDE_EXPIRY_MARGIN_MS: bad })).toThrow(
+        `DECIDE_EXPIRY_MARGIN_MS must be a whole number of milliseconds, 0 or more; got "${bad}"`,
+      );
+    }
+  });
+
+  describe('decide serve', () => {
+    const fixture = useServeFixture();
+    const ledgers: PgLedger[] = [];
+    afterAll(async () => {
+      for (const ledger of ledgers) await ledger.dispose();
+    });
+
+    it('a bad value: exit 78, the message names the variable, nothing listens', async () => {
+      const env = openaiEnv(fixture.fake.url, 'sk-x', { DECIDE_EXPIRY_MARGIN_MS: 'a minute' });
+      const result = await runCli(['serve', '--port', '0', '--db', fixture.tmp.db], env);
+      expect(result.code).toBe(78);
+      expect(result.stderr).toBe('decide: DECIDE_EXPIRY_MARGIN_MS must be a whole number of milliseconds, 0 or more; got "a minute"\n');
+      expect(result.stdout).toBe('');
+    });
+
+    it('on PostgreSQL, a reservation taken by the server expires at the deadline plus this margin', async () => {
+      const ledger = new PgLedger();
+      ledgers.push(ledger);
+      fixture.fake.respond(() => ({ delayMs: 1_500 }));
+      const env = openaiEnv(fixture.fake.url, 'sk-x', { DECIDE_ENGINE_TIMEOUT_MS: '5000', DECIDE_EXPIRY_MARGIN_MS: '123000' });
+      const server = await startServe(['--db', ledger.url], env, 20_000);
+      const { key } = await runJson(['key', 'create', '--db', ledger.url]);
+      const pending = call(server.url, 'POST', '/v1/decisions', { key, json: NOUL });
+      const deadline = Date.now() + 10_000;
+      let lease: { ms: number }[] = [];
+      while (lease.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        // created_at is the server's clock, expires_at the database's: one machine here.
+        lease = await ledger.rows<{ ms: number }>(
+          `SELECT CAST(EXTRACT(EPOCH FROM expires_at - created_at) * 1000 AS INTEGER) AS ms FROM charges WHERE state = 'reserved'`,
+        );
+      }
+      expect(lease).toHaveLength(1);
+      expect(lease[0].ms).toBeGreaterThan(128_000 - 1_000);
+      expect(lease[0].ms).toBeLessThan(128_000 + 1_000);
+      expect((await pending).status).toBe(200);
+      expect(await server.stop()).toEqual({ code: 0, signal: null });
+    });
+  });
+});
