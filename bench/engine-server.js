@@ -1,9 +1,14 @@
-// An instant System One engine for the bench: answers every POST /v1/systemone at once
-// with a valid answer for each question it was asked. Runs in its own process so it does
-// not share the load generator's event loop. Prints `engine listening on <url>` first.
+// A System One engine for the bench: answers every POST /v1/systemone with a valid
+// answer for each question it was asked, at once or after BENCH_ENGINE_DELAY_MS (the
+// slow engine of the stress row). Runs in its own process so it does not share the load
+// generator's event loop. Prints `engine listening on <url>` first. Over IPC it tells
+// how many calls it has answered and the last request body (which the HTTP row replays
+// to measure the engine alone).
 import { createServer } from 'node:http';
 
+const DELAY_MS = Number(process.env.BENCH_ENGINE_DELAY_MS ?? 0);
 let calls = 0;
+let last = null;
 
 /** Deterministic weights per label (a small string hash), so a reversed question agrees. */
 function weight(label) {
@@ -62,7 +67,8 @@ const server = createServer((req, res) => {
     calls++;
     let request;
     try {
-      request = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      last = Buffer.concat(chunks).toString('utf8');
+      request = JSON.parse(last);
     } catch {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"bad json"}');
       return;
@@ -75,7 +81,9 @@ const server = createServer((req, res) => {
       answers,
       usage: { input_tokens: Math.ceil(String(request.state ?? '').length / 4) + 20, output_tokens: Object.keys(answers).length },
     });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    const send = () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    if (DELAY_MS > 0) setTimeout(send, DELAY_MS);
+    else send();
   });
 });
 // Longer than any pause between bench phases, so decide's pooled connections never hit
@@ -84,7 +92,7 @@ server.keepAliveTimeout = 120_000;
 server.headersTimeout = 121_000;
 
 process.on('message', (message) => {
-  if (message?.type === 'calls') process.send({ type: 'calls', id: message.id, calls });
+  if (message?.type === 'calls') process.send({ type: 'calls', id: message.id, calls, last });
 });
 process.on('disconnect', () => process.exit(0)); // the bench went away: do not linger
 process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,55 @@
+// The bench's settings, from the environment (see bench/README.md for each).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = path.resolve(BENCH, '..');
+
+function number(name, fallback, { integer = true, min = 0 } = {}) {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a ${integer ? 'whole ' : ''}number ≥ ${min}, not "${raw}"`);
+  return n;
+}
+
+function list(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function counts(name, fallback) {
+  const values = list(name, fallback.map(String)).map(Number);
+  if (values.length === 0 || values.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name} must be whole numbers ≥ 1, comma-separated`);
+  return values;
+}
+
+export function readConfig() {
+  // BENCH_SCALE multiplies every duration: 0.25 is a quick look, 2 a steadier figure.
+  const scale = number('BENCH_SCALE', 1, { integer: false, min: 0.01 });
+  const ms = (name, fallback) => Math.max(1, Math.round(number(name, fallback) * scale));
+  return {
+    scale,
+    rows: list('BENCH_ROWS', null),
+    // HTTP rows (1 and 3): per target and concurrency, measured in `slices` alternating slices.
+    concurrency: counts('BENCH_CONCURRENCY', [1, 16]),
+    stressConcurrency: number('BENCH_STRESS_CONCURRENCY', 16, { min: 1 }),
+    mcpConcurrency: counts('BENCH_MCP_CONCURRENCY', [16]),
+    warmupMs: ms('BENCH_WARMUP_MS', 1_500),
+    durationMs: ms('BENCH_DURATION_MS', 6_000),
+    slices: Math.max(1, number('BENCH_SLICES', 3)),
+    sliceWarmupMs: ms('BENCH_SLICE_WARMUP_MS', 300),
+    // Row 2: the slow engine and the measured time per depth.
+    engineDelayMs: number('BENCH_ENGINE_DELAY_MS', 200),
+    stressDurationMs: ms('BENCH_STRESS_DURATION_MS', 5_000),
+    // Row 4: per store and concurrency.
+    ledgerMs: ms('BENCH_LEDGER_MS', 3_000),
+    pgConcurrency: counts('BENCH_PG_CONCURRENCY', [1, 8]),
+    pgUrl: process.env.BENCH_PG_URL ?? process.env.DECIDE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    // Every `decide serve` of the run.
+    cpuProf: process.env.BENCH_CPU_PROF === '1',
+    decideStdout: process.env.BENCH_DECIDE_STDOUT === 'null' ? 'null' : 'pipe',
+    out: path.resolve(ROOT, process.env.BENCH_OUT ?? 'bench/results.json'),
+  };
+}

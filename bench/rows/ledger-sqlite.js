@@ -1,0 +1,48 @@
+// Row 4a, ledger on SQLite: charges/s of the store (through dist/, in this process)
+// against raw better-sqlite3 INSERTs of a charge-like row, one autocommit transaction
+// each, in a file with the store's pragmas (WAL, synchronous=NORMAL). better-sqlite3 is
+// synchronous, so one worker: the figure is single-core work per operation.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { alternateOps } from '../lib/ops.js';
+import { ledgerLines, opsTable, storeOps } from '../lib/ledger.js';
+import { makeKeys, openLedger } from '../lib/servers.js';
+
+export default {
+  id: 'ledger-sqlite',
+  title: '4 Ledger (SQLite)',
+  async run(ctx) {
+    const { config } = ctx;
+    const db = path.join(ctx.tmp, 'ledger.db');
+    const keys = await makeKeys(db);
+    const store = await openLedger(db);
+    const raw = new Database(path.join(ctx.tmp, 'raw.db'));
+    try {
+      raw.pragma('busy_timeout = 5000');
+      raw.pragma('journal_mode = WAL');
+      raw.pragma('synchronous = NORMAL');
+      raw.exec(`CREATE TABLE raw (id TEXT PRIMARY KEY, key_id TEXT NOT NULL, pass_id TEXT NOT NULL, kind TEXT NOT NULL,
+                cost INTEGER NOT NULL, state TEXT NOT NULL, day TEXT NOT NULL, created_at TEXT NOT NULL)`);
+      const insert = raw.prepare(`INSERT INTO raw (id, key_id, pass_id, kind, cost, state, day, created_at) VALUES (?, ?, ?, 'credits', 1, 'reserved', ?, ?)`);
+      const { charge, decision } = await storeOps(store, keys);
+      const rawInsert = async () => {
+        const now = new Date().toISOString();
+        insert.run(randomUUID(), keys[0].keyId, keys[0].passId, now.slice(0, 10), now);
+      };
+      ctx.progress('row 4: SQLite store vs raw better-sqlite3 inserts');
+      const r = await alternateOps(
+        [
+          { name: 'raw', op: rawInsert },
+          { name: 'charge', op: charge },
+          { name: 'decision', op: decision },
+        ],
+        { concurrency: 1, slices: config.slices, durationMs: config.ledgerMs, warmupMs: 300 },
+      );
+      return { lines: ledgerLines('SQLite', r, 1), details: opsTable(r), data: r };
+    } finally {
+      raw.close();
+      await store.close();
+    }
+  },
+};
