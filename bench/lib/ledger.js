@@ -1,6 +1,7 @@
 // What the ledger rows run against a store: one charge (reserve, then commit: the
 // money path of a decision) and the ledger work of a whole standard decision as the
-// service does it (authenticate, reserve, commit, record the sample, read the metrics).
+// service does it (authenticate, reserve, then a commit that also records the metrics
+// sample and reads the day's metrics for the answer, in one transaction).
 import { fmt, fmtInt, ratioLine, table } from './report.js';
 
 const dist = (file) => import(new URL(`../../dist/${file}`, import.meta.url).href);
@@ -22,9 +23,10 @@ export async function storeOps(store, keys) {
     const now = new Date();
     const reserved = await store.reserve({ caller, depth: 'standard', ip: '127.0.0.1', day: day() }, now);
     if (!reserved.ok) throw new Error(`reserve refused: ${reserved.code}`);
-    await store.commit(reserved.reservation.id, new Date());
-    await store.recordSample(day(), 'api', 1);
-    await store.metrics(day());
+    await store.commit(reserved.reservation.id, new Date(), {
+      sample: { day: day(), channel: 'api', ms: 1 },
+      answer: () => '{}',
+    });
   };
   return { charge, decision };
 }
@@ -37,7 +39,7 @@ export function ledgerLines(label, r, c) {
     }),
     ratioLine(`${label} c=${c} decision's ledger work/s ÷ raw inserts/s`, {
       ours: r.decision.perSecond, baseline: r.raw.perSecond, oursText: per(r.decision), baselineText: per(r.raw),
-      note: 'authenticate + reserve + commit + recordSample + metrics',
+      note: 'authenticate + reserve + commit with its metrics sample (one transaction)',
     }),
   ];
 }
