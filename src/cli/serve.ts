@@ -21,12 +21,18 @@ interface ServeFlags {
 
 export function serveCommand() {
   return new Command('serve')
-    .description('Start the HTTP API on one machine')
+    .description('Start the HTTP API, the MCP tool server (/mcp) and the browser pages on one machine')
     .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0)))
     .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
     .addOption(dbOption())
     .addOption(
       new Option('--model <path|name>', 'GGUF file for the local engine, or the model name for a remote one').env('DECIDE_MODEL'),
+    )
+    .addHelpText(
+      'after',
+      `
+Engine: DECIDE_ENGINE=local (the default: --model, else a small model fetched once
+into your cache), openai, systemone or anthropic; see the README's Configuration.`,
     )
     .action(serve);
 }
