@@ -178,10 +178,10 @@ export interface Store {
 
   /**
    * Idempotency records, scoped by key. A record older than 24 h counts as absent.
-   * `begin` inserts a running record when none exists.
+   * `begin` inserts a running record when none exists; `commit`'s settlement turns it
+   * into the kept answer.
    */
   beginIdempotent(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin>;
-  finishIdempotent(keyId: string, idemKey: string, status: number, body: string): Promise<void>;
   /** Drops a running record (the decision failed: only successes are stored). */
   abandonIdempotent(keyId: string, idemKey: string): Promise<void>;
 

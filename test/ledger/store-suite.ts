@@ -57,6 +57,16 @@ export function storeSuite(h: LedgerHarness): void {
   const count = async (table: string) =>
     (await h.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
 
+  /** A decision finishing under `idemKey`: its commit keeps `body` for replays, as the service's does. */
+  async function decidedUnder(caller: Caller, idemKey: string, body: string) {
+    const reserved = okOf(await standard(caller));
+    return store.commit(reserved.reservation.id, NOW, {
+      sample: { day: DAY, channel: 'api', ms: 1 },
+      idempotency: { keyId: caller.keyId, idemKey },
+      answer: () => body,
+    });
+  }
+
   function okOf(outcome: ReserveOutcome) {
     if (!outcome.ok) throw new Error(`expected a reservation, got ${outcome.code}`);
     return outcome;
@@ -576,10 +586,13 @@ export function storeSuite(h: LedgerHarness): void {
       const f = okOf(await standard(caller));
       const s = okOf(await stress(caller));
       const done = okOf(await standard(caller));
-      await store.commit(done.reservation.id, NOW);
       expect(await store.beginIdempotent(caller.keyId, 'running-one', 'h1', NOW)).toEqual({ state: 'new' });
       expect(await store.beginIdempotent(caller.keyId, 'done-one', 'h2', NOW)).toEqual({ state: 'new' });
-      await store.finishIdempotent(caller.keyId, 'done-one', 200, '{"ok":1}');
+      await store.commit(done.reservation.id, NOW, {
+        sample: { day: DAY, channel: 'api', ms: 1 },
+        idempotency: { keyId: caller.keyId, idemKey: 'done-one' },
+        answer: () => '{"ok":1}',
+      });
       await store.close(); // the process "dies" here without releasing
       await h.outliveLeases();
 
@@ -619,7 +632,7 @@ export function storeSuite(h: LedgerHarness): void {
       expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', NOW)).toEqual({ state: 'new' });
       expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(10))).toEqual({ state: 'in_progress' });
       expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-b', at(10))).toEqual({ state: 'mismatch' });
-      await store.finishIdempotent(caller.keyId, 'k1', 200, '{"result":1}');
+      expect(await decidedUnder(caller, 'k1', '{"result":1}')).toEqual({ charged: true });
       expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(20))).toEqual({
         state: 'replay',
         status: 200,
@@ -627,11 +640,12 @@ export function storeSuite(h: LedgerHarness): void {
       });
       expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-b', at(20))).toEqual({ state: 'mismatch' });
       // Finishing or abandoning a finished record changes nothing.
-      await store.finishIdempotent(caller.keyId, 'k1', 500, 'other');
+      await decidedUnder(caller, 'k1', 'other');
       await store.abandonIdempotent(caller.keyId, 'k1');
-      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(30))).toMatchObject({
+      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(30))).toEqual({
         state: 'replay',
         status: 200,
+        body: '{"result":1}',
       });
     });
 
@@ -657,7 +671,7 @@ export function storeSuite(h: LedgerHarness): void {
 
     it('a record counts as absent once 24 h old, and is replaced', async () => {
       await store.beginIdempotent(caller.keyId, 'k3', 'h', NOW);
-      await store.finishIdempotent(caller.keyId, 'k3', 200, 'first');
+      await decidedUnder(caller, 'k3', 'first');
       expect(await store.beginIdempotent(caller.keyId, 'k3', 'other', at(H24 - 1))).toEqual({ state: 'mismatch' });
       expect(await store.beginIdempotent(caller.keyId, 'k3', 'h', at(H24 - 1))).toMatchObject({ state: 'replay' });
       expect(await store.beginIdempotent(caller.keyId, 'k3', 'other', at(H24))).toEqual({ state: 'new' });

@@ -316,10 +316,6 @@ export class PostgresStore implements Store {
     return this.idempotency.begin(keyId, idemKey, requestHash, now);
   }
 
-  finishIdempotent(keyId: string, idemKey: string, status: number, body: string): Promise<void> {
-    return this.idempotency.finish(keyId, idemKey, status, body);
-  }
-
   abandonIdempotent(keyId: string, idemKey: string): Promise<void> {
     return this.idempotency.abandon(keyId, idemKey);
   }

@@ -222,10 +222,6 @@ export class SqliteStore implements Store {
     return this.idempotency.begin(keyId, idemKey, requestHash, now);
   }
 
-  async finishIdempotent(keyId: string, idemKey: string, status: number, body: string): Promise<void> {
-    this.idempotency.finish(keyId, idemKey, status, body);
-  }
-
   async abandonIdempotent(keyId: string, idemKey: string): Promise<void> {
     this.idempotency.abandon(keyId, idemKey);
   }
