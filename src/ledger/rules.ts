@@ -14,6 +14,16 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export const CHANNELS: readonly Channel[] = ['api', 'web'];
 
+/** A row of the `charges` table as both stores read it back to settle it. */
+export interface ChargeRow {
+  kind: 'free' | 'credits';
+  cost: number;
+  key_id: string;
+  pass_id: string;
+  day: string;
+  ip_fingerprint: Buffer | null;
+}
+
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function checkDay(day: string): void {

@@ -3,7 +3,6 @@ import { EngineError } from '../engine/engine.js';
 import type { Depth, Limits, Refusal } from '../ledger/store.js';
 import { secondsToMidnight } from './clock.js';
 
-
 /** The ledger's refusal as the contract words it. */
 export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits): DecideError {
   switch (code) {

@@ -14,7 +14,6 @@ import {
 } from '../fakes/openai-fake.js';
 import { failureOf, fund, holds, noDeadline, risk, STATE } from './helpers.js';
 
-
 let fake: OpenAIFake;
 let engine: Engine;
 beforeEach(async () => {

@@ -1,18 +1,8 @@
 import type pg from 'pg';
-import { STANDARD_COST, STRESS_COST } from '../rules.js';
+import { type ChargeRow, STANDARD_COST, STRESS_COST } from '../rules.js';
 import { ipFingerprint, newId } from '../sqlite/ids.js';
 import type { CommitOutcome, Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
 import { isConnectionLoss, prepared, queryAgain, transaction } from './database.js';
-
-
-interface ChargeRow {
-  kind: 'free' | 'credits';
-  cost: number;
-  key_id: string;
-  pass_id: string;
-  day: string;
-  ip_fingerprint: Buffer | null;
-}
 
 /** Every guarded counter write: the first unit of a day inserts the row, later ones pass the guard or change nothing. */
 const SQL = prepared('charges', {

@@ -1,19 +1,9 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { CommitOutcome, Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
-import { STANDARD_COST, STRESS_COST } from '../rules.js';
+import { type ChargeRow, STANDARD_COST, STRESS_COST } from '../rules.js';
 import { ipFingerprint, newId } from './ids.js';
 
 export { STANDARD_COST, STRESS_COST };
-
-
-interface ChargeRow {
-  kind: 'free' | 'credits';
-  cost: number;
-  key_id: string;
-  pass_id: string;
-  day: string;
-  ip_fingerprint: Buffer | null;
-}
 
 /**
  * The money path: reserve, commit, release and start-up recovery. Every transition

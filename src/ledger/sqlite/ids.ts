@@ -30,7 +30,6 @@ export function ipFingerprint(ip: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-
 /** A new key for `passId`, with everything the ledger stores of it (its fingerprint and hint) and the key itself, to show once. */
 export function freshKey(passId: string): CreatedKey & { fingerprint: Buffer } {
   const key = generateKey();
