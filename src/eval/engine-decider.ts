@@ -1,0 +1,18 @@
+import { runDecision } from '../decision/run.js';
+import type { Engine } from '../engine/engine.js';
+import { engineFailure } from '../service/refusals.js';
+import type { Decider } from './run.js';
+
+/**
+ * Decisions made in this process by the decision layer the service uses, without a
+ * ledger: each with the service's deadline, its failures under the API's codes.
+ */
+export function engineDecider(engine: Engine, timeoutMs: number): Decider {
+  return async ({ request }) => {
+    try {
+      return await runDecision(request, engine, { signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      throw engineFailure(error);
+    }
+  };
+}

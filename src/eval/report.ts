@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { MODES } from '../contract/index.js';
+import { isSufficient, type EvalItem } from './item.js';
+import { auroc, mean, quality, round, type Scored, topIndices, totalVariation } from './metrics.js';
+import type { ItemPlan, Plan } from './plan.js';
+import type { Decided, Outcome } from './run.js';
+
+/** The report of `decide eval` (`--json`, `report.json`); docs/eval.md says what each figure means. */
+
+const figure = z.number().nullable();
+const Bin = z.object({ from: z.number(), to: z.number(), n: z.int(), confidence: figure, accuracy: figure });
+const Quality = z.object({
+  n: z.int(),
+  accuracy: figure,
+  brier: figure,
+  logLoss: figure,
+  ece: figure,
+  reliability: z.array(Bin),
+});
+const Group = z.object({ n: z.int(), meanSufficiency: figure, needsContextRate: figure });
+
+export const EvalReport = z.object({
+  set: z.object({ file: z.string(), items: z.int(), sufficient: z.int(), insufficient: z.int() }),
+  engine: z.object({ name: z.string(), model: z.string() }),
+  /** Distinct decisions asked (as written, reversed, without the decisive fact). */
+  asked: z.int(),
+  overall: Quality,
+  modes: z.object({ choice: Quality, noul: Quality, score: Quality }),
+  positionBias: z.object({ n: z.int(), flipRate: figure, meanShift: figure, primacy: figure }),
+  sufficiency: z.object({ auroc: figure, sufficient: Group, insufficient: Group }),
+  decisiveFact: z.object({ n: z.int(), changedRate: figure, meanShift: figure }),
+  failed: z.object({
+    count: z.int(),
+    byCode: z.record(z.string(), z.int()),
+    items: z.array(z.object({ id: z.string(), variant: z.string(), code: z.string(), message: z.string() })),
+  }),
+  durationMs: z.int(),
+});
+export type EvalReport = z.infer<typeof EvalReport>;
+export type QualityFigures = z.infer<typeof Quality>;
+
+export interface ReportInput {
+  file: string;
+  engine: { name: string; model: string };
+  plan: Plan;
+  outcomes: ReadonlyMap<string, Outcome>;
+  durationMs: number;
+}
+
+export function buildReport({ file, engine, plan, outcomes, durationMs }: ReportInput): EvalReport {
+  const decided = (key: string | null): Decided | null => {
+    const outcome = key === null ? undefined : outcomes.get(key);
+    return outcome?.ok ? outcome.decided : null;
+  };
+  const sufficientPlans = plan.items.filter((p) => isSufficient(p.item));
+  const scoredOf = (plans: readonly ItemPlan[]): Scored[] =>
+    plans.flatMap(({ item, given }) => {
+      const reading = decided(given);
+      return reading ? [{ p: distribution(item, reading), answer: answerIndex(item) }] : [];
+    });
+  const modes = Object.fromEntries(
+    MODES.map((mode) => [mode, quality(scoredOf(sufficientPlans.filter((p) => p.item.mode === mode)))]),
+  ) as Record<(typeof MODES)[number], QualityFigures>;
+
+  return {
+    set: { file, items: plan.items.length, sufficient: sufficientPlans.length, insufficient: plan.items.length - sufficientPlans.length },
+    engine,
+    asked: plan.asks.length,
+    overall: quality(scoredOf(sufficientPlans)),
+    modes,
+    positionBias: positionBias(plan.items, decided),
+    sufficiency: sufficiency(plan.items, decided),
+    decisiveFact: decisiveFact(plan.items, decided),
+    failed: failures(plan, outcomes),
+    durationMs: Math.round(durationMs),
+  };
+}
+
+/** Classes of an item in its own order: its options, its levels, or yes then no. */
+function classesOf(item: EvalItem): readonly string[] {
+  return item.mode === 'choice' ? item.options : item.mode === 'score' ? item.levels : ['yes', 'no'];
+}
+
+function answerIndex(item: EvalItem): number {
+  return item.mode === 'noul' ? (item.answer ? 0 : 1) : classesOf(item).indexOf(item.answer);
+}
+
+/** A decision's distribution over the item's classes in the item's order, whatever order it was asked in. */
+function distribution(item: EvalItem, decided: Decided): number[] {
+  const result = decided.result;
+  const p =
+    'yesProbability' in result
+      ? [result.yesProbability, 1 - result.yesProbability]
+      : classesOf(item).map((label) => result.probabilities[label] ?? 0);
+  const sum = p.reduce((a, b) => a + b, 0);
+  return sum > 0 ? p.map((x) => x / sum) : p.map(() => 1 / p.length);
+}
+
+type Lookup = (key: string | null) => Decided | null;
+
+/** Readings in both orders: how often the top answer changes, by how much, and whether the first place gains. */
+function positionBias(plans: readonly ItemPlan[], decided: Lookup): EvalReport['positionBias'] {
+  const pairs = plans.flatMap(({ item, given, reversed }) => {
+    const a = decided(given);
+    const b = decided(reversed);
+    return a && b ? [{ a: distribution(item, a), b: distribution(item, b) }] : [];
+  });
+  const last = (p: number[]) => p.length - 1;
+  return {
+    n: pairs.length,
+    flipRate: mean(pairs.map(({ a, b }) => (topIndices(a)[0] === topIndices(b)[0] ? 0 : 1))),
+    meanShift: mean(pairs.map(({ a, b }) => totalVariation(a, b))),
+    // As written, the item's first class is shown first; reversed, its last is. A
+    // positive primacy is the probability a class gains by being shown first.
+    primacy: mean(pairs.map(({ a, b }) => (a[0] - b[0] + (b[last(b)] - a[last(a)])) / 2)),
+  };
+}
+
+/**
+ * How well `contextSufficiency` tells the two kinds of context apart. Insufficient
+ * ones are the set's items marked so and every item asked without its decisive
+ * fact; each distinct request counts once, with the label the set gives it, if any.
+ */
+function sufficiency(plans: readonly ItemPlan[], decided: Lookup): EvalReport['sufficiency'] {
+  const labelled = new Map<string, boolean>();
+  for (const { item, given } of plans) labelled.set(given, isSufficient(item));
+  for (const { withoutFact } of plans) if (withoutFact !== null && !labelled.has(withoutFact)) labelled.set(withoutFact, false);
+  const readings = { sufficient: [] as Decided[], insufficient: [] as Decided[] };
+  for (const [key, sufficient] of labelled) {
+    const reading = decided(key);
+    if (reading) readings[sufficient ? 'sufficient' : 'insufficient'].push(reading);
+  }
+  const group = (list: Decided[]) => ({
+    n: list.length,
+    meanSufficiency: mean(list.map((d) => d.contextSufficiency)),
+    needsContextRate: mean(list.map((d) => (d.signal === 'needs-context' ? 1 : 0))),
+  });
+  const scores = (list: Decided[]) => list.map((d) => d.contextSufficiency);
+  return {
+    auroc: auroc(scores(readings.sufficient), scores(readings.insufficient)),
+    sufficient: group(readings.sufficient),
+    insufficient: group(readings.insufficient),
+  };
+}
+
+/** What removing the decisive fact does to the answer: an engine that reads the facts should move. */
+function decisiveFact(plans: readonly ItemPlan[], decided: Lookup): EvalReport['decisiveFact'] {
+  const pairs = plans.flatMap(({ item, given, withoutFact }) => {
+    const a = decided(given);
+    const b = decided(withoutFact);
+    return a && b ? [{ a: distribution(item, a), b: distribution(item, b) }] : [];
+  });
+  return {
+    n: pairs.length,
+    changedRate: mean(pairs.map(({ a, b }) => (topIndices(a)[0] === topIndices(b)[0] ? 0 : 1))),
+    meanShift: mean(pairs.map(({ a, b }) => round(totalVariation(a, b)))),
+  };
+}
+
+function failures(plan: Plan, outcomes: ReadonlyMap<string, Outcome>): EvalReport['failed'] {
+  const items: EvalReport['failed']['items'] = [];
+  const byCode: Record<string, number> = {};
+  for (const ask of plan.asks) {
+    const outcome = outcomes.get(ask.key);
+    if (!outcome || outcome.ok) continue;
+    byCode[outcome.code] = (byCode[outcome.code] ?? 0) + 1;
+    items.push({ id: ask.id, variant: ask.variant, code: outcome.code, message: outcome.message });
+  }
+  return { count: items.length, byCode, items };
+}
+
+/** True when not one item could be read as written: nothing was measured. */
+export function nothingMeasured(plan: Plan, outcomes: ReadonlyMap<string, Outcome>): boolean {
+  return plan.items.every(({ given }) => !outcomes.get(given)?.ok);
+}
