@@ -1,0 +1,292 @@
+#!/usr/bin/env node
+// Generates eval/decisions.jsonl, the labelled set `decide eval` measures an engine's
+// probabilities on (docs/eval.md). It holds:
+//   - templated items (eval/templates/), drawn with a fixed seed so the file is
+//     reproducible byte for byte and reviewable in diffs;
+//   - the hand-written items of eval/handwritten.jsonl, as they are;
+//   - for every item with a decisive fact, a twin without that fact
+//     (`sufficient: false`), cut out by the service's own code, so the twin is
+//     exactly the request `decide eval` makes when it drops the fact.
+// Items are shuffled (each twin right after its original), so any prefix is a fair
+// sample for `decide eval --limit N`.
+//
+//   node eval/generate.mjs           write eval/decisions.jsonl and print a summary
+//   node eval/generate.mjs --check   exit 1 if the file is not what this would write
+//
+// Needs the compiled project (dist/): run `npm run build` first.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { choiceSchedules, hash32, mulberry32, noulSchedule, Rng, scoreSchedule } from './templates/kit.mjs';
+import { FAMILIES } from './templates/index.mjs';
+
+const SEED = 20250611;
+const PER_FAMILY = 16;
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const OUT = path.join(HERE, 'decisions.jsonl');
+const HANDWRITTEN = path.join(HERE, 'handwritten.jsonl');
+const SHOWN_OUT = 'eval/decisions.jsonl';
+const SHOWN_HANDWRITTEN = 'eval/handwritten.jsonl';
+/** An item's fields, in the order they are written. */
+const FIELDS = ['id', 'mode', 'question', 'context', 'options', 'levels', 'answer', 'decisiveFact', 'sufficient'];
+
+function fail(message) {
+  console.error(`eval/generate.mjs: ${message}`);
+  process.exit(1);
+}
+
+const args = process.argv.slice(2);
+if (args.some((a) => a !== '--check')) fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: node eval/generate.mjs [--check]`);
+const checkOnly = args.includes('--check');
+
+// The twins must be cut exactly as the service cuts a fact, so this is the service's code.
+const { splitFacts, contextWithout } = await importDist('decision/facts.js');
+
+async function importDist(module) {
+  try {
+    return await import(`../dist/${module}`);
+  } catch (error) {
+    if (error?.code === 'ERR_MODULE_NOT_FOUND') {
+      fail(`dist/${module} is missing or incomplete: build the project first with \`npm run build\` in the repository root`);
+    }
+    throw error;
+  }
+}
+
+// ---- the items ------------------------------------------------------------------
+
+/** Templated items, family by family, each with its family and where it came from. */
+function templatedItems() {
+  const items = [];
+  const choiceFamilies = FAMILIES.filter((f) => f.mode === 'choice');
+  const choicePlans = choiceSchedules(new Rng(hash32(`${SEED}:choice`)), choiceFamilies.length, PER_FAMILY);
+  let scoreFamilies = 0;
+  for (const family of FAMILIES) {
+    // A stream per family: changing one family leaves the others' items as they were.
+    const rng = new Rng(hash32(`${SEED}:${family.name}`));
+    const schedule =
+      family.mode === 'choice' ? choicePlans[choiceFamilies.indexOf(family)]
+      : family.mode === 'noul' ? noulSchedule(rng, PER_FAMILY)
+      : scoreSchedule(rng, PER_FAMILY, scoreFamilies++);
+    schedule.forEach((target, i) => {
+      const id = `gen-${family.name}-${String(i + 1).padStart(2, '0')}`;
+      const where = `template ${family.name}, item "${id}"`;
+      const made = family.make(rng, target);
+      const sentences = rng.shuffle(made.facts);
+      checkSentences(sentences, made.decisive, where);
+      const item = {
+        id,
+        mode: family.mode,
+        question: made.question,
+        context: sentences.join(' '),
+        options: made.options,
+        levels: made.levels,
+        answer: made.answer,
+        decisiveFact: made.decisive,
+      };
+      items.push({ item, family: family.name, domain: family.domain, where });
+    });
+  }
+  return items;
+}
+
+/**
+ * A template's sentences must be exactly the facts the service finds: one fact per
+ * sentence, none merged (so at most MAX_FACTS), none split by an abbreviation.
+ */
+function checkSentences(sentences, decisive, where) {
+  for (const s of sentences) {
+    if (!/^[A-Z].*\.$/.test(s) || /[\r\n]/.test(s)) fail(`${where}: context: sentence "${s}" must start with a capital, end with a period and hold no line break`);
+  }
+  if (new Set(sentences).size !== sentences.length) fail(`${where}: context: a sentence is repeated`);
+  if (!sentences.includes(decisive)) fail(`${where}: decisiveFact: not one of the template's sentences`);
+  const found = splitFacts(sentences.join(' ')).map((f) => f.text);
+  if (found.length !== sentences.length || found.some((text, i) => text !== sentences[i])) {
+    const first = found.findIndex((text, i) => text !== sentences[i]);
+    fail(`${where}: context: the service splits it differently from the template's sentences (first difference: "${found[first] ?? '(none)'}")`);
+  }
+}
+
+/** Hand-written items in file order; a missing file is an empty set (it may not exist yet). */
+function handwrittenItems() {
+  let text;
+  try {
+    text = fs.readFileSync(HANDWRITTEN, 'utf8');
+  } catch (error) {
+    if (error.code === 'ENOENT') return [];
+    fail(`${SHOWN_HANDWRITTEN} cannot be read (${error.code ?? error.message})`);
+  }
+  const items = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    const where = `${SHOWN_HANDWRITTEN}, line ${index + 1}`;
+    let item;
+    try {
+      item = JSON.parse(raw);
+    } catch (error) {
+      fail(`${where}: not valid JSON (${error.message})`);
+    }
+    const domain = /^hw-([a-z]+)-/.exec(item?.id ?? '')?.[1] ?? '(none)';
+    items.push({ item, family: 'handwritten', domain, where: `${where}, item "${item?.id}"` });
+  });
+  return items;
+}
+
+/** The twin of an item with a decisive fact: the same decision asked without it. */
+function twinOf(item) {
+  const fact = splitFacts(item.context).find((f) => f.text === item.decisiveFact);
+  const { decisiveFact, ...rest } = item;
+  void decisiveFact;
+  return { ...rest, id: `${item.id}-nofact`, context: contextWithout(item.context, fact), sufficient: false };
+}
+
+// ---- validation -----------------------------------------------------------------
+
+const codePoints = (s) => [...s.trim()].length;
+
+/** Every rule of docs/eval.md's item format; the first violation stops the script. */
+function validate(item, where) {
+  const bad = (field, problem) => fail(`${where}: ${field}: ${problem}`);
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) bad('item', 'must be a JSON object');
+  for (const key of Object.keys(item)) if (!FIELDS.includes(key)) bad(key, 'is not a field of an item');
+  const text = (field, min, max, value = item[field]) => {
+    if (typeof value !== 'string') bad(field, 'must be a string');
+    const n = codePoints(value);
+    if (n < min || n > max) bad(field, `must be ${min} to ${max} characters long after trimming (got ${n})`);
+  };
+  const distinct = (field, list) => {
+    const seen = new Set();
+    for (const s of list) {
+      const folded = s.trim().toLowerCase();
+      if (seen.has(folded)) bad(field, `must be distinct (case-insensitively); "${s}" repeats`);
+      seen.add(folded);
+    }
+  };
+  text('id', 1, 200);
+  if (!['choice', 'noul', 'score'].includes(item.mode)) bad('mode', 'must be one of choice, noul, score');
+  text('question', 8, 300);
+  text('context', 20, 2000);
+  if (item.mode === 'choice') {
+    if (!Array.isArray(item.options) || item.options.length < 2 || item.options.length > 6) bad('options', 'must hold 2 to 6 options');
+    item.options.forEach((o, i) => text(`options[${i}]`, 2, 100, o));
+    distinct('options', item.options);
+  } else if (item.options !== undefined) bad('options', `not allowed in mode ${item.mode}`);
+  if (item.mode === 'score') {
+    if (!Array.isArray(item.levels) || item.levels.length !== 3) bad('levels', 'must hold exactly 3 levels, low to high');
+    item.levels.forEach((l, i) => text(`levels[${i}]`, 2, 100, l));
+    distinct('levels', item.levels);
+  } else if (item.levels !== undefined) bad('levels', `not allowed in mode ${item.mode}`);
+  if (item.mode === 'noul') {
+    if (typeof item.answer !== 'boolean') bad('answer', 'must be true or false');
+  } else {
+    const classes = item.mode === 'choice' ? item.options : item.levels;
+    if (typeof item.answer !== 'string' || !classes.some((c) => c.trim() === item.answer.trim())) {
+      bad('answer', `must be one of the ${item.mode === 'choice' ? 'options' : 'levels'}, spelled as there`);
+    }
+  }
+  if (item.sufficient !== undefined && typeof item.sufficient !== 'boolean') bad('sufficient', 'must be true or false');
+  if (item.decisiveFact !== undefined) {
+    text('decisiveFact', 1, 2000);
+    if (item.sufficient === false) bad('decisiveFact', 'an item marked sufficient: false already lacks its deciding fact');
+    const fact = splitFacts(item.context).find((f) => f.text === item.decisiveFact);
+    if (!fact) bad('decisiveFact', 'must be one sentence (or list item) of context, copied exactly');
+    if (codePoints(contextWithout(item.context, fact)) < 20) bad('decisiveFact', 'leaves fewer than 20 characters of context when cut out');
+  }
+}
+
+// ---- assembling the file --------------------------------------------------------
+
+const base = [...templatedItems(), ...handwrittenItems()];
+for (const { item, where } of base) validate(item, where);
+
+// Order by a seeded hash of the id: a seeded shuffle that keeps the items' relative
+// order when hand-written items are added or removed.
+const orderKey = (id) => mulberry32(hash32(`${SEED}:order:${id}`))();
+const ordered = base
+  .map((entry) => ({ ...entry, key: orderKey(entry.item.id) }))
+  .sort((a, b) => a.key - b.key || (a.item.id < b.item.id ? -1 : 1));
+
+const output = [];
+for (const entry of ordered) {
+  output.push(entry);
+  if (entry.item.decisiveFact !== undefined) {
+    const twin = twinOf(entry.item);
+    const where = `${entry.where} (its twin "${twin.id}")`;
+    validate(twin, where);
+    output.push({ ...entry, item: twin, twin: true, where });
+  }
+}
+const ids = new Map();
+for (const { item, where } of output) {
+  if (ids.has(item.id)) fail(`${where}: id: "${item.id}" is already the id of ${ids.get(item.id)}`);
+  ids.set(item.id, where);
+}
+
+const serialize = (item) => JSON.stringify(Object.fromEntries(FIELDS.filter((f) => item[f] !== undefined).map((f) => [f, item[f]])));
+const text = output.map(({ item }) => serialize(item)).join('\n') + '\n';
+
+// The service's own parser has the last word, when this checkout has it.
+const evalItem = await import('../dist/eval/item.js').catch((error) => {
+  if (error?.code === 'ERR_MODULE_NOT_FOUND') return null;
+  throw error;
+});
+if (evalItem?.parseSet) {
+  try {
+    evalItem.parseSet(text, SHOWN_OUT);
+  } catch (error) {
+    const line = /line (\d+)/.exec(error.message)?.[1];
+    const id = line ? JSON.parse(text.split('\n')[Number(line) - 1]).id : '?';
+    fail(`the service's parser refuses item "${id}": ${error.message}`);
+  }
+}
+
+if (checkOnly) {
+  const current = fs.existsSync(OUT) ? fs.readFileSync(OUT, 'utf8') : null;
+  if (current !== text) fail(`${SHOWN_OUT} is stale: run \`node eval/generate.mjs\``);
+  console.log(`${SHOWN_OUT} is up to date (${output.length} items).`);
+  process.exit(0);
+}
+
+fs.writeFileSync(OUT, text);
+printSummary();
+
+// ---- summary --------------------------------------------------------------------
+
+function printSummary() {
+  const bases = output.filter((e) => !e.twin);
+  const twins = output.length - bases.length;
+  const generated = bases.filter((e) => e.family !== 'handwritten');
+  const written = bases.filter((e) => e.family === 'handwritten');
+  console.log(`Wrote ${SHOWN_OUT}: ${output.length} items = ${bases.length} base (${generated.length} templated, ${written.length} hand-written) + ${twins} twins without their decisive fact.`);
+  const groups = [['templated', generated], ['hand-written', written], ['all', bases]];
+  const table = (title, keyOf, keys) => {
+    const counts = groups.map(([, entries]) => tally(entries, keyOf));
+    const all = keys ?? [...new Set(counts.flatMap((c) => [...c.keys()]))].sort();
+    console.log(`\n${title}`);
+    console.log(`  ${''.padEnd(22)}${groups.map(([name]) => name.padStart(14)).join('')}`);
+    for (const key of all) console.log(`  ${String(key).padEnd(22)}${counts.map((c) => String(c.get(key) ?? 0).padStart(14)).join('')}`);
+  };
+  table('Base items by mode', (e) => e.item.mode, ['choice', 'noul', 'score']);
+  table('Base items by family', (e) => (e.family === 'handwritten' ? 'handwritten' : `${e.family} (${e.item.mode})`));
+  table('Base items by domain', (e) => e.domain);
+  const choice = (e) => e.item.mode === 'choice';
+  table('Choice: correct option position (1-based) / option count', (e) => (choice(e) ? `${e.item.options.indexOf(e.item.answer) + 1} of ${e.item.options.length}` : undefined));
+  table('Choice: correct option place', (e) => {
+    if (!choice(e)) return undefined;
+    const i = e.item.options.indexOf(e.item.answer);
+    return i === 0 ? 'first' : i === e.item.options.length - 1 ? 'last' : 'middle';
+  }, ['first', 'middle', 'last']);
+  table('Noul answers', (e) => (e.item.mode === 'noul' ? String(e.item.answer) : undefined), ['true', 'false']);
+  table('Score answers', (e) => (e.item.mode === 'score' ? ['low', 'middle', 'high'][e.item.levels.indexOf(e.item.answer)] : undefined), ['low', 'middle', 'high']);
+  table('Base items with a decisive fact (so with a twin)', (e) => (e.item.decisiveFact !== undefined ? 'yes' : 'no'), ['yes', 'no']);
+}
+
+function tally(entries, keyOf) {
+  const counts = new Map();
+  for (const e of entries) {
+    const key = keyOf(e);
+    if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
