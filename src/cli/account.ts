@@ -1,8 +1,8 @@
-import readline from 'node:readline/promises';
 import { keyHint } from '../contract/key.js';
 import { connect, explain, retryNotice } from './client-call.js';
 import { CLIENT_EXIT } from './client-exit.js';
 import { CliFailure, shownUrl, type ConnectionFlags } from './config.js';
+import { confirm } from './input.js';
 
 export interface UsageFlags extends ConnectionFlags {
   json?: boolean;
@@ -35,16 +35,6 @@ export async function runUsage(flags: UsageFlags): Promise<void> {
 export interface RevokeFlags extends ConnectionFlags {
   json?: boolean;
   yes?: boolean;
-}
-
-/** Asks on the terminal; only "y" or "yes" confirms. */
-async function confirm(question: string): Promise<boolean> {
-  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^\s*y(es)?\s*$/i.test(await rl.question(question));
-  } finally {
-    rl.close();
-  }
 }
 
 /**

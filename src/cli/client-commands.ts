@@ -13,7 +13,7 @@ import { fail } from './exit-codes.js';
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** Runs an action: a CliFailure becomes its message and exit code; anything else is a bug (70). */
-async function run(action: () => Promise<void>): Promise<void> {
+export async function runAction(action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (error) {
@@ -55,7 +55,7 @@ function decisionCommand(name: string, depth: 'standard' | 'stress', description
         ]),
       )
       .option('--json', "print the API's JSON answer on stdout, nothing else"),
-  ).action((words: string[], flags) => run(async () => (await import('./ask.js')).runAsk(words, flags, depth)));
+  ).action((words: string[], flags) => runAction(async () => (await import('./ask.js')).runAsk(words, flags, depth)));
 }
 
 export function clientCommands(): Command[] {
@@ -67,10 +67,10 @@ export function clientCommands(): Command[] {
   );
   const usage = connectionOptions(clientCommand('usage').description("Today's free decisions left and the pass's credits"))
     .option('--json', "print the API's JSON answer on stdout, nothing else")
-    .action((flags) => run(async () => (await import('./account.js')).runUsage(flags)));
+    .action((flags) => runAction(async () => (await import('./account.js')).runUsage(flags)));
   const revoke = connectionOptions(clientCommand('revoke').description('Revoke the API key in use (asks first on a terminal)'))
     .option('--yes', 'revoke without asking (required when standard input is not a terminal)')
     .option('--json', "print the API's JSON answer on stdout, nothing else")
-    .action((flags) => run(async () => (await import('./account.js')).runRevoke(flags)));
+    .action((flags) => runAction(async () => (await import('./account.js')).runRevoke(flags)));
   return [ask, stress, usage, revoke];
 }

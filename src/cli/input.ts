@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import readline from 'node:readline/promises';
 import { CLIENT_EXIT } from './client-exit.js';
 import { CliFailure } from './config.js';
 
@@ -23,4 +24,14 @@ export async function readContext(value: string, stdin: NodeJS.ReadableStream = 
     }
   }
   return value;
+}
+
+/** Asks on the terminal; only "y" or "yes" confirms. */
+export async function confirm(question: string): Promise<boolean> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^\s*y(es)?\s*$/i.test(await rl.question(question));
+  } finally {
+    rl.close();
+  }
 }

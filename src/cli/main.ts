@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { clientCommands } from './client-commands.js';
 import { EXIT_CODES_HELP } from './client-exit.js';
+import { evalCommand } from './eval-command.js';
 import { EXIT } from './exit-codes.js';
 import { mcpCommand } from './mcp.js';
 import { operatorCommands } from './operator.js';
@@ -21,9 +22,10 @@ const usageExit = (command: Command): void => {
 };
 usageExit(program);
 
-// The client commands are added after usageExit on purpose: they set their own exit
+// The client commands and eval are added after usageExit on purpose: they set their own exit
 // override, so their usage errors exit 2 (client-exit.ts), not the operators' 64.
 for (const command of clientCommands()) program.addCommand(command);
+program.addCommand(evalCommand());
 program.addHelpText('after', EXIT_CODES_HELP);
 
 await program.parseAsync();

@@ -20,3 +20,8 @@ export function integer(min: number) {
     return n;
   };
 }
+
+/** `--model`, shared by `serve` and `eval` so both run the same engine from the same flags. */
+export function modelOption() {
+  return new Option('--model <path|name>', 'GGUF file for the local engine, or the model name for a remote one').env('DECIDE_MODEL');
+}

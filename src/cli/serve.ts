@@ -10,7 +10,7 @@ import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
 import { startEngine } from './engine-startup.js';
 import { EXIT, fail } from './exit-codes.js';
-import { dbOption, integer } from './options.js';
+import { dbOption, integer, modelOption } from './options.js';
 
 interface ServeFlags {
   port: number;
@@ -25,9 +25,7 @@ export function serveCommand() {
     .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0)))
     .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
     .addOption(dbOption())
-    .addOption(
-      new Option('--model <path|name>', 'GGUF file for the local engine, or the model name for a remote one').env('DECIDE_MODEL'),
-    )
+    .addOption(modelOption())
     .addHelpText(
       'after',
       `

@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { DecideError as ClientError } from '../client/errors.js';
+import { engineTimeoutFromEnv } from '../engine/from-env.js';
+import { engineDecider } from '../eval/engine-decider.js';
+import { readSet, SetError, type EvalItem } from '../eval/item.js';
+import { planEval, type Plan } from '../eval/plan.js';
+import { buildReport, nothingMeasured, type EvalReport } from '../eval/report.js';
+import { askAll, type Decider } from '../eval/run.js';
+import { reliabilitySvg } from '../eval/svg.js';
+import { connect, explain, retryNotice } from './client-call.js';
+import { CLIENT_EXIT, exitFor } from './client-exit.js';
+import { CliFailure, shownUrl, type ConnectionFlags } from './config.js';
+import { startEngine } from './engine-startup.js';
+import { EXIT, fail } from './exit-codes.js';
+import { confirm } from './input.js';
+import { evalProgress } from './eval-progress.js';
+
+/** The set shipped in the package, beside dist/. */
+export const DEFAULT_SET = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../eval/decisions.jsonl');
+
+export interface EvalFlags extends ConnectionFlags {
+  set?: string;
+  limit?: number;
+  concurrency: number;
+  json?: boolean;
+  out?: string;
+  model?: string;
+  yes?: boolean;
+}
+
+interface Target {
+  engine: EvalReport['engine'];
+  decide: Decider;
+  close(): Promise<void>;
+}
+
+/** `decide eval`: asks every item of a set (and its variants), then reports what the answers are worth. */
+export async function runEval(flags: EvalFlags): Promise<void> {
+  const file = flags.set ?? DEFAULT_SET;
+  const items = loadSet(file, flags.limit);
+  const plan = planEval(items);
+  if (flags.out) makeFolder(flags.out);
+  const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags);
+
+  const progress = await evalProgress(plan.asks.length, { json: Boolean(flags.json) });
+  const started = performance.now();
+  let outcomes;
+  try {
+    outcomes = await askAll(plan.asks, target.decide, { concurrency: flags.concurrency, onSettled: progress.update });
+  } finally {
+    await progress.stop();
+    await target.close();
+  }
+  const model = [...outcomes.values()].find((o) => o.ok);
+  const engine = { ...target.engine, model: model?.ok ? model.decided.model : target.engine.model };
+  const report = buildReport({ file: shownPath(file), engine, plan, outcomes, durationMs: performance.now() - started });
+
+  if (flags.json) process.stdout.write(JSON.stringify(report) + '\n');
+  else {
+    const { printReport } = await import('./ui/eval-view.js');
+    printReport(report);
+  }
+  if (flags.out) writeOut(flags.out, report);
+  if (nothingMeasured(plan, outcomes)) {
+    const codes = Object.entries(report.failed.byCode).map(([code, n]) => `${code} ${n}`).join(', ');
+    throw new CliFailure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
+  }
+}
+
+function loadSet(file: string, limit: number | undefined): EvalItem[] {
+  try {
+    const items = readSet(file);
+    return limit === undefined ? items : items.slice(0, limit);
+  } catch (error) {
+    if (error instanceof SetError) throw new CliFailure(`--set: ${error.message}`, CLIENT_EXIT.usage);
+    throw error;
+  }
+}
+
+/** The engine `decide serve` would run, from the same flags and environment. */
+async function localTarget(flags: EvalFlags): Promise<Target> {
+  let timeoutMs: number;
+  try {
+    timeoutMs = engineTimeoutFromEnv();
+  } catch (error) {
+    fail((error as Error).message, EXIT.config);
+  }
+  const engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
+  return {
+    engine: { name: engine.name, model: engine.model },
+    decide: engineDecider(engine, timeoutMs),
+    close: async () => engine.close?.(),
+  };
+}
+
+/**
+ * A running service, through the typed client. Every decision is paid like any
+ * other, so it says what the run will spend and asks first. A refused key or an
+ * exhausted pass stops the run: every later decision would fail the same way.
+ */
+async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
+  const connection = connect(flags, (event) => process.stderr.write(`decide: ${retryNotice(event)}\n`));
+  const where = shownUrl(connection.url);
+  let usage;
+  try {
+    usage = await connection.client.usage();
+  } catch (error) {
+    throw explain(error, connection);
+  }
+  const n = plan.asks.length;
+  const free = Math.min(n, usage.freeRemaining);
+  const credits = n - free;
+  const short = credits > usage.passCredits ? `; it holds ${usage.passCredits}, so the run stops when they run out` : '';
+  const cost = `The evaluation makes ${n} decisions at ${where}: ${free} from today's free allowance, then ${credits} credit(s) of the key's pass${short}.`;
+  if (flags.yes) process.stderr.write(`decide: ${cost}\n`);
+  else {
+    if (!process.stdin.isTTY) throw new CliFailure(`${cost} Add --yes to go ahead (standard input is not a terminal to ask on).`, CLIENT_EXIT.usage);
+    if (!(await confirm(`${cost} Go on? [y/N] `))) throw new CliFailure('not run: nothing was spent', CLIENT_EXIT.usage);
+  }
+  return {
+    engine: { name: `decide at ${where}`, model: 'unknown' },
+    decide: async ({ request }) => {
+      try {
+        return await connection.client.decide(request);
+      } catch (error) {
+        const code = error instanceof ClientError ? exitFor(error) : CLIENT_EXIT.internal;
+        if (code === CLIENT_EXIT.auth || code === CLIENT_EXIT.limit) throw explain(error, connection);
+        throw error;
+      }
+    },
+    close: async () => {},
+  };
+}
+
+/** `--out` is made before the run, so a folder that cannot be written fails before anything is spent. */
+function makeFolder(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (error) {
+    throw outFailure(dir, error);
+  }
+}
+
+function writeOut(dir: string, report: EvalReport): void {
+  try {
+    fs.writeFileSync(path.join(dir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+    const groups = [['overall', report.overall], ...Object.entries(report.modes)] as const;
+    for (const [name, figures] of groups) {
+      if (figures.n === 0) continue;
+      const title = `Reliability: ${name === 'overall' ? 'all modes' : name}, ${report.engine.model}`;
+      fs.writeFileSync(path.join(dir, `reliability-${name}.svg`), reliabilitySvg(title, figures));
+    }
+    process.stderr.write(`decide: wrote report.json and the reliability diagrams into ${dir}\n`);
+  } catch (error) {
+    throw outFailure(dir, error);
+  }
+}
+
+function outFailure(dir: string, error: unknown): CliFailure {
+  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new CliFailure(`--out: cannot write into ${dir} (${code})`, CLIENT_EXIT.usage);
+}
+
+/** The set's path as the user would write it: relative to the working folder when inside it. */
+function shownPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}

@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readSet, type EvalItem } from '../../src/eval/item.js';
+import { EvalReport } from '../../src/eval/report.js';
+import { decide, killAll } from '../cli-client/helpers.js';
+import { SimulatedModel, startSimulatedModel, type SimulatedFaults } from '../fakes/simulated-model.js';
+import type { SystemOneFake } from '../fakes/systemone-fake.js';
+import { assertBuilt, ROOT } from '../support/cli.js';
+
+/**
+ * The yardstick checked against a model whose faults are known: `decide eval` on the
+ * shipped set, as a user runs it, against a simulated model served over System One.
+ * The model is deterministic (seeded per item), so every figure here is the same on
+ * every run; the tolerances cover what the set's size and the 15 bins make of the
+ * parameters.
+ */
+
+const SET = path.join(ROOT, 'eval', 'decisions.jsonl');
+const items: EvalItem[] = readSet(SET);
+const FAIR: SimulatedFaults = { accuracy: 0.7, temperature: 1, positionBias: 0, sufficiencySeparation: 0.6 };
+
+/** What a position bias implies on this set: the flip rate and primacy computed from the model itself. */
+function impliedBias(faults: SimulatedFaults): { flipRate: number; primacy: number } {
+  const model = new SimulatedModel(items, faults);
+  const ordered = items.filter((item) => item.mode !== 'noul');
+  const argmax = (p: number[]) => p.indexOf(Math.max(...p));
+  let flips = 0;
+  let primacy = 0;
+  for (const item of ordered) {
+    const k = item.mode === 'choice' ? item.options.length : 3;
+    const sufficient = item.sufficient !== false;
+    const a = model.distribution(item, sufficient, 0);
+    const b = model.distribution(item, sufficient, k - 1);
+    if (argmax(a) !== argmax(b)) flips++;
+    primacy += (a[0] - b[0] + b[k - 1] - a[k - 1]) / 2;
+  }
+  return { flipRate: flips / ordered.length, primacy: primacy / ordered.length };
+}
+
+describe('decide eval on a simulated model with known faults', () => {
+  let sim: SystemOneFake | undefined;
+  beforeAll(assertBuilt);
+  afterEach(async () => {
+    await killAll();
+    await sim?.close();
+  });
+
+  const evaluate = async (faults: SimulatedFaults): Promise<EvalReport> => {
+    sim = await startSimulatedModel(items, faults);
+    const env = { DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'simulated' };
+    const run = await decide(['eval', '--json', '--concurrency', '8'], { env, timeoutMs: 240_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const report = EvalReport.parse(JSON.parse(run.stdout));
+    await sim.close();
+    sim = undefined;
+    return report;
+  };
+
+  it('recovers accuracy, calibration, no position bias and a sharp sufficiency signal; overconfidence shows in ECE alone', { timeout: 480_000 }, async () => {
+    const fair = await evaluate(FAIR);
+    expect(fair.failed.count).toBe(0);
+    expect(fair.engine).toEqual({ name: 'systemone', model: 'simulated' });
+    expect(fair.overall.n).toBe(items.filter((i) => i.sufficient !== false).length);
+    expect(fair.overall.accuracy!).toBeGreaterThan(FAIR.accuracy - 0.06);
+    expect(fair.overall.accuracy!).toBeLessThan(FAIR.accuracy + 0.06);
+    expect(fair.overall.ece!).toBeLessThan(0.05);
+    expect(fair.positionBias.flipRate).toBe(0);
+    expect(Math.abs(fair.positionBias.primacy!)).toBeLessThan(0.001);
+    expect(fair.sufficiency.auroc!).toBeGreaterThan(0.99);
+    expect(fair.sufficiency.sufficient.needsContextRate).toBe(0);
+    expect(fair.sufficiency.insufficient.needsContextRate).toBe(1);
+    // Without its deciding fact the model falls back to a near-uniform guess.
+    expect(fair.decisiveFact.meanShift!).toBeGreaterThan(0.2);
+
+    const overconfident = await evaluate({ ...FAIR, temperature: 0.3 });
+    // A temperature keeps every ranking: the same answers are right, stated far too surely.
+    expect(overconfident.overall.accuracy).toBe(fair.overall.accuracy);
+    expect(overconfident.overall.ece!).toBeGreaterThan(0.2);
+    expect(overconfident.overall.ece!).toBeGreaterThan(3 * fair.overall.ece!);
+    expect(overconfident.overall.logLoss!).toBeGreaterThan(fair.overall.logLoss!);
+    // Per mode (80 to 100 items each) the ECE is too noisy to rank two runs; a confident miss still costs more.
+    for (const mode of ['choice', 'noul', 'score'] as const) {
+      expect(overconfident.modes[mode].logLoss!, mode).toBeGreaterThan(fair.modes[mode].logLoss!);
+      expect(overconfident.modes[mode].brier!, mode).toBeGreaterThan(fair.modes[mode].brier!);
+    }
+  });
+
+  it('a bias toward the first presented label shows as the flips and primacy it implies; no sufficiency signal gives an AUROC near chance', { timeout: 240_000 }, async () => {
+    const faults = { ...FAIR, positionBias: 0.8, sufficiencySeparation: 0 };
+    const implied = impliedBias(faults);
+    const report = await evaluate(faults);
+    expect(implied.flipRate).toBeGreaterThan(0.05);
+    expect(Math.abs(report.positionBias.flipRate! - implied.flipRate)).toBeLessThan(0.01);
+    expect(Math.abs(report.positionBias.primacy! - implied.primacy)).toBeLessThan(0.005);
+    expect(report.positionBias.primacy!).toBeGreaterThan(0.05);
+    expect(report.sufficiency.auroc!).toBeGreaterThan(0.35);
+    expect(report.sufficiency.auroc!).toBeLessThan(0.65);
+  });
+});

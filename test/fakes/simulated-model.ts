@@ -1,0 +1,140 @@
+import type { EvalItem } from '../../src/eval/item.js';
+import { fnv1a, mulberry32 } from './http-fake.js';
+import { choiceAnswer, noulAnswer, scoreAnswer, startSystemOneFake, type SystemOneFake } from './systemone-fake.js';
+
+/**
+ * A decision model with known faults, served over System One: it knows a labelled
+ * set's answers and answers with a chosen accuracy, overconfidence and position
+ * bias, so an evaluation can be checked to report those faults back.
+ *
+ * Per item (deterministic from the seed and the item's id), on a context that holds
+ * what decides it: a latent confidence c, uniform around `accuracy`; the top answer
+ * is the right one for a share c of the items at c (else a wrong one), holding c,
+ * the rest sharing 1 − c. Before any fault that is calibrated by construction. Then the faults, on log-probabilities:
+ * divided by `temperature` (below 1 sharpens: overconfidence), plus `positionBias`
+ * on the label presented first. On a context lacking the deciding fact the answer
+ * is close to uniform. The sufficiency question is answered 0.5 ± separation/2 by
+ * whether the context holds the deciding fact, with a little per-item jitter.
+ */
+
+export interface SimulatedFaults {
+  /** Expected share of right top answers before bias, in (0.5, 0.99]. */
+  accuracy: number;
+  /** 1 = calibrated; below 1, overconfident. */
+  temperature: number;
+  /** Log-weight added to the first presented label (0 = none). */
+  positionBias: number;
+  /** How far apart the sufficiency answers of sufficient and insufficient contexts sit (0 to 0.9). */
+  sufficiencySeparation: number;
+  seed?: number;
+}
+
+type Classes = readonly string[];
+
+const classesOf = (item: EvalItem): Classes => (item.mode === 'choice' ? item.options : item.mode === 'score' ? item.levels : ['yes', 'no']);
+const answerOf = (item: EvalItem): number => (item.mode === 'noul' ? (item.answer ? 0 : 1) : classesOf(item).indexOf(item.answer));
+
+function uniform(seed: number, ...parts: string[]): number {
+  return mulberry32(fnv1a(JSON.stringify([seed, ...parts])))();
+}
+
+/** The item a (question, context) pair asks about, and whether that context holds what decides it. */
+function lookup(byQuestion: Map<string, EvalItem[]>, question: string, state: string): { item: EvalItem; sufficient: boolean } | null {
+  const candidates = byQuestion.get(question) ?? [];
+  const exact = candidates.find((item) => item.context === state);
+  if (exact) return { item: exact, sufficient: exact.sufficient !== false };
+  const original = candidates.find((item) => item.decisiveFact !== undefined);
+  if (original) return { item: original, sufficient: state.includes(original.decisiveFact!) };
+  return candidates[0] ? { item: candidates[0], sufficient: candidates[0].sufficient !== false } : null;
+}
+
+/**
+ * The simulated model over one set. Which items it gets right is fixed up front, per
+ * mode, by error diffusion over the items sorted by their latent confidence: a
+ * running sum of c marks an item right each time it passes a whole number. So the
+ * share right among the items stated at about c is c not only on average but in
+ * every stretch of confidences, and a mode of 80 items is calibrated as stated
+ * rather than within sampling noise of it.
+ */
+export class SimulatedModel {
+  private readonly right = new Map<string, boolean>();
+  private readonly confidence = new Map<string, number>();
+
+  constructor(
+    set: readonly EvalItem[],
+    readonly faults: SimulatedFaults,
+  ) {
+    const seed = faults.seed ?? 1;
+    const spread = Math.min(0.15, 0.99 - faults.accuracy, faults.accuracy - 0.5);
+    for (const item of set) this.confidence.set(item.id, faults.accuracy + spread * (2 * uniform(seed, item.id, 'c') - 1));
+    for (const mode of ['choice', 'noul', 'score']) {
+      const sufficient = set.filter((item) => item.mode === mode && item.sufficient !== false);
+      const sorted = sufficient.sort((a, b) => this.confidence.get(a.id)! - this.confidence.get(b.id)! || (a.id < b.id ? -1 : 1));
+      let sum = 0.5;
+      for (const item of sorted) {
+        sum += this.confidence.get(item.id)!;
+        this.right.set(item.id, sum >= 1);
+        if (sum >= 1) sum -= 1;
+      }
+    }
+  }
+
+  /** The distribution over the item's classes (item order), given which class is presented first. */
+  distribution(item: EvalItem, sufficient: boolean, firstPresented: number): number[] {
+    const { faults } = this;
+    const seed = faults.seed ?? 1;
+    const k = classesOf(item).length;
+    const answer = answerOf(item);
+    let top: number;
+    let c: number;
+    if (sufficient) {
+      c = this.confidence.get(item.id) ?? faults.accuracy;
+      const others = [...Array(k).keys()].filter((i) => i !== answer);
+      top = (this.right.get(item.id) ?? true) ? answer : others[Math.floor(uniform(seed, item.id, 'wrong') * others.length)];
+    } else {
+      c = 1 / k + (1 - 1 / k) * 0.15;
+      top = Math.floor(uniform(seed, item.id, 'guess') * k);
+    }
+    const logits = [...Array(k).keys()].map((i) => Math.log(i === top ? c : (1 - c) / (k - 1)) / faults.temperature);
+    logits[firstPresented] += faults.positionBias;
+    const max = Math.max(...logits);
+    const weights = logits.map((l) => Math.exp(l - max));
+    const sum = weights.reduce((a, b) => a + b, 0);
+    return weights.map((w) => w / sum);
+  }
+}
+
+/** A System One server answering as the simulated model would, for the items of `set`. */
+export function startSimulatedModel(set: readonly EvalItem[], faults: SimulatedFaults): Promise<SystemOneFake> {
+  const model = new SimulatedModel(set, faults);
+  const byQuestion = new Map<string, EvalItem[]>();
+  for (const item of set) byQuestion.set(item.question, [...(byQuestion.get(item.question) ?? []), item]);
+  const seed = faults.seed ?? 1;
+
+  const answer = (id: string, question: any, state: string): unknown => {
+    const asked = /Question: (.*)/.exec(question.instructions ?? '')?.[1];
+    const found = asked === undefined ? null : lookup(byQuestion, asked, state);
+    if (!found) return { type: question.type, error: 'the simulated model does not know this question' };
+    const { item, sufficient } = found;
+    if (id === 'sufficiency') {
+      const jitter = 0.1 * (uniform(seed, state, 'jitter') - 0.5);
+      return noulAnswer(0.5 + (sufficient ? 1 : -1) * (faults.sufficiencySeparation / 2) + jitter);
+    }
+    const classes = classesOf(item);
+    // The labels in the order the engine presented them, as item class indices.
+    const presented: number[] =
+      question.type === 'noul'
+        ? Object.keys(question.criteria ?? { true: 1 }).map((key) => (key === 'true' ? 0 : 1))
+        : question.type === 'choice'
+          ? Object.keys(question.criteria).map((label) => classes.indexOf(label))
+          : (question.criteria as string[]).map((level) => classes.indexOf(level));
+    const p = model.distribution(item, sufficient, presented[0]);
+    if (question.type === 'noul') return noulAnswer(p[0]);
+    if (question.type === 'choice') return choiceAnswer(Object.fromEntries(classes.map((label, i) => [label, p[i]])));
+    return scoreAnswer(
+      presented.map((i) => p[i]),
+      question.criteria,
+    );
+  };
+  return startSystemOneFake((body) => ({ answer: (id, question) => answer(id, question, body.state) }));
+}
