@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedText } from './text.js';
+import { boundedText, comparable } from './text.js';
 
 export const MODES = ['choice', 'noul', 'score'] as const;
 export const Mode = z.enum(MODES);
@@ -20,11 +20,11 @@ const options = z
   .check((ctx) => {
     const seen = new Set<string>();
     ctx.value.forEach((option, i) => {
-      const folded = option.toLowerCase();
+      const folded = comparable(option);
       if (seen.has(folded)) {
         ctx.issues.push({
           code: 'custom',
-          message: `must be distinct (case-insensitively); "${option}" repeats an earlier option`,
+          message: `must be distinct (case-insensitively, ignoring invisible characters); "${option}" repeats an earlier option`,
           input: ctx.value,
           path: [i],
         });
@@ -32,7 +32,7 @@ const options = z
       seen.add(folded);
     });
   })
-  .meta({ description: '2 to 6 distinct options (compared trimmed and case-insensitively).' });
+  .meta({ description: '2 to 6 distinct options (compared trimmed, in NFC, case-insensitively and without invisible characters).' });
 
 const levels = z
   .array(boundedText(2, 100))
@@ -117,9 +117,18 @@ export const Stress = z
   .meta({ id: 'Stress' });
 export type Stress = z.infer<typeof Stress>;
 
+/**
+ * Present only on a decision served without a charge: its reservation had been given
+ * back (expired while the ledger could not be written) before the decision finished.
+ */
+const charged = z
+  .literal(false)
+  .optional()
+  .meta({ description: 'Present (false) only when this decision was served without a charge; absent when charged.' });
+
 export const Access = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('free'), freeRemaining: z.int().min(0) }),
-  z.strictObject({ type: z.literal('pass'), passCredits: z.int().min(0) }),
+  z.strictObject({ type: z.literal('free'), freeRemaining: z.int().min(0), charged }),
+  z.strictObject({ type: z.literal('pass'), passCredits: z.int().min(0), charged }),
 ]);
 export type Access = z.infer<typeof Access>;
 

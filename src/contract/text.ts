@@ -8,13 +8,41 @@ export function codePoints(text: string): number {
 }
 
 /**
- * A string trimmed of surrounding white space whose length, in code points, lies in
- * [min, max]. JSON Schema's minLength/maxLength also count code points, so the
- * published schema states the same bounds the server enforces.
+ * Invisible characters: Unicode's default-ignorable code points (zero-width space,
+ * zero-width non-joiner and joiner, word joiner, BOM, soft hyphen, bidirectional
+ * controls, variation selectors, Hangul fillers, tag characters…). They draw nothing,
+ * so left in they would let a blank question pass the length bounds, make two options
+ * that look the same count as distinct, and carry text to the engine that no person
+ * reading the request can see. The visible format characters (Arabic number signs)
+ * are not in this set and stay.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+export function withoutInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
+/**
+ * What two texts are compared by: without invisible characters, NFC, case-folded.
+ * Upper- then lower-casing folds more than lower-casing alone (ß and SS, ς and σ);
+ * NFC again because case mapping can decompose (ǰ upper-cases to J + caron).
+ */
+export function comparable(text: string): string {
+  return withoutInvisible(text).normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+}
+
+/**
+ * A string without invisible characters, in NFC, trimmed of surrounding white space,
+ * whose length in code points lies in [min, max]; the value passed on is that
+ * cleaned string. The published minLength/maxLength state the same numbers, which a
+ * JSON Schema validator counts on the raw string: a close guide for clients, while
+ * the server's count is the one that decides.
  */
 export function boundedText(min: number, max: number) {
   return z
     .string()
+    .overwrite(withoutInvisible)
+    .normalize('NFC')
     .trim()
     .check((ctx) => {
       const n = codePoints(ctx.value);

@@ -1,8 +1,9 @@
-import { ProtocolError, Server, type CallToolResult } from '@modelcontextprotocol/server';
-import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { ProtocolError, Server, type CallToolResult, type RequestId } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ProtocolError as RemoteProtocolError } from '@modelcontextprotocol/client';
 import { isWellFormedKey, keyHint } from '../contract/index.js';
 import { MCP_PROTOCOL_VERSIONS, SERVER_INFO } from './protocol.js';
+import { GatedStdioTransport } from './stdio-gate.js';
 import { listedTools } from './tools.js';
 import { BridgeError, Upstream } from './upstream.js';
 
@@ -47,8 +48,12 @@ function passedOn(error: unknown): never {
   throw error;
 }
 
-/** The forwarding server; `serveStdio` may build one per era probe, all sharing `upstream`. */
-export function bridgeServer(upstream: Upstream, options: BridgeOptions): Server {
+/**
+ * The forwarding server; `serveStdio` may build one per era probe, all sharing
+ * `upstream`. `sent` holds each call's arguments as sent (see `sentArguments`), so
+ * the remote server judges the object the client wrote.
+ */
+export function bridgeServer(upstream: Upstream, options: BridgeOptions, sent?: ReadonlyMap<RequestId, unknown>): Server {
   const server = new Server(
     { ...SERVER_INFO, name: 'decide-mcp-bridge' },
     { capabilities: { tools: {} }, supportedProtocolVersions: MCP_PROTOCOL_VERSIONS },
@@ -65,11 +70,12 @@ export function bridgeServer(upstream: Upstream, options: BridgeOptions): Server
     }
   });
 
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const problem = keyProblem(options.key);
     if (problem) return toolError(problem);
+    const args = sent?.has(ctx.mcpReq.id) ? sent.get(ctx.mcpReq.id) : request.params.arguments;
     try {
-      const result = await upstream.callTool(request.params.name, request.params.arguments);
+      const result = await upstream.callTool(request.params.name, args as Record<string, unknown> | undefined);
       // The remote `_meta` (its server info, cache hints) describes that hop, not this one.
       return {
         content: result.content,
@@ -88,8 +94,9 @@ export function bridgeServer(upstream: Upstream, options: BridgeOptions): Server
 /** Serves stdin/stdout until stdin ends or a signal arrives, then closes the upstream client. */
 export function runBridge(options: BridgeOptions): void {
   const upstream = new Upstream(options.url, options.key);
-  const handle = serveStdio(() => bridgeServer(upstream, options), {
-    transport: new StdioServerTransport(),
+  const transport = new GatedStdioTransport();
+  const handle = serveStdio(() => bridgeServer(upstream, options, transport.sentArguments), {
+    transport,
     onerror: (error) => options.diagnose(`protocol error: ${error.message}`),
   });
   const problem = keyProblem(options.key);

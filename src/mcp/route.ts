@@ -14,6 +14,7 @@ import { clientIp } from '../http/client-ip.js';
 import type { AppEnv } from '../http/env.js';
 import { limitBody, MAX_BODY_BYTES } from '../http/json-body.js';
 import type { DecisionService } from '../service/service.js';
+import { idOf, initializeParamsProblem, sentArguments } from './inbound.js';
 import { rebindingRefusal } from './origin.js';
 import { authInfoFor, toolServerFactory } from './server.js';
 
@@ -29,7 +30,9 @@ import { authInfoFor, toolServerFactory } from './server.js';
  *
  * Before the SDK sees a request, this route checks what the SDK leaves to its
  * host: Host/Origin (DNS rebinding), the body limit of `/v1`, the media type, and
- * the key of a `tools/call` (parsing the body once and handing it on).
+ * the key of a `tools/call` (parsing the body once and handing it on, with each
+ * call's arguments as sent); and `initialize` params, which the SDK would answer
+ * with -32603 and a raw list of issues.
  */
 
 export interface McpRouteOptions {
@@ -38,8 +41,8 @@ export interface McpRouteOptions {
   log: LogLine;
 }
 
-/** JSON-RPC's "server error" range; -32001 is what this server answers a refused key with. */
-const RPC = { parse: -32700, server: -32000, unauthorized: -32001 } as const;
+/** The JSON-RPC error codes this route answers with; -32001 (server error range) is a refused key. */
+const RPC = { parse: -32700, invalidParams: -32602, server: -32000, unauthorized: -32001 } as const;
 
 type RpcId = string | number | null;
 
@@ -62,11 +65,6 @@ function messagesOf(body: unknown): unknown[] {
 /** Only `tools/call` needs a key (spec 4.5); a 2025-03-26 batch needs one if any member calls a tool. */
 function callsTool(body: unknown): boolean {
   return messagesOf(body).some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call');
-}
-
-function idOf(body: unknown): RpcId {
-  const id = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : null;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 /**
@@ -147,11 +145,15 @@ export function mcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
         });
       }
       c.set('caller', caller);
-      authInfo = authInfoFor({ caller, ip: clientIp(c, trustProxy), startedAt: c.get('startedAt') });
+      const sent = sentArguments(messagesOf(body));
+      authInfo = authInfoFor({ caller, ip: clientIp(c, trustProxy), startedAt: c.get('startedAt'), sentArguments: sent });
     }
 
     const request = c.req.raw;
     if (await isLegacyRequest(request, body, { maxRequestBodySize: MAX_BODY_BYTES })) {
+      // A lone `initialize`; one inside a batch (which no revision allows) is left to the SDK.
+      const problem = initializeParamsProblem(body);
+      if (problem) return rpcError(c, 400, RPC.invalidParams, problem, { id: idOf(body) });
       return serveLegacy(factory, request, body, authInfo);
     }
     return modern.fetch(request, { parsedBody: body, ...(authInfo ? { authInfo } : {}) });

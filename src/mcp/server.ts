@@ -1,4 +1,4 @@
-import { McpServer, type AuthInfo, type CallToolResult, type McpServerFactory, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, type AuthInfo, type CallToolResult, type McpServerFactory, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
 import { DecideError, DecisionRequest, describeIssues } from '../contract/index.js';
 import { UNAUTHORIZED } from '../http/auth.js';
 import type { LogLine } from '../http/access-log.js';
@@ -6,7 +6,7 @@ import type { Caller } from '../ledger/store.js';
 import type { DecisionService } from '../service/service.js';
 import { MCP_PROTOCOL_VERSIONS, SERVER_INFO } from './protocol.js';
 import { decisionText, errorResult, successResult, usageText } from './summary.js';
-import { TOOL_DEPTH, TOOLS } from './tools.js';
+import { NoArguments, TOOL_DEPTH, TOOLS } from './tools.js';
 
 const INSTRUCTIONS = `Structured decisions: give a question, the facts and the options (or a yes/no question, or three levels) and get probabilities, a signal and how sufficient the facts were.
 weigh_decision is the everyday tool; stress_test_decision checks whether the answer survives reversed options and each fact removed; get_usage tells what is left.`;
@@ -18,6 +18,8 @@ export interface CallScope {
   ip: string;
   /** `performance.now()` when the request arrived, so processingMs covers parsing too. */
   startedAt?: number;
+  /** Each `tools/call`'s arguments as sent, by request id (see `sentArguments`). */
+  sentArguments?: ReadonlyMap<RequestId, unknown>;
 }
 
 /**
@@ -33,6 +35,12 @@ function scopeOf(ctx: ServerContext): CallScope | undefined {
   return ctx.http?.authInfo?.extra?.scope as CallScope | undefined;
 }
 
+/** The arguments as the client sent them where the route kept them, else as the SDK parsed them. */
+function argumentsOf(scope: CallScope, ctx: ServerContext, parsed: unknown): unknown {
+  const sent = scope.sentArguments;
+  return sent?.has(ctx.mcpReq.id) ? sent.get(ctx.mcpReq.id) : parsed;
+}
+
 /**
  * The tool arguments as the contract's DecisionRequest, with the depth the tool
  * stands for; a bad argument is the same `invalid_request` sentence, naming the
@@ -42,13 +50,19 @@ export function decisionRequestFrom(args: unknown, depth: DecisionRequest['depth
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw new DecideError('invalid_request', 'arguments: must be an object');
   }
-  if ('depth' in args) {
+  if (Object.hasOwn(args, 'depth')) {
     const other = depth === 'standard' ? 'stress_test_decision' : 'weigh_decision';
     throw new DecideError('invalid_request', `depth: not allowed here; this tool runs at ${depth} depth (use ${other} for the other)`);
   }
   const parsed = DecisionRequest.safeParse({ ...args, depth });
   if (!parsed.success) throw new DecideError('invalid_request', describeIssues(parsed.error));
   return parsed.data;
+}
+
+/** `get_usage` takes no arguments: any key is refused by name, as its published schema says. */
+function checkNoArguments(args: unknown): void {
+  const parsed = NoArguments.safeParse(args ?? {});
+  if (!parsed.success) throw new DecideError('invalid_request', describeIssues(parsed.error));
 }
 
 /**
@@ -85,14 +99,15 @@ export function toolServerFactory(service: DecisionService, log: LogLine): McpSe
     for (const name of ['weigh_decision', 'stress_test_decision'] as const) {
       server.registerTool(name, TOOLS[name], (args, ctx) =>
         answering(log, ctx, async (scope) => {
-          const request = decisionRequestFrom(args, TOOL_DEPTH[name]);
+          const request = decisionRequestFrom(argumentsOf(scope, ctx, args), TOOL_DEPTH[name]);
           const answer = await service.decide(request, { ...scope, channel: 'api' });
           return successResult(answer.response, decisionText(answer.response), answer.json);
         }),
       );
     }
-    server.registerTool('get_usage', TOOLS.get_usage, (_args, ctx) =>
+    server.registerTool('get_usage', TOOLS.get_usage, (args, ctx) =>
       answering(log, ctx, async (scope) => {
+        checkNoArguments(argumentsOf(scope, ctx, args));
         const usage = await service.usage(scope.caller);
         return successResult(usage, usageText(usage));
       }),

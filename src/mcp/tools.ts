@@ -112,8 +112,11 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
 }
 
+/** `get_usage`'s arguments: none. */
+export const NoArguments = z.strictObject({});
+
 const DECISION_INPUT = advertisedOnly(DecisionArguments);
-const NO_ARGUMENTS = advertisedOnly(z.strictObject({}));
+const NO_ARGUMENTS = advertisedOnly(NoArguments);
 
 const SHARED = `Give the question, the facts you have as the context (sentences or list items) and, by mode, the options or the three levels.
 The answer holds the probabilities, a signal (directional, yes, no, unclear, needs-context) and contextSufficiency (0 to 1; below 0.5 the facts are not enough: gather more before acting).`;

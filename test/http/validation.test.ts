@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHOICE, NOUL, SCORE } from '../support/requests.js';
+import { CHOICE, NOUL, SCORE, withKey } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 
 let svc: Running;
@@ -145,6 +145,8 @@ describe('the DecisionRequest', () => {
     ['a 7-character question', { ...NOUL, question: 'Go now?' }, 'question'],
     ['a question of 7 emoji', { ...NOUL, question: emoji(7) }, 'question'],
     ['a question of white space', { ...NOUL, question: '          ' }, 'question'],
+    ['a question of eight zero-width spaces', { ...NOUL, question: '\u200B'.repeat(8) }, 'question'],
+    ['a question of 7 characters and invisible ones', { ...NOUL, question: 'Go\u00AD now\u2060?\uFEFF' }, 'question'],
     ['a 301-character question', { ...NOUL, question: 'q'.repeat(301) }, 'question'],
     ['a question that is a number', { ...NOUL, question: 123456789 }, 'question'],
     ['a 19-character context', { ...NOUL, context: 'Too short a context' }, 'context'],
@@ -156,12 +158,16 @@ describe('the DecisionRequest', () => {
     ['a 1-character option', { ...CHOICE, options: ['PostgreSQL', 'M'] }, 'options.1'],
     ['a 101-character option', { ...CHOICE, options: ['o'.repeat(101), 'MongoDB'] }, 'options.0'],
     ['options equal but for case and spaces', { ...CHOICE, options: ['MySQL', ' mysql '] }, 'options.1'],
+    ['options equal but for a zero-width space', { ...CHOICE, options: ['MongoDB', 'Mongo\u200BDB'] }, 'options.1'],
+    ['options equal but for Unicode normalisation', { ...CHOICE, options: ['Caf\u00E9', 'cafe\u0301'] }, 'options.1'],
     ['options with noul', { ...NOUL, options: ['yes', 'no'] }, 'options'],
     ['levels with choice', { ...CHOICE, levels: ['low', 'mid', 'high'] }, 'levels'],
     ['score without levels', { ...SCORE, levels: undefined }, 'levels'],
     ['two levels', { ...SCORE, levels: ['low', 'high'] }, 'levels'],
     ['a 1-character level', { ...SCORE, levels: ['low', 'm', 'high'] }, 'levels.1'],
     ['an unknown field', { ...NOUL, priority: 'high' }, 'priority'],
+    ['a __proto__ key', withKey(NOUL, '__proto__'), '__proto__'],
+    ['a constructor key', withKey(NOUL, 'constructor'), 'constructor'],
     ['an unknown depth', { ...NOUL, depth: 'deep' }, 'depth'],
   ];
 
@@ -170,6 +176,22 @@ describe('the DecisionRequest', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_request');
     expect(res.body.error).toMatch(new RegExp(`(^|; )${field.replace('.', '\\.')}\\b`));
+  });
+
+  it('counts no invisible character: eight zero-width spaces are an empty question, not eight characters', async () => {
+    const res = await svc.call('POST', '/v1/decisions', { key, json: { ...NOUL, question: '\u200B'.repeat(8) } });
+    expect(res.body).toMatchObject({ error: 'question: must not be empty', code: 'invalid_request' });
+    const twin = await svc.call('POST', '/v1/decisions', { key, json: { ...CHOICE, options: ['PostgreSQL', 'Postgre\u200DSQL'] } });
+    expect(twin.body.error).toBe('options.1: must be distinct (case-insensitively, ignoring invisible characters); "PostgreSQL" repeats an earlier option');
+  });
+
+  it('passes the text on in NFC without invisible characters: the answer spells it so', async () => {
+    svc.fake.respond();
+    const json = { ...CHOICE, question: `\uFEFF${CHOICE.question.replace('database', 'data\u200Bbase')}`, options: ['Postgre\u00ADSQL', 'Cafe\u0301DB'] };
+    const res = await svc.call('POST', '/v1/decisions', { key, json });
+    expect(res.status).toBe(200);
+    expect(res.body.question).toBe(CHOICE.question);
+    expect(Object.keys(res.body.result.probabilities)).toEqual(['PostgreSQL', 'CaféDB']);
   });
 
   it('400 for an Idempotency-Key that is not printable ASCII or too long', async () => {

@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DecisionResponse, Usage } from '../../src/contract/index.js';
 import { assertBuilt, BIN, cleanEnv, ROOT, waitUntil } from '../support/cli.js';
-import { CHOICE, NOUL } from '../support/requests.js';
+import { CHOICE, NOUL, withKey } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { initialize, lineOf } from './clients.js';
 
@@ -34,6 +34,25 @@ async function startBridge(env: Record<string, string>, mode: 'legacy' | 'auto' 
   return { client, stderr: () => stderr };
 }
 
+const children: ChildProcessWithoutNullStreams[] = [];
+
+/** `decide mcp` driven line by line, as a client that may write anything. */
+function rawBridge(env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(child);
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const lines = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return {
+    write: (line: string) => child.stdin.write(`${line}\n`),
+    /** Every line on stdout so far, once there are at least `n`. */
+    answers: async (n: number) => {
+      await waitUntil(() => lines().length >= n, `${n} lines on stdout`, 15_000);
+      return lines();
+    },
+  };
+}
+
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = net.createServer();
@@ -52,6 +71,7 @@ describe('decide mcp, the stdio bridge', () => {
   afterAll(() => svc.close());
   afterEach(async () => {
     await Promise.all(open.splice(0).map((client) => client.close().catch(() => {})));
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
   });
 
   it('forwards tools/list and tools/call to the remote /mcp, with the key from DECIDE_API_KEY', async () => {
@@ -172,6 +192,76 @@ describe('decide mcp, the stdio bridge', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+  });
+
+  it('answers every line the SDK would drop: not JSON (-32700), no message (-32600), a batch where none is allowed', async () => {
+    const bridge = rawBridge({ DECIDE_URL: svc.url, DECIDE_API_KEY: (await svc.newKey()).key });
+    bridge.write('this is not JSON');
+    bridge.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"');
+    bridge.write('[{"jsonrpc":"2.0","id":2,"method":"ping"}]');
+    bridge.write('[]');
+    bridge.write('{"id":3,"method":"ping"}');
+    bridge.write(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: 2025, capabilities: {} } }));
+    const refused = await bridge.answers(6);
+    const error = (id: number | null, code: number, message: unknown) => ({ jsonrpc: '2.0', id, error: { code, message } });
+    expect(refused).toEqual([
+      error(null, -32700, expect.stringMatching(/^Parse error: the line is not valid JSON \(.+\)$/)),
+      error(null, -32700, expect.stringMatching(/^Parse error: the line is not valid JSON/)),
+      error(null, -32600, expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported on this connection \(only 2025-03-26/)),
+      error(null, -32600, 'Invalid Request: an empty batch'),
+      error(3, -32600, expect.stringMatching(/^Invalid Request: not a JSON-RPC 2\.0 message/)),
+      error(
+        4,
+        -32602,
+        'Invalid params for initialize: params.protocolVersion: expected string, received number; params.clientInfo: expected object, received undefined',
+      ),
+    ]);
+
+    // Still serving: a well-formed initialize, then a batch, which 2025-11-25 has no more.
+    bridge.write(JSON.stringify(initialize('2025-11-25', 5)));
+    expect((await bridge.answers(7))[6]).toMatchObject({ id: 5, result: { protocolVersion: '2025-11-25' } });
+    bridge.write('[{"jsonrpc":"2.0","id":6,"method":"tools/list"}]');
+    bridge.write('{"jsonrpc":"2.0","id":7,"method":"ping"}');
+    const [batch, ping] = (await bridge.answers(9)).slice(7);
+    expect(batch).toEqual(error(null, -32600, expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported at protocol version 2025-11-25/)));
+    expect(ping).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+
+  it('at 2025-03-26 a batch gets one batch response, a bad member answered in its place', async () => {
+    const { key } = await svc.newKey(2);
+    const bridge = rawBridge({ DECIDE_URL: svc.url, DECIDE_API_KEY: key });
+    bridge.write(JSON.stringify(initialize('2025-03-26')));
+    await bridge.answers(1);
+    bridge.write(
+      JSON.stringify([
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 'usage', method: 'tools/call', params: { name: 'get_usage', arguments: {} } },
+        { jsonrpc: '2.0', id: 'list', method: 'tools/list' },
+        { id: 'bad', method: 'ping' },
+        { jsonrpc: '2.0', id: 'ping', method: 'ping' },
+      ]),
+    );
+    const batch: Array<{ id: string | null; result?: any; error?: any }> = (await bridge.answers(2))[1];
+    expect(Array.isArray(batch)).toBe(true);
+    const byId = Object.fromEntries(batch.map((answer) => [answer.id, answer]));
+    expect(Object.keys(byId).sort()).toEqual(['bad', 'list', 'ping', 'usage']);
+    expect(byId.bad.error.code).toBe(-32600);
+    expect(byId.ping.result).toEqual({});
+    expect(byId.list.result.tools).toHaveLength(3);
+    expect(byId.usage.result.structuredContent).toMatchObject({ freeLimit: 20, passCredits: 2 });
+  });
+
+  it('passes on the arguments as sent: the server refuses a __proto__ key by name', async () => {
+    const { key } = await svc.newKey(10);
+    const bridge = await startBridge({ DECIDE_URL: svc.url, DECIDE_API_KEY: key });
+    const before = svc.fake.requests.length;
+    for (const name of ['weigh_decision', 'stress_test_decision']) {
+      const result = await bridge.client.callTool({ name, arguments: withKey(NOUL, '__proto__') });
+      expect(result.isError).toBe(true);
+      expect(lineOf(result)).toBe('__proto__: not allowed here (invalid_request)');
+    }
+    expect(svc.fake.requests.length).toBe(before);
+    expect((await svc.call('GET', '/v1/usage', { key })).body).toMatchObject({ freeUsed: 0, passCredits: 10 });
   });
 
   it('a DECIDE_URL that is no URL stops it with exit 78 and a sentence', async () => {

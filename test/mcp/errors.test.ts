@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { audit } from '../ledger/helpers.js';
-import { CHOICE, NOUL, SCORE } from '../support/requests.js';
+import { CHOICE, NOUL, SCORE, withKey } from '../support/requests.js';
 import { manualClock, startWithOpenAI, type Running } from '../support/service.js';
 import { initialize, legacyClient, lineOf, modernClient, modernRequest, rpc } from './clients.js';
 
@@ -101,6 +101,11 @@ describe('MCP tool errors: isError results with the contract sentence and code, 
     ['levels missing for score', { ...SCORE, levels: undefined }],
     ['an unknown mode', { ...NOUL, mode: 'vote' }],
     ['an unknown field', { ...NOUL, priority: 'high' }],
+    ['a __proto__ key', withKey(NOUL, '__proto__')],
+    ['a constructor key', withKey(CHOICE, 'constructor')],
+    ['a question of eight zero-width spaces', { ...NOUL, question: '\u200B'.repeat(8) }],
+    ['options differing only by a zero-width space', { ...CHOICE, options: ['MongoDB', 'Mongo\u200BDB'] }],
+    ['options differing only by Unicode normalisation', { ...CHOICE, options: ['Caf\u00E9', 'cafe\u0301'] }],
   ];
 
   it.each(invalid)('%s: the same invalid_request sentence as POST /v1/decisions', async (_, args) => {
@@ -113,6 +118,28 @@ describe('MCP tool errors: isError results with the contract sentence and code, 
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     expect(lineOf(result)).toBe(`${http.body.error} (invalid_request)`);
+    expect(svc.fake.requests.length).toBe(before);
+    expect(await usageOf(key)).toMatchObject({ freeUsed: 0, passCredits: 10 });
+  });
+
+  it('the 2025 era refuses unknown keys by name too, __proto__ included, and get_usage takes none', async () => {
+    const { key } = await svc.newKey(10);
+    const before = svc.fake.requests.length;
+    const legacy = await legacyClient(svc.url, key);
+    try {
+      const stress = await legacy.callTool({ name: 'stress_test_decision', arguments: withKey(CHOICE, '__proto__') });
+      expect(stress.isError).toBe(true);
+      expect(lineOf(stress)).toBe('__proto__: not allowed here (invalid_request)');
+      const usage = await legacy.callTool({ name: 'get_usage', arguments: withKey({}, '__proto__') });
+      expect(lineOf(usage)).toBe('__proto__: not allowed here (invalid_request)');
+    } finally {
+      await legacy.close();
+    }
+    await connect(key);
+    const usage = await client!.callTool({ name: 'get_usage', arguments: { verbose: true } });
+    expect(usage.isError).toBe(true);
+    expect(lineOf(usage)).toBe('verbose: not allowed here (invalid_request)');
+    expect((await client!.callTool({ name: 'get_usage', arguments: {} })).isError).toBeFalsy();
     expect(svc.fake.requests.length).toBe(before);
     expect(await usageOf(key)).toMatchObject({ freeUsed: 0, passCredits: 10 });
   });

@@ -54,7 +54,7 @@ describe('MCP tools over streamable HTTP', () => {
     expect(Object.keys(weigh.inputSchema.properties ?? {})).not.toContain('depth');
     expect(stress.inputSchema).toEqual(weigh.inputSchema);
     expect(weigh.outputSchema?.required).toEqual(expect.arrayContaining(['mode', 'result', 'signal', 'contextSufficiency', 'access', 'timing']));
-    expect(usage.inputSchema.properties).toEqual({});
+    expect(usage.inputSchema).toMatchObject({ properties: {}, additionalProperties: false });
     expect(usage.outputSchema?.required).toEqual(['day', 'freeLimit', 'freeUsed', 'freeRemaining', 'passCredits', 'resetsAt']);
     expect(usage.annotations?.readOnlyHint).toBe(true);
     // The bridge's built-in list (used when the server is unreachable) is the same.

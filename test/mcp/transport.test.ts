@@ -69,6 +69,26 @@ describe('POST /mcp at the HTTP level', () => {
     expect(broken.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, data: { code: 'invalid_json' } } });
   });
 
+  it('bad initialize params: 400, -32602 and one sentence naming the fields, not -32603 with the raw issues', async () => {
+    const clientInfo = { name: 'raw-test', version: '1.0.0' };
+    const cases: Array<[Record<string, unknown> | undefined, string]> = [
+      [{ capabilities: {}, clientInfo }, 'params.protocolVersion: expected string, received undefined'],
+      [{ protocolVersion: 20251125, capabilities: {}, clientInfo }, 'params.protocolVersion: expected string, received number'],
+      [
+        { protocolVersion: '2025-11-25', capabilities: [], clientInfo: { name: 7 } },
+        'params.capabilities: expected object, received array; params.clientInfo.name: expected string, received number; ' +
+          'params.clientInfo.version: expected string, received undefined',
+      ],
+      [undefined, 'params: expected object, received undefined'],
+    ];
+    for (const [params, problems] of cases) {
+      const res = await rpc(svc.url, { jsonrpc: '2.0', id: 'init-1', method: 'initialize', ...(params ? { params } : {}) });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: 'init-1', error: { code: -32602, message: `Invalid params for initialize: ${problems}` } });
+    }
+    expect((await rpc(svc.url, initialize('2025-11-25'))).body.result.protocolVersion).toBe('2025-11-25');
+  });
+
   it('a 2025-03-26 batch holding a tools/call needs the key too', async () => {
     const batch = [
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },

@@ -20,3 +20,14 @@ export const SCORE = {
   context: 'The migration adds a nullable column. It runs on a table of ten million rows. A backup exists.',
   levels: ['low', 'medium', 'high'],
 } as const;
+
+/**
+ * `request` with one more key, as `JSON.parse` would make it: an own `__proto__` or
+ * `constructor` is a key like any other (a literal `{ __proto__: … }` would set the
+ * prototype instead). Its value would make a stress decision of it, were it read.
+ */
+export function withKey(request: object, key: string): Record<string, unknown> {
+  const copy = JSON.parse(JSON.stringify(request));
+  Object.defineProperty(copy, key, { value: { depth: 'stress' }, enumerable: true, writable: true, configurable: true });
+  return copy;
+}
