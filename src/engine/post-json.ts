@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { AnswerTooLarge, readCapped, tooLargeFailure } from './answer-size.js';
 import type { Deadline } from './deadline.js';
 import { EngineError } from './engine.js';
 import { statusFailure, transportFailure, type RateLimited } from './http-failures.js';
@@ -18,7 +19,7 @@ export interface JsonPoster {
 }
 
 /**
- * The HTTP side of the engines that speak JSON over undici (openai, anthropic): one
+ * The HTTP side of the engines that speak JSON over undici (systemone, openai, anthropic): one
  * keep-alive pool per engine, and every way a call can fail mapped through
  * http-failures, so the engines differ only in what they send and how they read it.
  */
@@ -40,13 +41,15 @@ export function jsonPoster(options: {
     const retryAfter = response.headers['retry-after'];
     if (!classify) {
       // Drain so the keep-alive connection is reusable; the body itself is never quoted.
+      // dump() reads at most 128 KiB and closes the connection past that.
       await response.body.dump().catch(() => undefined);
       return statusFailure(provider, statusCode, retryAfter);
     }
     let body: unknown;
     try {
-      body = JSON.parse(await response.body.text());
+      body = JSON.parse(await readCapped(response.body, response.headers['content-length']));
     } catch {
+      // An oversized error body is as unreadable as one that is not JSON: the status decides.
       if (deadline.expired) return deadline.failure();
       body = undefined;
     }
@@ -71,8 +74,9 @@ export function jsonPoster(options: {
       if (statusCode < 200 || statusCode >= 300) throw await refusal(response, deadline);
       let text: string;
       try {
-        text = await response.body.text();
+        text = await readCapped(response.body, response.headers['content-length']);
       } catch (err) {
+        if (err instanceof AnswerTooLarge) throw tooLargeFailure(provider);
         throw deadline.expired ? deadline.failure() : transportFailure(provider, err, statusCode);
       }
       try {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_ANSWER_BYTES } from '../../src/engine/answer-size.js';
 import type { Engine, EngineError, Questions } from '../../src/engine/engine.js';
 import type { CommonBehaviour, Fake } from '../fakes/http-fake.js';
 import { closedPort, failureOf, noDeadline } from './helpers.js';
@@ -203,6 +204,50 @@ export function describeHttpFailures(name: string, suite: FailureSuite): void {
       scripted({ garbage: true });
       const err = await failing(ask(engine()));
       expect(err.kind).toBe('bad_response');
+    });
+
+    /** The oversized answer failed the ask with a message naming the limit, and its connection was cut mid-send. */
+    const expectCutOff = async (err: EngineError, kind: EngineError['kind'] = 'bad_response') => {
+      expect(err.kind).toBe(kind);
+      if (kind === 'bad_response') expect(err.message).toContain('larger than 1 MiB');
+      expect(fake.streams).toHaveLength(1);
+      const outcome = await fake.streams[0];
+      expect(outcome.complete).toBe(false);
+      // What the socket buffers took before the cut, not what the fake meant to send.
+      expect(outcome.sent).toBeLessThan(64 * 2 ** 20);
+    };
+
+    it('refuses a 300 MB answer announced by Content-Length, cutting the connection', async () => {
+      scripted({ padTo: 300 * 2 ** 20 });
+      const started = Date.now();
+      await expectCutOff(await failing(ask(engine())));
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+
+    it('cuts off an endless chunked answer once 1 MiB has arrived', async () => {
+      scripted({ padTo: Infinity });
+      const started = Date.now();
+      await expectCutOff(await failing(ask(engine())));
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+
+    it('reads a valid answer of exactly 1 MiB, chunked or announced, and refuses one byte more', async () => {
+      for (const chunked of [true, false]) {
+        scripted({ padTo: MAX_ANSWER_BYTES, chunked });
+        const reply = await ask(engine());
+        expect(Object.keys(reply.answers)).toEqual(Object.keys(suite.questions));
+      }
+      for (const chunked of [true, false]) {
+        scripted({ padTo: MAX_ANSWER_BYTES + 1, chunked });
+        const err = await failing(ask(engine()));
+        expect(err.kind).toBe('bad_response');
+        expect(err.message).toContain('larger than 1 MiB');
+      }
+    });
+
+    it('cuts off an endless error body and lets the status decide', async () => {
+      scripted({ status: 503, padTo: Infinity });
+      await expectCutOff(await failing(ask(engine())), 'unavailable');
     });
   });
 }

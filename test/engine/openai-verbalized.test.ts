@@ -125,4 +125,12 @@ describe('openai engine, verbalized: unusable answers', () => {
       expect(err.message).toContain(mention);
     });
   }
+
+  it('cuts off an endless answer at 1 MiB as bad_response', async () => {
+    fake.respond(() => ({ padTo: Infinity }));
+    const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
+    expect(err.kind).toBe('bad_response');
+    expect(err.message).toContain('larger than 1 MiB');
+    expect(await fake.streams[0]).toMatchObject({ complete: false });
+  });
 });

@@ -30,6 +30,20 @@ export interface CommonBehaviour {
   garbage?: boolean;
   /** Wait this long before doing any of the above. */
   delayMs?: number;
+  /**
+   * Stream the answer (the success JSON, or `body` / the error JSON with `status`)
+   * padded with spaces to this many bytes, with back-pressure and `Content-Length`;
+   * `Infinity` streams chunked without end. Its fate is recorded in `streams`.
+   */
+  padTo?: number;
+  /** With `padTo`: chunked, no `Content-Length`, so the reader must count. */
+  chunked?: boolean;
+}
+
+/** What became of one `padTo` answer: bytes handed to the socket, and whether it all went. */
+export interface StreamOutcome {
+  sent: number;
+  complete: boolean;
 }
 
 export type Handler<B> = (body: any, request: RecordedRequest) => B | Promise<B>;
@@ -38,6 +52,8 @@ export interface Fake<B> {
   /** Base URL to hand to the engine. */
   url: string;
   requests: RecordedRequest[];
+  /** One per `padTo` answer, settled when it was sent whole or its connection closed. */
+  streams: Promise<StreamOutcome>[];
   /** Script the next requests; with no handler, back to the fake's default. */
   respond(handler?: Handler<B>): void;
   close(): Promise<void>;
@@ -57,6 +73,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
   errorBody?: (status: number, behaviour: B) => unknown;
 }): Promise<Fake<B>> {
   const requests: RecordedRequest[] = [];
+  const streams: Promise<StreamOutcome>[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let handler: Handler<B> = options.defaultHandler;
@@ -90,9 +107,14 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     if (res.destroyed) return;
     if (behaviour.hang) return;
     if (behaviour.status !== undefined) {
-      res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
       const error = options.errorBody?.(behaviour.status, behaviour) ?? { error: { message: `scripted HTTP ${behaviour.status}` } };
-      res.end(behaviour.body ?? JSON.stringify(error));
+      const text = behaviour.body ?? JSON.stringify(error);
+      if (behaviour.padTo !== undefined) {
+        streams.push(streamPadded(res, behaviour.status, text, behaviour));
+        return;
+      }
+      res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
+      res.end(text);
       return;
     }
     if (behaviour.garbage) {
@@ -101,6 +123,10 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
       return;
     }
     const full = JSON.stringify(options.success(behaviour, body));
+    if (behaviour.padTo !== undefined) {
+      streams.push(streamPadded(res, 200, full, behaviour));
+      return;
+    }
     if (behaviour.truncated) {
       const bytes = Buffer.from(full);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
@@ -125,6 +151,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
   return {
     url: `http://127.0.0.1:${port}${options.basePath}`,
     requests,
+    streams,
     respond(next) {
       handler = next ?? options.defaultHandler;
     },
@@ -135,6 +162,32 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+const PADDING = Buffer.alloc(64 * 1024, ' ');
+
+/** `text` then spaces up to `padTo` bytes (JSON allows trailing white space), from one reused buffer. */
+function streamPadded(res: http.ServerResponse, status: number, text: string, behaviour: CommonBehaviour): Promise<StreamOutcome> {
+  const total = behaviour.padTo!;
+  const declared = Number.isFinite(total) && !behaviour.chunked;
+  res.writeHead(status, { 'content-type': 'application/json', ...(declared ? { 'content-length': String(total) } : {}), ...behaviour.headers });
+  res.write(text);
+  let sent = Buffer.byteLength(text);
+  return new Promise((resolve) => {
+    res.on('close', () => resolve({ sent, complete: res.writableFinished }));
+    const pump = () => {
+      while (sent < total && !res.destroyed) {
+        const n = Math.min(PADDING.length, total - sent);
+        sent += n;
+        if (!res.write(n === PADDING.length ? PADDING : PADDING.subarray(0, n))) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end();
+    };
+    pump();
+  });
 }
 
 function json(res: http.ServerResponse, status: number, value: unknown): void {

@@ -20,6 +20,7 @@ describe('engine failures through the OpenAI-compatible engine', () => {
     ['a 400 of the provider', 502, 'engine_bad_response', { status: 400, body: '{"error":"bad model"}' }],
     ['garbage', 502, 'engine_bad_response', { garbage: true }],
     ['a truncated body', 502, 'engine_bad_response', { truncated: true }],
+    ['an endless body', 502, 'engine_bad_response', { padTo: Infinity }],
     ['no logprobs', 502, 'engine_bad_response', { noLogprobs: true }],
     ['too little mass on labels', 502, 'engine_bad_response', { labels: { The: 0.8, A: 0.1, Yes: 0.1 } }],
     ['a hang past the deadline', 504, 'engine_timeout', { hang: true }],
@@ -50,6 +51,19 @@ describe('engine failures through the OpenAI-compatible engine', () => {
     const res = await svc.call('POST', '/v1/decisions', { key, json: NOUL });
     expect(res.status).toBe(504);
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('answers 502 naming the 1 MiB cap to a 300 MB answer, cutting its connection', async () => {
+    const { key } = await svc.newKey();
+    const before = svc.fake.streams.length;
+    svc.fake.respond(() => ({ padTo: 300 * 2 ** 20 }));
+    const res = await svc.call('POST', '/v1/decisions', { key, json: NOUL });
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ code: 'engine_bad_response' });
+    expect(res.body.error).toContain('larger than 1 MiB');
+    const outcomes = await Promise.all(svc.fake.streams.slice(before));
+    expect(outcomes.length).toBeGreaterThan(0);
+    for (const outcome of outcomes) expect(outcome.complete).toBe(false);
   });
 
   it('retries one 429 and then serves', async () => {
@@ -94,6 +108,7 @@ describe('engine failures through a System One engine', () => {
     ['a question missing from answers', 502, 'engine_bad_response', { missing: ['sufficiency'] }],
     ['a 502 of the provider', 503, 'engine_unavailable', { status: 502 }],
     ['a truncated body', 502, 'engine_bad_response', { truncated: true }],
+    ['an endless body', 502, 'engine_bad_response', { padTo: Infinity }],
     ['a hang', 504, 'engine_timeout', { hang: true }],
   ])('%s → %i %s, nothing charged', async (_, status, code, behaviour) => {
     const { key } = await svc.newKey();
