@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import { DecideError } from '../contract/index.js';
 
 /** Every non-2xx answer of the API: the contract's `{ error, code }`, plus Retry-After when known. */
@@ -21,10 +22,25 @@ export function methodNotAllowed(allowed: string[]) {
     );
 }
 
+/**
+ * The client closed its connection before its request body was complete: its own
+ * doing, not the server's, so no error line and no 500. The status is nginx's 499
+ * "client closed request", which no client ever receives (its connection is gone)
+ * but which says in the access log exactly what happened.
+ */
+export class ClientClosedRequest extends Error {
+  static readonly status = 499;
+  constructor(cause: unknown) {
+    super('the client closed the connection before its request body was complete', { cause });
+    this.name = 'ClientClosedRequest';
+  }
+}
+
 /** A DecideError is an answer; anything else is a bug, logged and answered without its stack. */
 export function onError(log: (line: string) => void) {
   return (error: Error, c: Context) => {
     if (error instanceof DecideError) return errorResponse(c, error);
+    if (error instanceof ClientClosedRequest) return c.body(null, ClientClosedRequest.status as UnofficialStatusCode);
     log(JSON.stringify({ level: 'error', path: c.req.path, error: error.stack ?? String(error) }));
     return errorResponse(c, new DecideError('internal_error', 'internal error; the failure was logged'));
   };

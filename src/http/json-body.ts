@@ -1,8 +1,9 @@
 import type { Context, Env, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { IncomingMessage } from 'node:http';
 import { DecideError } from '../contract/index.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './errors.js';
+import { ClientClosedRequest, errorResponse } from './errors.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -18,7 +19,18 @@ export function limitBody<E extends Env>(maxSize: number, onError: (c: Context<E
   const streamed = bodyLimit({ maxSize, onError: onError as (c: Context) => Response | Promise<Response> }) as unknown as MiddlewareHandler<E>;
   return async (c, next) => {
     const length = c.req.header('content-length');
-    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return streamed(c, next);
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) {
+      // bodyLimit reads the whole body before its `next`; the route runs outside it, so
+      // only a failure of that read can be taken for the client's.
+      let read = false;
+      let refused: Response | void;
+      try {
+        refused = await streamed(c, async () => void (read = true));
+      } catch (error) {
+        throw clientClosedOr(c, error);
+      }
+      return read ? next() : refused;
+    }
     if (parseInt(length || '0', 10) > maxSize) return onError(c);
     await next();
   };
@@ -37,7 +49,7 @@ const parse: MiddlewareHandler<AppEnv> = async (c, next) => {
       `Content-Type must be application/json${type ? `, not ${type}` : ''}`,
     );
   }
-  const text = await c.req.text();
+  const text = await bodyText(c);
   if (text.trim() === '') throw new DecideError('invalid_json', 'the body is empty; a JSON object is required');
   try {
     c.set('body', JSON.parse(text));
@@ -46,5 +58,27 @@ const parse: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
+
+/**
+ * A body read that failed on a message the client never finished sending (it closed
+ * the connection mid-body, or broke the framing, which closes it too) is the client's
+ * doing: ClientClosedRequest. @hono/node-server's `env.incoming` is the judge rather
+ * than the error, whose shape differs with the path the body took (Node's "aborted",
+ * the adapter's "Client connection prematurely closed.", a web stream's abort
+ * reason). Any other failure stays what it was.
+ */
+function clientClosedOr(c: Context, error: unknown): unknown {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming && !incoming.complete ? new ClientClosedRequest(error) : error;
+}
+
+/** The body as text; ClientClosedRequest when the client went away before its end. */
+export async function bodyText(c: Context): Promise<string> {
+  try {
+    return await c.req.text();
+  } catch (error) {
+    throw clientClosedOr(c, error);
+  }
+}
 
 export const jsonBody: MiddlewareHandler<AppEnv>[] = [limit, parse];
