@@ -1,5 +1,6 @@
 import type { DecideError } from '../client/errors.js';
 import { EXIT } from './exit-codes.js';
+import { MAX_FUNDING } from './options.js';
 
 /**
  * Exit codes of the client commands (`ask`, `stress`, `usage`, `revoke`), a small set
@@ -54,7 +55,10 @@ export const EXIT_CODES_HELP = `${CLIENT_EXIT_HELP}
 
 Exit codes of serve and the operator commands (key, pass):
   ${EXIT.ok}   success
-  ${EXIT.usage}  bad flags or arguments
+  ${EXIT.usage}  bad flags or arguments (numbers in digits only; --credits 1 to ${MAX_FUNDING})
+  ${EXIT.dataErr}  the database file is not a SQLite database, or is damaged: restore it
   ${EXIT.notFound}  no such pass
-  ${EXIT.unavailable}  port taken or database unavailable
-  ${EXIT.config}  configuration missing or wrong (no engine configured)`;
+  ${EXIT.unavailable}  port taken; database locked by another process, or PostgreSQL unreachable: try again
+  ${EXIT.ioErr}  the database file cannot be opened: a directory, a missing folder, no permission
+  ${EXIT.config}  configuration missing or wrong (no engine configured)
+Each failure is one line on stderr naming the database (a URL's password masked).`;

@@ -13,10 +13,24 @@ export function dbOption() {
     .default(url || './decide.db', url ? '$DECIDE_DATABASE_URL' : undefined);
 }
 
-export function integer(min: number) {
+/**
+ * The most one `pass fund --credits` adds: a billion credits, a billion decisions. Far
+ * beyond any real purchase, and it keeps a balance a safe integer for millions of
+ * fundings (the balance itself is checked too, before anything is written).
+ */
+export const MAX_FUNDING = 1_000_000_000;
+
+/**
+ * A whole number written in digits only, from `min` to `max`. Number() alone would take
+ * `1e3`, `0x10`, ` 7` and `+5`, and round 9007199254740993 to its neighbour; a flag that
+ * moves credits should take what it says. Commander prefixes the flag's name.
+ */
+export function integer(min: number, max: number = Number.MAX_SAFE_INTEGER) {
   return (value: string) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`must be an integer ≥ ${min}`);
+    if (!/^\d+$/.test(value) || n < min || n > max) {
+      throw new InvalidArgumentError(`Give a whole number from ${min} to ${max}, in digits only (no sign, exponent, hex or spaces).`);
+    }
     return n;
   };
 }

@@ -197,5 +197,8 @@ describe('decide ask: exit codes for every error class', () => {
     expect(help.stdout).toMatch(/ 3 {2}no key, a malformed key, or the key was refused \(401\)/);
     expect(help.stdout).toContain('Exit codes of serve and the operator commands (key, pass):');
     expect(help.stdout).toMatch(/ 64 {2}bad flags or arguments/);
+    expect(help.stdout).toMatch(/ 65 {2}the database file is not a SQLite database, or is damaged/);
+    expect(help.stdout).toMatch(/ 69 {2}port taken; database locked by another process, or PostgreSQL unreachable/);
+    expect(help.stdout).toMatch(/ 74 {2}the database file cannot be opened/);
   });
 });

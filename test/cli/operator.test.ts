@@ -108,16 +108,26 @@ describe('operator commands against the ledger file', () => {
     expect(key.stdout).toBe('');
   });
 
-  it.each(['0', 'abc', '-3', '2.5'])('--credits %s is refused by name, and the balance stays', async (credits) => {
+  const notDigits = ['0', 'abc', '-3', '2.5', '1e3', '0x10', ' 7', '+5', '', '١٢', '9007199254740993', '1000000001'];
+  it.each(notDigits)('--credits %j is refused by name, without a stack, and the balance stays', async (credits) => {
     const db = fresh();
     const pass = await runJson(['pass', 'create', '--db', db]);
     const result = await runCli(['pass', 'fund', '--pass', pass.passId, '--credits', credits, '--db', db]);
     expect(result.code).not.toBe(0);
     expect(result.code).toBe(64);
     expect(result.stderr).toContain(`option '--credits <n>' argument '${credits}' is invalid`);
+    expect(result.stderr).toContain('Give a whole number from 1 to 1000000000, in digits only');
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stdout).toBe('');
     const shown = await runJson(['pass', 'show', '--pass', pass.passId, '--db', db]);
     expect(shown).toMatchObject({ passCredits: 0, fundedEver: false });
+  });
+
+  it('--credits takes up to 1000000000 at once, leading zeros and all', async () => {
+    const db = fresh();
+    const pass = await runJson(['pass', 'create', '--db', db]);
+    expect(await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '1000000000', '--db', db])).toMatchObject({ passCredits: 1e9 });
+    expect(await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '007', '--db', db])).toMatchObject({ passCredits: 1e9 + 7 });
   });
 
   it('fund without --credits names the missing option', async () => {
