@@ -23,6 +23,7 @@ const ROWS = [
   'ledger-sqlite', // 4: SQLite store charges/s vs raw better-sqlite3 inserts
   'ledger-postgres', // 4: PostgreSQL store vs raw pg inserts
   'local-engine', // 5: the local engine on a tiny model — its row module is written with the engine
+  'ledger-lock', // 6: routes that need no write, while another process holds the SQLite file
 ];
 
 // The children get exactly the decide settings the rows give them, not whatever the caller's shell holds.

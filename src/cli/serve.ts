@@ -9,7 +9,8 @@ import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
 import { startEngine } from './engine-startup.js';
-import { EXIT, fail } from './exit-codes.js';
+import { EXIT, fail, type Failure } from './exit-codes.js';
+import { ledgerFailure } from './ledger-access.js';
 import { dbOption, integer, modelOption } from './options.js';
 
 interface ServeFlags {
@@ -22,7 +23,7 @@ interface ServeFlags {
 export function serveCommand() {
   return new Command('serve')
     .description('Start the HTTP API, the MCP tool server (/mcp) and the browser pages on one machine')
-    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0)))
+    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0, 65535)))
     .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
     .addOption(dbOption())
     .addOption(modelOption())
@@ -33,6 +34,10 @@ Engine: DECIDE_ENGINE=local (the default: --model, else a small model fetched on
 into your cache), openai, systemone or anthropic; see the README's Configuration.`,
     )
     .action(serve);
+}
+
+function failOn(failure: Failure): never {
+  fail(failure.message, failure.exitCode);
 }
 
 async function serve(flags: ServeFlags) {
@@ -55,11 +60,19 @@ async function serve(flags: ServeFlags) {
     // PostgreSQL: a reservation outlives its decision's deadline (plus the margin) only if its server died.
     store = await openStore(flags.db, limits, { decisionDeadlineMs: engineTimeoutMs, expiryMarginMs });
   } catch (error) {
-    fail(`cannot open the database ${describeLocation(flags.db)}: ${(error as Error).message}`, EXIT.unavailable);
+    failOn(ledgerFailure(flags.db, error));
   }
-  const released = await store.recoverInterrupted();
-  // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
-  const cookieSecret = await resolveCookieSecret(web, store);
+  let released: number;
+  let cookieSecret: string;
+  try {
+    // SQLite: takes the file's lease, so a second server on the same file stops here.
+    released = await store.recoverInterrupted();
+    // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
+    cookieSecret = await resolveCookieSecret(web, store);
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    failOn(ledgerFailure(flags.db, error));
+  }
 
   const service = new DecisionService({
     store,

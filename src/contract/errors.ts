@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   engine_bad_response: 502,
   engine_unavailable: 503,
   verification_unavailable: 503,
+  ledger_unavailable: 503,
   engine_timeout: 504,
 } as const;
 

@@ -14,7 +14,11 @@ export const Usage = z
   .meta({ id: 'Usage' });
 export type Usage = z.infer<typeof Usage>;
 
-const group = z.strictObject({ samples: z.int().min(0), meanMs: z.int().min(0).nullable() });
+const group = z.strictObject({
+  samples: z.int().min(0),
+  meanMs: z.int().min(0).nullable(),
+  uncharged: z.int().min(0).meta({ description: 'Decisions of the samples served without a charge (their reservation given back before they finished).' }),
+});
 export const Metrics = z
   .strictObject({ day, overall: group, web: group, api: group })
   .meta({ id: 'Metrics' });

@@ -1,7 +1,8 @@
 import type { Limits, Store } from './store.js';
 import { openSqliteStore } from './sqlite/store.js';
 import { redactPostgresUrl } from './postgres/database.js';
-import { DEFAULT_EXPIRY_MARGIN_MS, openPostgresStore, type PostgresStoreOptions } from './postgres/store.js';
+import { openPostgresStore, type PostgresStoreOptions } from './postgres/store.js';
+import { DEFAULT_EXPIRY_MARGIN_MS } from './rules.js';
 
 /** True when `--db` names a PostgreSQL server rather than a SQLite file. */
 export function isPostgresUrl(location: string): boolean {
@@ -10,9 +11,9 @@ export function isPostgresUrl(location: string): boolean {
 
 /**
  * How the service uses the ledger. `decisionDeadlineMs` (DECIDE_ENGINE_TIMEOUT_MS)
- * tells the PostgreSQL store when a reservation can only have been left by a server
- * that died; SQLite, with one server per file, releases those at start-up instead
- * and ignores these options.
+ * tells either store when a reservation can only have been left behind: by a server
+ * that died (PostgreSQL), or by a release that could not be written (SQLite, whose
+ * one server per file also releases everything reserved when it starts).
  */
 export type OpenOptions = PostgresStoreOptions;
 
@@ -23,7 +24,7 @@ export type OpenOptions = PostgresStoreOptions;
  */
 export async function openStore(location: string, limits: Limits, options: OpenOptions = {}): Promise<Store> {
   if (isPostgresUrl(location)) return openPostgresStore(location, limits, options);
-  return openSqliteStore(location, limits);
+  return openSqliteStore(location, limits, options);
 }
 
 /**
@@ -32,8 +33,7 @@ export async function openStore(location: string, limits: Limits, options: OpenO
  * any server gives it back. Default 60000; 0 and up, in whole milliseconds. Small
  * values let a chaos run recover quickly; in production a margin shorter than the
  * longest stall of a live server serves that server's late decisions free. Blank
- * counts as unset; a bad value throws an Error naming the variable. SQLite ignores it
- * (a reservation left by a killed server is released at the next start).
+ * counts as unset; a bad value throws an Error naming the variable.
  */
 export function expiryMarginFromEnv(env: Record<string, string | undefined> = process.env): number {
   const raw = env.DECIDE_EXPIRY_MARGIN_MS?.trim();

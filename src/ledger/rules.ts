@@ -1,4 +1,4 @@
-import type { Channel, Limits } from './store.js';
+import type { Channel, Limits, MetricsRow } from './store.js';
 
 /**
  * The rules both ledger implementations (SQLite and PostgreSQL) apply the same way;
@@ -22,6 +22,51 @@ export interface ChargeRow {
   pass_id: string;
   day: string;
   ip_fingerprint: Buffer | null;
+}
+
+/**
+ * When what a server holds counts as left behind. A reservation, and a running
+ * idempotency record, expires the decision deadline plus a margin after it is
+ * taken: no live server holds one that long, so a sweep may give it back.
+ */
+export interface ExpiryOptions {
+  /** The deadline of one decision (`DECIDE_ENGINE_TIMEOUT_MS`, default 30000). */
+  decisionDeadlineMs?: number;
+  /** Slack past the deadline for a slow commit (a busy database, a pause): default 60000. */
+  expiryMarginMs?: number;
+  /** How often a serving store sweeps; default 5000, 0 = never (only at start). */
+  sweepIntervalMs?: number;
+}
+
+export const DEFAULT_DECISION_DEADLINE_MS = 30_000;
+export const DEFAULT_EXPIRY_MARGIN_MS = 60_000;
+export const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
+
+/** The lifetime of a reservation and how often to sweep, checked. */
+export function checkExpiry(options: ExpiryOptions): { expiryMs: number; sweepIntervalMs: number } {
+  const deadline = options.decisionDeadlineMs ?? DEFAULT_DECISION_DEADLINE_MS;
+  const margin = options.expiryMarginMs ?? DEFAULT_EXPIRY_MARGIN_MS;
+  const sweep = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+  for (const [name, value, min] of [
+    ['decisionDeadlineMs', deadline, 1],
+    ['expiryMarginMs', margin, 0],
+    ['sweepIntervalMs', sweep, 0],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}.`);
+  }
+  return { expiryMs: deadline + margin, sweepIntervalMs: sweep };
+}
+
+/** A `metrics` row as both stores read it. */
+export interface MetricsColumns {
+  samples: number;
+  total_ms: number;
+  uncharged: number;
+}
+
+/** A channel's figures of the day; zeros when it has no row yet. */
+export function metricsRow(channel: Channel, row: MetricsColumns | undefined): MetricsRow {
+  return { channel, samples: row?.samples ?? 0, totalMs: row?.total_ms ?? 0, uncharged: row?.uncharged ?? 0 };
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -77,6 +77,8 @@ export interface MetricsRow {
   channel: Channel;
   samples: number;
   totalMs: number;
+  /** Of the samples, decisions served without a charge. */
+  uncharged: number;
 }
 
 /**

@@ -14,6 +14,7 @@ import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import type { Caller, Channel, CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
+import { GiveBack } from './give-back.js';
 import { engineFailure, refusal } from './refusals.js';
 import { metricsRecord } from './metrics.js';
 
@@ -56,6 +57,7 @@ export class DecisionService {
   private readonly maxInFlight: number;
   private readonly warn: (line: string) => void;
   private inFlight = 0;
+  private readonly giveBack: GiveBack;
 
   constructor(options: ServiceOptions) {
     this.store = options.store;
@@ -65,6 +67,7 @@ export class DecisionService {
     this.engineTimeoutMs = options.engineTimeoutMs;
     this.maxInFlight = options.maxInFlight ?? 512;
     this.warn = options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`));
+    this.giveBack = new GiveBack(this.warn);
   }
 
   now(): Date {
@@ -104,7 +107,10 @@ export class DecisionService {
       // The answer is kept for the Idempotency-Key by the commit itself, in its transaction.
       return await this.charged(request, context, startedAt);
     } catch (error) {
-      if (idem !== undefined) await this.store.abandonIdempotent(context.caller.keyId, idem);
+      if (idem !== undefined) {
+        const { keyId, keyHint } = context.caller;
+        await this.giveBack.soon(`give up the Idempotency-Key record of key ${keyHint}`, () => this.store.abandonIdempotent(keyId, idem), error);
+      }
       throw error;
     }
   }
@@ -130,10 +136,12 @@ export class DecisionService {
 
     this.inFlight++;
     let outcome;
+    const release = () => this.store.release(reservation.id, this.now());
+    const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
     try {
       outcome = await runDecision(request, this.engine, { signal: AbortSignal.timeout(this.engineTimeoutMs) });
     } catch (error) {
-      await this.store.release(reservation.id, this.now());
+      await this.giveBack.soon(releasing, release);
       throw engineFailure(error);
     } finally {
       this.inFlight--;
@@ -157,8 +165,8 @@ export class DecisionService {
           model: outcome.model,
           inputTokens: outcome.inputTokens,
           evaluatedAt: this.now().toISOString(),
-          // Not charged after all: what the caller holds now, not what the reservation took.
-          access: committed.charged ? reserved.access : (committed.access ?? reserved.access),
+          // Not charged after all: what the caller holds now, not what the reservation took, and said so.
+          access: committed.charged ? reserved.access : { ...(committed.access ?? reserved.access), charged: false },
           stress: outcome.stress,
           timing: {
             processingMs,
@@ -175,8 +183,9 @@ export class DecisionService {
       committed = await this.store.commit(reservation.id, this.now(), settlement);
     } catch (error) {
       // Nothing of the commit was written: give the charge back now rather than at
-      // expiry or the next start (a no-op, should it have committed after all).
-      await this.store.release(reservation.id, this.now()).catch(() => {});
+      // expiry or the next start (a no-op, should it have committed after all). With
+      // the ledger known to be unavailable, at once in the background.
+      await this.giveBack.soon(releasing, release, error);
       throw error;
     }
     if (!committed.charged) {

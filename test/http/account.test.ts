@@ -48,9 +48,9 @@ describe('usage, revocation and metrics', () => {
     const empty = await svc.call('GET', '/v1/metrics');
     expect(empty.body).toEqual({
       day: '2026-11-24',
-      overall: { samples: 0, meanMs: null },
-      web: { samples: 0, meanMs: null },
-      api: { samples: 0, meanMs: null },
+      overall: { samples: 0, meanMs: null, uncharged: 0 },
+      web: { samples: 0, meanMs: null, uncharged: 0 },
+      api: { samples: 0, meanMs: null, uncharged: 0 },
     });
 
     const { key } = await svc.newKey();
@@ -70,7 +70,7 @@ describe('usage, revocation and metrics', () => {
     expect(metrics.body.api.samples).toBe(2);
     expect(Math.abs(metrics.body.api.meanMs - mean)).toBeLessThanOrEqual(1);
     expect(metrics.body.overall).toEqual(metrics.body.api);
-    expect(metrics.body.web).toEqual({ samples: 0, meanMs: null });
+    expect(metrics.body.web).toEqual({ samples: 0, meanMs: null, uncharged: 0 });
     expect(two.body.timing.averageMsToday).toBe(metrics.body.api.meanMs);
   });
 

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPool, parsePostgresUrl, transaction } from '../../src/ledger/postgres/database.js';
 import { openPostgresStore, type PostgresStore } from '../../src/ledger/postgres/store.js';
@@ -124,5 +125,100 @@ describe('PostgreSQL: connections terminated under the store', () => {
     expect((await store.metrics(DAY))[0].samples).toBe(states.committed ?? 0);
     expect(answered).toBe(charged);
     expect(await ledger.audit()).toEqual([]);
+  });
+});
+
+/**
+ * The database away altogether (a restart, a network cut): a loopback TCP relay in
+ * front of PostgreSQL that the test cuts and restores, so the store's own retries run
+ * out against a real refused connection.
+ */
+describe('PostgreSQL: the database away', () => {
+  it('a request that cannot reach the database answers 503 ledger_unavailable with Retry-After, and works again once it is back', async () => {
+    const ledger = new PgLedger();
+    const relay = await startRelay(new URL(ledger.url));
+    const u = new URL(ledger.url);
+    u.host = `127.0.0.1:${relay.port}`;
+    const store = await openPostgresStore(u.toString(), LIMITS, { sweepIntervalMs: 0, poolSize: 2 });
+    try {
+      const caller = await newCaller(store);
+      relay.cut();
+      const failure = await store.usage(caller, DAY).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ code: 'ledger_unavailable', status: 503, retryAfter: 2 });
+      expect((failure as Error).message).toMatch(/cannot be reached.*nothing was charged/);
+      await expect(store.reserve({ caller, depth: 'standard', ip: IP, day: DAY }, NOW)).rejects.toMatchObject({ code: 'ledger_unavailable' });
+
+      await relay.restore();
+      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 0 });
+    } finally {
+      await store.close();
+      await relay.close();
+      await ledger.dispose();
+    }
+  });
+});
+
+async function startRelay(target: URL) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((inbound) => {
+    const outbound = net.connect(Number(target.port || 5432), target.hostname);
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => sockets.delete(s));
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    /** Drops every connection and refuses new ones. */
+    cut() {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+    restore: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+  };
+}
+
+describe('PostgreSQL: one hot pass', () => {
+  it('reserves queued on one pass row lock leave the pool to every other pass', async () => {
+    const ledger = new PgLedger();
+    const store = await openPostgresStore(ledger.url, LIMITS, { sweepIntervalMs: 0, poolSize: 3 });
+    try {
+      const hot = await newCaller(store);
+      await store.fundPass(hot.passId, 100);
+      const other = await newCaller(store);
+      // Something else (another server's long transaction) holds the hot pass's row until told.
+      let letGo!: () => void;
+      const released = new Promise<void>((resolve) => (letGo = resolve));
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+      const holder = withAdmin(async (client) => {
+        await client.query(`SET search_path TO ${ledger.schema}`);
+        await client.query('BEGIN');
+        await client.query('SELECT 1 FROM passes WHERE id = $1 FOR UPDATE', [hot.passId]);
+        locked();
+        await released;
+        await client.query('COMMIT');
+      });
+      await lockTaken;
+      const burst = Array.from({ length: 10 }, () => store.reserve({ caller: hot, depth: 'stress', ip: IP, day: DAY }, NOW));
+      // With the burst waiting on the row, a reserve of an unrelated pass still gets a
+      // connection: were the pool's 3 all queued on the hot row, this would wait forever.
+      const unrelated = await store.reserve({ caller: other, depth: 'standard', ip: IP, day: DAY }, NOW);
+      expect(unrelated.ok).toBe(true);
+      letGo();
+
+      await holder;
+      const outcomes = await Promise.all(burst);
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(10);
+      expect((await store.showPass(hot.passId))!.passCredits).toBe(50);
+    } finally {
+      await store.close();
+      await ledger.dispose();
+    }
   });
 });

@@ -175,15 +175,15 @@ describe('PostgreSQL, a tiny expiry margin: a decision that outlives its reserva
     const day = utcDay(new Date());
 
     const free = await svc.decide(request, { caller, channel: 'api', ip: IP });
-    expect(free.response.access).toEqual({ type: 'free', freeRemaining: 20 });
+    expect(free.response.access).toEqual({ type: 'free', freeRemaining: 20, charged: false });
     const paid = await svc.decide(stress, { caller, channel: 'api', ip: IP });
-    expect(paid.response.access).toEqual({ type: 'pass', passCredits: 10 });
+    expect(paid.response.access).toEqual({ type: 'pass', passCredits: 10, charged: false });
     expect(await store.usage(caller, day)).toEqual({ freeUsed: 0, passCredits: 10 });
     expect(await ledger.chargeStates()).toEqual({ released: 2 });
     expect(await ledger.audit()).toEqual([]);
 
-    // Served all the same: samples of the metrics.
-    expect((await svc.metrics()).api.samples).toBe(2);
+    // Served all the same: samples of the metrics, counted as served without a charge.
+    expect((await svc.metrics()).api).toMatchObject({ samples: 2, uncharged: 2 });
     expect(free.response.timing.samplesToday).toBe(1);
 
     expect(warnings).toHaveLength(2);

@@ -457,22 +457,22 @@ export function storeSuite(h: LedgerHarness): void {
         },
       };
       expect(await store.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
-      expect(calls).toEqual([{ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400 } }]);
+      expect(calls).toEqual([{ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400, uncharged: 0 } }]);
       expect(await store.metrics(DAY)).toEqual([
-        { channel: 'api', samples: 2, totalMs: 400 },
-        { channel: 'web', samples: 0, totalMs: 0 },
+        { channel: 'api', samples: 2, totalMs: 400, uncharged: 0 },
+        { channel: 'web', samples: 0, totalMs: 0, uncharged: 0 },
       ]);
       expect(await store.beginIdempotent(caller.keyId, 'idem-1', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"answer":1}' });
 
       // Committed already (an earlier run whose answer was lost): nothing is written twice.
       expect(await store.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
       expect(calls).toHaveLength(1);
-      expect((await store.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 2, totalMs: 400 });
+      expect((await store.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 2, totalMs: 400, uncharged: 0 });
 
       // A web decision's answer still gets the api group's figures.
       const w = okOf(await standard(caller));
       await store.commit(w.reservation.id, NOW, { ...settlement, sample: { day: DAY, channel: 'web', ms: 50 }, idempotency: undefined });
-      expect(calls[1]).toEqual({ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400 } });
+      expect(calls[1]).toEqual({ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400, uncharged: 0 } });
       expect(await h.chargeStates()).toEqual({ committed: 2 });
       expect(await h.audit()).toEqual([]);
     });
@@ -494,7 +494,8 @@ export function storeSuite(h: LedgerHarness): void {
       expect(outcome).toEqual({ charged: false, access: { type: 'free', freeRemaining: 20 } });
       expect(seen).toEqual(outcome);
       expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 0 });
-      expect((await store.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 1, totalMs: 40 });
+      // Counted as served without a charge.
+      expect((await store.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 1, totalMs: 40, uncharged: 1 });
       expect(await store.beginIdempotent(caller.keyId, 'idem-2', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"free":true}' });
       expect(await h.chargeStates()).toEqual({ released: 1 });
       expect(await h.audit()).toEqual([]);
@@ -700,20 +701,20 @@ export function storeSuite(h: LedgerHarness): void {
 
     it('sums samples per day and channel, both channels always present', async () => {
       expect(await store.metrics(DAY)).toEqual([
-        { channel: 'api', samples: 0, totalMs: 0 },
-        { channel: 'web', samples: 0, totalMs: 0 },
+        { channel: 'api', samples: 0, totalMs: 0, uncharged: 0 },
+        { channel: 'web', samples: 0, totalMs: 0, uncharged: 0 },
       ]);
       await store.recordSample(DAY, 'api', 100);
       await store.recordSample(DAY, 'api', 250.6);
       await store.recordSample(DAY, 'web', 40);
       await store.recordSample(NEXT_DAY, 'web', 7);
       expect(await store.metrics(DAY)).toEqual([
-        { channel: 'api', samples: 2, totalMs: 351 },
-        { channel: 'web', samples: 1, totalMs: 40 },
+        { channel: 'api', samples: 2, totalMs: 351, uncharged: 0 },
+        { channel: 'web', samples: 1, totalMs: 40, uncharged: 0 },
       ]);
       expect(await store.metrics(NEXT_DAY)).toEqual([
-        { channel: 'api', samples: 0, totalMs: 0 },
-        { channel: 'web', samples: 1, totalMs: 7 },
+        { channel: 'api', samples: 0, totalMs: 0, uncharged: 0 },
+        { channel: 'web', samples: 1, totalMs: 7, uncharged: 0 },
       ]);
     });
 
@@ -722,7 +723,7 @@ export function storeSuite(h: LedgerHarness): void {
       opened.push(other);
       await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? other : store).recordSample(DAY, 'api', 10)));
       expect(await store.metrics(DAY)).toEqual(await other.metrics(DAY));
-      expect((await other.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 40, totalMs: 400 });
+      expect((await other.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 40, totalMs: 400, uncharged: 0 });
     });
 
     it('rejects nonsense samples', async () => {

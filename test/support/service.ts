@@ -8,7 +8,7 @@ import { createLocalEngine } from '../../src/engine/local/local.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { createApp } from '../../src/http/app.js';
 import { listen } from '../../src/http/server.js';
-import { openSqliteStore } from '../../src/ledger/sqlite/store.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../../src/ledger/sqlite/store.js';
 import type { Limits } from '../../src/ledger/store.js';
 import type { Clock } from '../../src/service/clock.js';
 import { DecisionService } from '../../src/service/service.js';
@@ -43,6 +43,8 @@ export interface StartOptions {
   /** The browser's side: verification `none` and a fresh cookie secret unless given. */
   web?: Partial<Omit<WebOptions, 'store'>>;
   trustProxy?: boolean;
+  /** The SQLite store's timing: expiry, sweep, how long a call waits for a lock. */
+  ledger?: SqliteStoreOptions;
 }
 
 /**
@@ -53,7 +55,7 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-http-'));
   const dbPath = path.join(dir, 'ledger.db');
   const limits: Limits = { freePerKey: 20, freePerIp: 0, freePerSite: 0, ...options.limits };
-  const store = openSqliteStore(dbPath, limits);
+  const store = openSqliteStore(dbPath, limits, options.ledger);
   const service = new DecisionService({
     store,
     engine,

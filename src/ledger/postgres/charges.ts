@@ -61,6 +61,9 @@ const SWEEP_BATCH = 200;
  * failure, should one happen anyway, rolls back whole and is retried.
  */
 export class PgCharges {
+  /** Per pass, the tail of this process's reserves of it (see `onePerPass`). */
+  private readonly passQueues = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly limits: Limits,
@@ -69,6 +72,26 @@ export class PgCharges {
   ) {}
 
   async reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
+    return this.onePerPass(request.caller.passId, () => this.reserveNow(request, now));
+  }
+
+  /**
+   * Reserves of one pass wait for each other on its row lock anyway; queued here
+   * first, a burst on one hot pass holds one pooled connection of this process, not
+   * all of them, and reserves of every other pass keep theirs.
+   */
+  private onePerPass<T>(passId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.passQueues.get(passId) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const tail = run.catch(() => {});
+    this.passQueues.set(passId, tail);
+    void tail.then(() => {
+      if (this.passQueues.get(passId) === tail) this.passQueues.delete(passId);
+    });
+    return run;
+  }
+
+  private async reserveNow(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
     // The charge's id is chosen once, so a reserve whose COMMIT lost its connection can
     // tell whether it committed: its charge row is there, or it runs again.
     const id = newId('chg');

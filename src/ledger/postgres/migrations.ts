@@ -125,6 +125,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (ip_fingerprint, day)
   );
   `,
+  // 3: the count of decisions served without a charge, as SQLite's step 3.
+  `
+  ALTER TABLE metrics ADD COLUMN uncharged bigint NOT NULL DEFAULT 0 CHECK (uncharged >= 0);
+  `,
 ];
 
 /** The table recording which steps a database has had. */

@@ -1,6 +1,16 @@
 import type pg from 'pg';
 import { generateKey, keyFingerprint, keyHint } from '../../contract/key.js';
-import { CHANNELS, checkDay, checkFunding, checkLimits, checkSample } from '../rules.js';
+import {
+  CHANNELS,
+  checkDay,
+  checkExpiry,
+  checkFunding,
+  checkLimits,
+  checkSample,
+  type ExpiryOptions,
+  metricsRow,
+  type MetricsColumns,
+} from '../rules.js';
 import { newId } from '../sqlite/ids.js';
 import type {
   Caller,
@@ -21,25 +31,12 @@ import { createPool, isConnectionLoss, parsePostgresUrl, prepared, queryAgain, t
 import { PgIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { PgWeb } from './web.js';
+import { answeringUnavailable } from '../unavailable.js';
 
-export interface PostgresStoreOptions {
-  /**
-   * The deadline of one decision (`DECIDE_ENGINE_TIMEOUT_MS`, default 30000). A
-   * reservation, and a running idempotency record, expires this long plus
-   * `expiryMarginMs` after it is taken; no live server holds one that long.
-   */
-  decisionDeadlineMs?: number;
-  /** Slack past the deadline for a slow commit (a busy pool, a pause): default 60000. */
-  expiryMarginMs?: number;
-  /** How often this store releases expired reservations; default 5000, 0 = only in `recoverInterrupted`. */
-  sweepIntervalMs?: number;
+export interface PostgresStoreOptions extends ExpiryOptions {
   /** Connections in the pool; default 10. */
   poolSize?: number;
 }
-
-export const DEFAULT_DECISION_DEADLINE_MS = 30_000;
-export const DEFAULT_EXPIRY_MARGIN_MS = 60_000;
-export const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
 
 /**
  * Opens the ledger in a PostgreSQL database (`postgres://…`, optionally `?schema=NAME`)
@@ -52,18 +49,9 @@ export async function openPostgresStore(
   options: PostgresStoreOptions = {},
 ): Promise<PostgresStore> {
   const checked = checkLimits(limits);
-  const deadline = options.decisionDeadlineMs ?? DEFAULT_DECISION_DEADLINE_MS;
-  const margin = options.expiryMarginMs ?? DEFAULT_EXPIRY_MARGIN_MS;
-  const sweepMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+  const { expiryMs, sweepIntervalMs } = checkExpiry(options);
   const poolSize = options.poolSize ?? 10;
-  for (const [name, value, min] of [
-    ['decisionDeadlineMs', deadline, 1],
-    ['expiryMarginMs', margin, 0],
-    ['sweepIntervalMs', sweepMs, 0],
-    ['poolSize', poolSize, 1],
-  ] as const) {
-    if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}.`);
-  }
+  if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new Error('poolSize must be an integer ≥ 1.');
   const location = parsePostgresUrl(url);
   const pool = createPool(location, poolSize);
   try {
@@ -72,7 +60,9 @@ export async function openPostgresStore(
     await pool.end();
     throw error;
   }
-  return new PostgresStore(pool, checked, deadline + margin, sweepMs);
+  const store = new PostgresStore(pool, checked, expiryMs, sweepIntervalMs);
+  // The database away even after the retries below: 503, not a 500.
+  return answeringUnavailable(store, (error) => (isConnectionLoss(error) ? 'the database cannot be reached' : null));
 }
 
 interface PassRow {
@@ -99,15 +89,16 @@ const SQL = prepared('store', {
   revoke: 'UPDATE keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING hint, revoked_at',
   usage: `SELECT (SELECT used FROM free_usage WHERE key_id = $1 AND day = $2) AS used,
                  (SELECT credits FROM passes WHERE id = $3) AS credits`,
-  sample: `INSERT INTO metrics (day, channel, samples, total_ms) VALUES ($1, $2, 1, $3)
+  sample: `INSERT INTO metrics (day, channel, samples, total_ms, uncharged) VALUES ($1, $2, 1, $3, 0)
            ON CONFLICT (day, channel) DO UPDATE
            SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms`,
-  metrics: 'SELECT channel, samples, total_ms FROM metrics WHERE day = $1',
-  sampleReturning: `INSERT INTO metrics (day, channel, samples, total_ms) VALUES ($1, $2, 1, $3)
+  metrics: 'SELECT channel, samples, total_ms, uncharged FROM metrics WHERE day = $1',
+  sampleReturning: `INSERT INTO metrics (day, channel, samples, total_ms, uncharged) VALUES ($1, $2, 1, $3, $4)
                     ON CONFLICT (day, channel) DO UPDATE
-                    SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms
-                    RETURNING samples, total_ms`,
-  apiMetrics: `SELECT samples, total_ms FROM metrics WHERE day = $1 AND channel = 'api'`,
+                    SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms,
+                      uncharged = metrics.uncharged + excluded.uncharged
+                    RETURNING samples, total_ms, uncharged`,
+  apiMetrics: `SELECT samples, total_ms, uncharged FROM metrics WHERE day = $1 AND channel = 'api'`,
 });
 
 /**
@@ -273,9 +264,10 @@ export class PostgresStore implements Store {
         const { outcome, fresh } = await this.charges.settle(client, reservationId, now);
         if (!settlement || !fresh) return outcome;
         const { day, channel, ms } = settlement.sample;
-        const own = (await client.query<{ samples: number; total_ms: number }>(SQL.sampleReturning, [day, channel, Math.round(ms)])).rows[0];
-        const api = channel === 'api' ? own : (await client.query<{ samples: number; total_ms: number }>(SQL.apiMetrics, [day])).rows[0];
-        const body = settlement.answer(outcome, { channel: 'api', samples: api?.samples ?? 0, totalMs: api?.total_ms ?? 0 });
+        const uncharged = outcome.charged ? 0 : 1;
+        const own = (await client.query<MetricsColumns>(SQL.sampleReturning, [day, channel, Math.round(ms), uncharged])).rows[0];
+        const api = channel === 'api' ? own : (await client.query<MetricsColumns>(SQL.apiMetrics, [day])).rows[0];
+        const body = settlement.answer(outcome, metricsRow('api', api));
         if (settlement.idempotency) {
           await this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body, client);
         }
@@ -305,11 +297,8 @@ export class PostgresStore implements Store {
   /** Both channels, always in the order api, web; a channel without samples has zeros. */
   async metrics(day: string): Promise<MetricsRow[]> {
     checkDay(day);
-    const { rows } = await queryAgain<{ channel: Channel; samples: number; total_ms: number }>(this.pool, SQL.metrics, [day]);
-    return CHANNELS.map((channel) => {
-      const row = rows.find((r) => r.channel === channel);
-      return { channel, samples: row?.samples ?? 0, totalMs: row?.total_ms ?? 0 };
-    });
+    const { rows } = await queryAgain<MetricsColumns & { channel: Channel }>(this.pool, SQL.metrics, [day]);
+    return CHANNELS.map((channel) => metricsRow(channel, rows.find((r) => r.channel === channel)));
   }
 
   beginIdempotent(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin> {

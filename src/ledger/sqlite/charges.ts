@@ -15,12 +15,14 @@ export { STANDARD_COST, STRESS_COST };
 export class Charges {
   private readonly s: Record<string, Statement>;
   // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
-  private readonly reserveTx: Transaction<(request: ReserveRequest, createdAt: string) => ReserveOutcome>;
+  private readonly reserveTx: Transaction<(request: ReserveRequest, now: Date) => ReserveOutcome>;
   private readonly releaseTx: Transaction<(id: string, settledAt: string) => void>;
 
   constructor(
     private readonly db: Database,
     private readonly limits: Limits,
+    /** Lifetime of a reservation: past it, only a release that was never written can hold it. */
+    private readonly expiryMs: number,
   ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
@@ -37,8 +39,8 @@ export class Charges {
       takeSite: p(`INSERT INTO site_usage (day, used) VALUES (@day, 1)
                    ON CONFLICT (day) DO UPDATE SET used = used + 1 WHERE @limit = 0 OR used < @limit`),
       takeCredits: p('UPDATE passes SET credits = credits - @cost WHERE id = @pass AND credits >= @cost'),
-      insert: p(`INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at)
-                 VALUES (?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
+      insert: p(`INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at, expires_at)
+                 VALUES (?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?)`),
       commit: p(`UPDATE charges SET state = 'committed', settled_at = ? WHERE id = ? AND state = 'reserved'`),
       charge: p('SELECT kind, key_id, pass_id, day, state FROM charges WHERE id = ?'),
       settleReleased: p(`UPDATE charges SET state = 'released', settled_at = ? WHERE id = ? AND state = 'reserved'
@@ -48,13 +50,15 @@ export class Charges {
       giveSite: p('UPDATE site_usage SET used = used - 1 WHERE day = ? AND used > 0'),
       giveCredits: p('UPDATE passes SET credits = credits + ? WHERE id = ?'),
       reserved: p(`SELECT id FROM charges WHERE state = 'reserved'`),
+      // ISO 8601 UTC strings of one fixed width sort as the instants they name.
+      expired: p(`SELECT id FROM charges WHERE state = 'reserved' AND expires_at < ?`),
     };
-    this.reserveTx = db.transaction((request: ReserveRequest, createdAt: string) => this.decide(request, createdAt));
+    this.reserveTx = db.transaction((request: ReserveRequest, now: Date) => this.decide(request, now));
     this.releaseTx = db.transaction((id: string, settledAt: string) => this.releaseOne(id, settledAt));
   }
 
   reserve(request: ReserveRequest, now: Date): ReserveOutcome {
-    return this.reserveTx.immediate(request, now.toISOString());
+    return this.reserveTx.immediate(request, now);
   }
 
   /**
@@ -82,17 +86,29 @@ export class Charges {
 
   /** Releases every reservation a dead process left behind; returns how many. */
   releaseAllReserved(now: Date): number {
+    return this.releaseEach(() => this.s.reserved.all(), now);
+  }
+
+  /** Releases the reservations past their expiry: those whose release never landed. */
+  releaseExpired(now: Date): number {
+    return this.releaseEach(() => this.s.expired.all(now.toISOString()), now);
+  }
+
+  /** Releases what `select` finds, read and released in one transaction. */
+  private releaseEach(select: () => unknown[], now: Date): number {
     const settledAt = now.toISOString();
     return this.db
       .transaction(() => {
-        const ids = (this.s.reserved.all() as { id: string }[]).map((row) => row.id);
-        for (const id of ids) this.releaseOne(id, settledAt);
-        return ids.length;
+        const rows = select() as { id: string }[];
+        for (const { id } of rows) this.releaseOne(id, settledAt);
+        return rows.length;
       })
       .immediate();
   }
 
-  private decide({ caller, depth, ip, day }: ReserveRequest, createdAt: string): ReserveOutcome {
+  private decide({ caller, depth, ip, day }: ReserveRequest, now: Date): ReserveOutcome {
+    const createdAt = now.toISOString();
+    const expiresAt = new Date(now.getTime() + this.expiryMs).toISOString();
     const pass = this.s.pass.get(caller.passId) as { credits: number; funded_ever: number } | undefined;
     if (!pass) throw new Error(`Pass ${caller.passId} of key ${caller.keyId} does not exist.`);
     const refuse = (code: Refusal): ReserveOutcome => ({ ok: false, code });
@@ -100,7 +116,7 @@ export class Charges {
     const takeCredits = (cost: number): ReserveOutcome => {
       this.expectOne(this.s.takeCredits.run({ cost, pass: caller.passId }), 'pass credits');
       const id = newId('chg');
-      this.s.insert.run(id, caller.keyId, caller.passId, 'credits', cost, day, null, createdAt);
+      this.s.insert.run(id, caller.keyId, caller.passId, 'credits', cost, day, null, createdAt, expiresAt);
       return {
         ok: true,
         reservation: { id, kind: 'credits', cost },
@@ -125,7 +141,7 @@ export class Charges {
         this.expectOne(this.s.takeIp.run({ ip: ipPrint, day, limit: freePerIp }), 'per-IP free limit');
         this.expectOne(this.s.takeSite.run({ day, limit: freePerSite }), 'site free limit');
         const id = newId('chg');
-        this.s.insert.run(id, caller.keyId, caller.passId, 'free', STANDARD_COST, day, ipPrint, createdAt);
+        this.s.insert.run(id, caller.keyId, caller.passId, 'free', STANDARD_COST, day, ipPrint, createdAt, expiresAt);
         return {
           ok: true,
           reservation: { id, kind: 'free', cost: STANDARD_COST },

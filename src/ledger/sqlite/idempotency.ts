@@ -32,6 +32,7 @@ export class Idempotency {
                  WHERE key_id = ? AND idem_key = ? AND state = 'running'`),
       abandon: p(`DELETE FROM idempotency WHERE key_id = ? AND idem_key = ? AND state = 'running'`),
       dropRunning: p(`DELETE FROM idempotency WHERE state = 'running'`),
+      dropLapsed: p(`DELETE FROM idempotency WHERE state = 'running' AND created_at <= ?`),
     };
   }
 
@@ -65,5 +66,10 @@ export class Idempotency {
   /** Drops records of decisions a dead process never finished, so their retries can run. */
   dropRunning(): number {
     return this.s.dropRunning.run().changes;
+  }
+
+  /** Drops running records older than `lifetimeMs`: their request ended without giving them up (the file was locked). */
+  dropLapsed(now: Date, lifetimeMs: number): number {
+    return this.s.dropLapsed.run(new Date(now.getTime() - lifetimeMs).toISOString()).changes;
   }
 }

@@ -119,6 +119,27 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (ip_fingerprint, day)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 3: a reservation expires, so a release that could not be written (the file locked
+  // by another process) is swept later rather than held until the next start; rows
+  // reserved before this step have none and are released at the start as before.
+  // The sweep's index replaces the start-up one, which only the sweep's query needs.
+  // The count of decisions served without a charge. And the lease: which live
+  // `decide serve` holds the file.
+  `
+  ALTER TABLE charges ADD COLUMN expires_at TEXT;
+  DROP INDEX charges_reserved;
+  CREATE INDEX charges_expiry ON charges (expires_at) WHERE state = 'reserved';
+
+  ALTER TABLE metrics ADD COLUMN uncharged INTEGER NOT NULL DEFAULT 0 CHECK (uncharged >= 0);
+
+  CREATE TABLE server_lease (
+    id           INTEGER PRIMARY KEY CHECK (id = 1),
+    pid          INTEGER NOT NULL,
+    host         TEXT NOT NULL,
+    started_at   TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL
+  ) STRICT;
+  `,
 ];
 
 /**

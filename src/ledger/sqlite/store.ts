@@ -14,41 +14,73 @@ import type {
   Settlement,
   Store,
 } from '../store.js';
-import { CHANNELS, checkDay, checkFunding, checkLimits, checkSample } from '../rules.js';
+import {
+  CHANNELS,
+  checkDay,
+  checkExpiry,
+  checkFunding,
+  checkLimits,
+  checkSample,
+  type ExpiryOptions,
+  metricsRow,
+  type MetricsColumns,
+} from '../rules.js';
+import { LOCK_WAIT_MS, whenUnlocked } from './busy.js';
 import { Charges } from './charges.js';
 import { openDatabase } from './database.js';
 import { Idempotency } from './idempotency.js';
 import { newId } from './ids.js';
+import { HEARTBEAT_MS, ServerLease } from './lease.js';
 import { SqliteWeb } from './web.js';
 
 /**
  * Opens the ledger in one SQLite file (created and migrated if needed). The file must
  * be on a local disk: WAL needs shared memory between the processes that use it.
  * Several processes may open it at once (the server and operator commands); only
- * `decide serve` should call `recoverInterrupted`, and one serve per file.
+ * `decide serve` calls `recoverInterrupted`, which takes the file's lease.
  */
-export function openSqliteStore(path: string, limits: Limits): SqliteStore {
-  return new SqliteStore(openDatabase(path), checkLimits(limits));
+export function openSqliteStore(path: string, limits: Limits, options: SqliteStoreOptions = {}): SqliteStore {
+  const { expiryMs, sweepIntervalMs } = checkExpiry(options);
+  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+  if (!Number.isSafeInteger(lockWaitMs) || lockWaitMs < 0) throw new Error('lockWaitMs must be an integer ≥ 0.');
+  return new SqliteStore(openDatabase(path), checkLimits(limits), { expiryMs, sweepIntervalMs, lockWaitMs });
+}
+
+export interface SqliteStoreOptions extends ExpiryOptions {
+  /** How long a call waits for a lock held by another process before 503 `ledger_unavailable`; default LOCK_WAIT_MS. */
+  lockWaitMs?: number;
 }
 
 /**
  * The methods are async to share the `Store` interface with PostgreSQL; underneath,
- * better-sqlite3 is synchronous, so each call finishes its transaction before the
- * event loop moves on, and the IMMEDIATE write lock orders it against other processes.
+ * better-sqlite3 is synchronous, so each attempt finishes its transaction before the
+ * event loop moves on, and the IMMEDIATE write lock orders it against other
+ * processes. An attempt that meets another process's lock is tried again later
+ * (busy.ts), and after LOCK_WAIT_MS the call fails with 503 `ledger_unavailable`.
  */
 export class SqliteStore implements Store {
   private readonly charges: Charges;
   private readonly idempotency: Idempotency;
   private readonly web: SqliteWeb;
+  private readonly lease: ServerLease;
   private readonly s: Record<string, Statement>;
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  private readonly expiryMs: number;
+  private readonly sweepIntervalMs: number;
+  private readonly lockWaitMs: number;
 
   constructor(
     private readonly db: Db,
     limits: Limits,
+    /** `expiryMs`: lifetime of a reservation and of a running idempotency record. */
+    timing: { expiryMs: number; sweepIntervalMs: number; lockWaitMs: number },
   ) {
-    this.charges = new Charges(db, limits);
+    ({ expiryMs: this.expiryMs, sweepIntervalMs: this.sweepIntervalMs, lockWaitMs: this.lockWaitMs } = timing);
+    this.charges = new Charges(db, limits, this.expiryMs);
     this.idempotency = new Idempotency(db);
     this.web = new SqliteWeb(db);
+    this.lease = new ServerLease(db);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       insertPass: p('INSERT INTO passes (id, created_at) VALUES (?, ?)'),
@@ -61,40 +93,84 @@ export class SqliteStore implements Store {
       revoke: p('UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING hint, revoked_at'),
       freeUsed: p('SELECT used FROM free_usage WHERE key_id = ? AND day = ?'),
       credits: p('SELECT credits FROM passes WHERE id = ?'),
-      sample: p(`INSERT INTO metrics (day, channel, samples, total_ms) VALUES (?, ?, 1, ?)
-                 ON CONFLICT (day, channel) DO UPDATE SET samples = samples + 1, total_ms = total_ms + excluded.total_ms`),
-      metrics: p('SELECT channel, samples, total_ms FROM metrics WHERE day = ?'),
-      apiMetrics: p(`SELECT samples, total_ms FROM metrics WHERE day = ? AND channel = 'api'`),
+      sample: p(`INSERT INTO metrics (day, channel, samples, total_ms, uncharged) VALUES (?, ?, 1, ?, ?)
+                 ON CONFLICT (day, channel) DO UPDATE SET samples = samples + 1, total_ms = total_ms + excluded.total_ms,
+                   uncharged = uncharged + excluded.uncharged`),
+      metrics: p('SELECT channel, samples, total_ms, uncharged FROM metrics WHERE day = ?'),
+      apiMetrics: p(`SELECT samples, total_ms, uncharged FROM metrics WHERE day = ? AND channel = 'api'`),
     };
   }
 
+  /**
+   * Takes the file for this server (FileInUse when a live server holds it), then gives
+   * back what a dead one left: every reservation and running idempotency record.
+   * From then on it renews the lease and sweeps expired reservations.
+   */
   async recoverInterrupted(): Promise<number> {
-    const released = this.charges.releaseAllReserved(new Date());
-    this.idempotency.dropRunning();
+    const released = await this.write(() => {
+      const now = new Date();
+      this.lease.claim(now);
+      this.idempotency.dropRunning();
+      return this.charges.releaseAllReserved(now);
+    });
+    this.every(HEARTBEAT_MS, () => this.unlocked(() => this.lease.beat(new Date())));
+    if (this.sweepIntervalMs > 0) this.every(this.sweepIntervalMs, () => this.sweep());
     return released;
   }
 
+  /** Releases expired reservations and drops lapsed running idempotency records; returns how many reservations. */
+  async sweep(): Promise<number> {
+    return this.write(() => {
+      const now = new Date();
+      this.idempotency.dropLapsed(now, this.expiryMs);
+      return this.charges.releaseExpired(now);
+    });
+  }
+
+  /** One statement or transaction, tried again while another process holds the lock. */
+  private unlocked<T>(work: () => T): Promise<T> {
+    return whenUnlocked(work, this.lockWaitMs);
+  }
+
+  /** One IMMEDIATE transaction, tried again while another process holds the lock. */
+  private write<T>(work: () => T): Promise<T> {
+    return this.unlocked(() => this.db.transaction(work).immediate());
+  }
+
+  /** One read transaction (the figures of one moment), tried again likewise. */
+  private read<T>(work: () => T): Promise<T> {
+    return this.unlocked(() => this.db.transaction(work)());
+  }
+
+  /** Runs `task` every `ms`, one run at a time; a failed run (the file locked) is simply tried again next time. */
+  private every(ms: number, task: () => Promise<unknown>): void {
+    let running: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(() => {
+      running = running.then(task).catch(() => {});
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
   async createPass(): Promise<{ passId: string; createdAt: string }> {
-    return this.insertPass(new Date().toISOString());
+    return this.unlocked(() => this.insertPass(new Date().toISOString()));
   }
 
   async fundPass(passId: string, credits: number, note?: string): Promise<{ passCredits: number }> {
     checkFunding(credits);
-    return this.db
-      .transaction(() => {
-        // The balance and its entry move together or not at all.
-        const row = this.s.fund.get(credits, passId) as { credits: number } | undefined;
-        if (!row) throw new Error(`Pass ${passId} does not exist.`);
-        if (!Number.isSafeInteger(row.credits)) throw new Error('The pass balance would exceed the largest safe integer.');
-        this.s.insertFunding.run(newId('fund'), passId, credits, note ?? null, new Date().toISOString());
-        return { passCredits: row.credits };
-      })
-      .immediate();
+    return this.write(() => {
+      // The balance and its entry move together or not at all.
+      const row = this.s.fund.get(credits, passId) as { credits: number } | undefined;
+      if (!row) throw new Error(`Pass ${passId} does not exist.`);
+      if (!Number.isSafeInteger(row.credits)) throw new Error('The pass balance would exceed the largest safe integer.');
+      this.s.insertFunding.run(newId('fund'), passId, credits, note ?? null, new Date().toISOString());
+      return { passCredits: row.credits };
+    });
   }
 
   async showPass(passId: string): Promise<PassInfo | null> {
     // One read transaction, so the balance and the key list are from the same moment.
-    return this.db.transaction((): PassInfo | null => {
+    return this.read((): PassInfo | null => {
       const pass = this.s.pass.get(passId) as
         | { id: string; credits: number; funded_ever: number; created_at: string }
         | undefined;
@@ -112,7 +188,7 @@ export class SqliteStore implements Store {
         createdAt: pass.created_at,
         keys: keys.map((k) => ({ id: k.id, keyHint: k.hint, createdAt: k.created_at, revokedAt: k.revoked_at })),
       };
-    })();
+    });
   }
 
   async createKey(passId?: string): Promise<CreatedKey> {
@@ -120,62 +196,64 @@ export class SqliteStore implements Store {
     const createdAt = new Date().toISOString();
     const keyId = newId('key');
     const hint = keyHint(key);
-    const linkedPass = this.db
-      .transaction(() => {
-        let target = passId;
-        if (target === undefined) target = this.insertPass(createdAt).passId;
-        else if (!this.s.pass.get(target)) throw new Error(`Pass ${target} does not exist.`);
-        // Only the fingerprint and the hint reach the file; the key lives on in the return value alone.
-        this.s.insertKey.run(keyId, target, keyFingerprint(key), hint, createdAt);
-        return target;
-      })
-      .immediate();
+    const linkedPass = await this.write(() => {
+      let target = passId;
+      if (target === undefined) target = this.insertPass(createdAt).passId;
+      else if (!this.s.pass.get(target)) throw new Error(`Pass ${target} does not exist.`);
+      // Only the fingerprint and the hint reach the file; the key lives on in the return value alone.
+      this.s.insertKey.run(keyId, target, keyFingerprint(key), hint, createdAt);
+      return target;
+    });
     return { key, keyId, keyHint: hint, passId: linkedPass, createdAt };
   }
 
   async authenticate(fingerprint: Buffer): Promise<Caller | null> {
-    const row = this.s.authenticate.get(fingerprint) as { id: string; pass_id: string; hint: string } | undefined;
+    const row = (await this.unlocked(() => this.s.authenticate.get(fingerprint))) as
+      | { id: string; pass_id: string; hint: string }
+      | undefined;
     return row ? { keyId: row.id, passId: row.pass_id, keyHint: row.hint } : null;
   }
 
   async revokeKey(keyId: string, now: Date): Promise<{ keyHint: string; revokedAt: string } | null> {
-    const row = this.s.revoke.get(now.toISOString(), keyId) as { hint: string; revoked_at: string } | undefined;
+    const row = (await this.unlocked(() => this.s.revoke.get(now.toISOString(), keyId))) as
+      | { hint: string; revoked_at: string }
+      | undefined;
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at } : null;
   }
 
   async usage(caller: Caller, day: string): Promise<{ freeUsed: number; passCredits: number }> {
     checkDay(day);
-    return this.db.transaction(() => {
+    return this.read(() => {
       const free = this.s.freeUsed.get(caller.keyId, day) as { used: number } | undefined;
       const pass = this.s.credits.get(caller.passId) as { credits: number } | undefined;
       if (!pass) throw new Error(`Pass ${caller.passId} does not exist.`);
       return { freeUsed: free?.used ?? 0, passCredits: pass.credits };
-    })();
+    });
   }
 
   async setting(name: string, initial: string): Promise<string> {
-    return this.web.setting(name, initial);
+    return this.unlocked(() => this.web.setting(name, initial));
   }
 
   async createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
-    return this.web.createKeyLimited(request);
+    return this.unlocked(() => this.web.createKeyLimited(request));
   }
 
   async revokePassKey(passId: string, keyId: string, now: Date): Promise<{ keyHint: string; revokedAt: string } | null> {
-    return this.web.revokePassKey(passId, keyId, now);
+    return this.unlocked(() => this.web.revokePassKey(passId, keyId, now));
   }
 
   async passCaller(passId: string, keyId: string): Promise<Caller | null> {
-    return this.web.passCaller(passId, keyId);
+    return this.unlocked(() => this.web.passCaller(passId, keyId));
   }
 
   async passFreeUsage(passId: string, day: string): Promise<Record<string, number>> {
-    return this.web.passFreeUsage(passId, day);
+    return this.unlocked(() => this.web.passFreeUsage(passId, day));
   }
 
   async reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
     checkDay(request.day);
-    return this.charges.reserve(request, now);
+    return this.unlocked(() => this.charges.reserve(request, now));
   }
 
   async commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome> {
@@ -184,50 +262,53 @@ export class SqliteStore implements Store {
       checkSample(settlement.sample.channel, settlement.sample.ms);
     }
     // One IMMEDIATE transaction: the charge, the sample and the kept answer, or none of them.
-    return this.db
-      .transaction((): CommitOutcome => {
-        const { outcome, fresh } = this.charges.settle(reservationId, now);
-        if (!settlement || !fresh) return outcome;
-        const { day, channel, ms } = settlement.sample;
-        this.s.sample.run(day, channel, Math.round(ms));
-        const api = this.s.apiMetrics.get(day) as { samples: number; total_ms: number } | undefined;
-        const body = settlement.answer(outcome, { channel: 'api', samples: api?.samples ?? 0, totalMs: api?.total_ms ?? 0 });
-        if (settlement.idempotency) this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body);
-        return outcome;
-      })
-      .immediate();
+    return this.write((): CommitOutcome => {
+      const { outcome, fresh } = this.charges.settle(reservationId, now);
+      if (!settlement || !fresh) return outcome;
+      const { day, channel, ms } = settlement.sample;
+      this.s.sample.run(day, channel, Math.round(ms), outcome.charged ? 0 : 1);
+      const api = this.s.apiMetrics.get(day) as MetricsColumns | undefined;
+      const body = settlement.answer(outcome, metricsRow('api', api));
+      if (settlement.idempotency) this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body);
+      return outcome;
+    });
   }
 
   async release(reservationId: string, now: Date): Promise<void> {
-    this.charges.release(reservationId, now);
+    await this.unlocked(() => this.charges.release(reservationId, now));
   }
 
   async recordSample(day: string, channel: Channel, ms: number): Promise<void> {
     checkDay(day);
     checkSample(channel, ms);
-    this.s.sample.run(day, channel, Math.round(ms));
+    await this.unlocked(() => this.s.sample.run(day, channel, Math.round(ms), 0));
   }
 
   /** Both channels, always in the order api, web; a channel without samples has zeros. */
   async metrics(day: string): Promise<MetricsRow[]> {
     checkDay(day);
-    const rows = this.s.metrics.all(day) as { channel: Channel; samples: number; total_ms: number }[];
-    return CHANNELS.map((channel) => {
-      const row = rows.find((r) => r.channel === channel);
-      return { channel, samples: row?.samples ?? 0, totalMs: row?.total_ms ?? 0 };
-    });
+    const rows = (await this.unlocked(() => this.s.metrics.all(day))) as (MetricsColumns & { channel: Channel })[];
+    return CHANNELS.map((channel) => metricsRow(channel, rows.find((r) => r.channel === channel)));
   }
 
   async beginIdempotent(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin> {
-    return this.idempotency.begin(keyId, idemKey, requestHash, now);
+    return this.unlocked(() => this.idempotency.begin(keyId, idemKey, requestHash, now));
   }
 
   async abandonIdempotent(keyId: string, idemKey: string): Promise<void> {
-    this.idempotency.abandon(keyId, idemKey);
+    await this.unlocked(() => this.idempotency.abandon(keyId, idemKey));
   }
 
+  /** Stops the heartbeat and the sweep, gives the lease up (if it can), and closes the file. */
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    if (!this.db.open) return;
+    try {
+      this.lease.give();
+    } catch {
+      // Locked elsewhere right now: the next start sees this process gone and takes over.
+    }
+    this.db.close();
   }
 
   private insertPass(createdAt: string): { passId: string; createdAt: string } {

@@ -1,0 +1,48 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ledgerUnavailable } from '../unavailable.js';
+
+/**
+ * Waiting for another process's lock without stopping the server. The connection's
+ * own busy timeout is zero (database.ts): better-sqlite3 would sit out a lock on the
+ * event loop, freezing every route. Instead a call that meets a lock fails at once
+ * and is tried again here after a pause on the event loop, so pages, metrics and the
+ * MCP server keep answering while a decision waits for its turn.
+ */
+
+/** How long a call waits for a lock held elsewhere before the ledger counts as unavailable. */
+export const LOCK_WAIT_MS = 5_000;
+
+const FIRST_PAUSE_MS = 2;
+const LONGEST_PAUSE_MS = 50;
+
+/** Another connection holds the lock: worth waiting for. */
+const LOCKED = /^SQLITE_(BUSY|LOCKED)/;
+/** The file cannot be written at all right now: no use waiting here. */
+const BROKEN = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PROTOCOL|CORRUPT|NOTADB)/;
+
+/**
+ * Runs `work` (one statement or one transaction, all or nothing) until it gets past a
+ * lock, for at most `waitMs`; then, or when the file itself fails, the ledger is
+ * unavailable (503 `ledger_unavailable`). Other errors are the caller's.
+ */
+export async function whenUnlocked<T>(work: () => T, waitMs: number = LOCK_WAIT_MS): Promise<T> {
+  const deadline = performance.now() + waitMs;
+  let pause = FIRST_PAUSE_MS;
+  for (;;) {
+    try {
+      return work();
+    } catch (error) {
+      const code = sqliteCode(error);
+      if (code && BROKEN.test(code)) throw ledgerUnavailable(`the database file failed: ${code}`, error);
+      if (!code || !LOCKED.test(code)) throw error;
+      if (performance.now() + pause > deadline) throw ledgerUnavailable('the database is locked by another process', error);
+      await sleep(pause);
+      pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+    }
+  }
+}
+
+function sqliteCode(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : null;
+}
