@@ -82,7 +82,10 @@
       pivot.append(el('q', '', stress.pivot.fact), document.createTextNode(` shift ${pct(stress.pivot.shift)}`));
       part.append(pivot);
     } else {
-      part.append(el('p', 'muted', 'The context holds a single fact, so no fact can be left out.'));
+      const single = !stress.checks.some((check) => check.kind === 'without-fact');
+      part.append(
+        el('p', 'muted', single ? 'No single fact decides it: the context holds a single fact.' : 'No single fact decides it: leaving out any one of them neither changes the answer nor moves it by 10% or more.'),
+      );
     }
     return part;
   }

@@ -112,7 +112,11 @@ export const Stress = z
     checks: z.array(StressCheck),
     pivot: z
       .strictObject({ factIndex: z.int().min(0), fact: z.string(), shift: probability, flips: z.boolean() })
-      .nullable(),
+      .nullable()
+      .meta({
+        description:
+          'The fact without which the answer flips or shifts most (by at least 0.1); null when no single fact decides it (or the context holds one fact).',
+      }),
   })
   .meta({ id: 'Stress' });
 export type Stress = z.infer<typeof Stress>;

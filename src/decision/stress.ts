@@ -30,11 +30,22 @@ export function compare(base: Weighed, check: Weighed): { agrees: boolean; shift
   return { agrees: base.top === check.top, shift: totalVariation(base, check) };
 }
 
-/** The without-fact check with the largest shift (ties: the lowest factIndex); null without any. */
+/**
+ * Below this shift (total variation distance) a fact that does not flip the answer
+ * is not said to decide it: removing it moved less than a tenth of the probability.
+ */
+export const PIVOT_MIN_SHIFT = 0.1;
+
+/**
+ * The without-fact check that decides the answer: of those that flip it or shift it
+ * by at least PIVOT_MIN_SHIFT, the one with the largest shift (ties: the lowest
+ * factIndex). Null when none does: no single fact decides it.
+ */
 export function pivotOf(checks: readonly StressCheck[]): Stress['pivot'] {
   let pivot: Stress['pivot'] = null;
   for (const check of checks) {
     if (check.kind !== 'without-fact') continue;
+    if (check.agrees && check.shift < PIVOT_MIN_SHIFT) continue;
     if (pivot === null || check.shift > pivot.shift || (check.shift === pivot.shift && check.factIndex < pivot.factIndex)) {
       pivot = { factIndex: check.factIndex, fact: check.fact, shift: check.shift, flips: !check.agrees };
     }

@@ -33,6 +33,8 @@ export function decisionText(response: DecisionResponse): string {
     parts.push(`agreement ${percent(stress.agreement)}`);
     if (stress.pivot) {
       parts.push(`decisive fact ${quoted(stress.pivot.fact)} (${stress.pivot.flips ? 'flips the answer' : 'shifts it'} by ${stress.pivot.shift})`);
+    } else {
+      parts.push('no single fact decides it');
     }
   }
   const { access } = response;

@@ -74,6 +74,15 @@ describe('ink components', () => {
     expect(frame).toContain('pass credits left: 3');
   });
 
+  it('a stress test where no single fact decides it says so, not "a single fact"', () => {
+    const quiet = { ...STRESS, checks: STRESS.checks.map((c) => ({ ...c, agrees: true, shift: 0.02 })), agreement: 1, pivot: null };
+    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: quiet } }));
+    expect(frame).toContain('No single fact decides it: leaving one out never flips the answer or moves it 10% or more.');
+    expect(frame).not.toContain('»');
+    const single = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: { ...quiet, checks: quiet.checks.slice(0, 1) } } }));
+    expect(single).toContain('No single fact decides it: the context holds a single fact.');
+  });
+
   it('colour is used only inside a colour scope, and the pivot is styled there', () => {
     const response = { ...CHOICE, stress: STRESS };
     // renderToString uses chalk's level for this process; force one so the test means something.

@@ -60,7 +60,22 @@ describe('stressOf', () => {
       { fact: facts[1], weighed: choice(0.6, 0.3, 0.1) },
     ]);
     expect(stress.agreement).toBe(0.6667);
-    expect(stress.pivot).toEqual({ factIndex: 0, fact: 'Four engineers.', shift: 0, flips: false });
+    // Leaving out either fact changes nothing: no single fact decides it.
+    expect(stress.pivot).toBeNull();
+  });
+
+  it('names no pivot when no fact flips the answer or shifts it by the threshold (0.1), and one at the threshold', () => {
+    const below = stressOf(base, base, [
+      { fact: facts[0], weighed: choice(0.55, 0.35, 0.1) },
+      { fact: facts[1], weighed: choice(0.62, 0.28, 0.1) },
+    ]);
+    expect(below.checks.slice(1).map((c) => c.shift)).toEqual([0.05, 0.02]);
+    expect(below.pivot).toBeNull();
+    const at = stressOf(base, base, [{ fact: facts[0], weighed: choice(0.5, 0.4, 0.1) }, { fact: facts[1], weighed: base }]);
+    expect(at.pivot).toMatchObject({ factIndex: 0, shift: 0.1, flips: false });
+    // A flip names the pivot however small the shift.
+    const flip = stressOf(noul(0.52), noul(0.52), [{ fact: facts[0], weighed: noul(0.48) }, { fact: facts[1], weighed: noul(0.52) }]);
+    expect(flip.pivot).toMatchObject({ factIndex: 0, shift: 0.04, flips: true });
   });
 
   it('picks the lowest factIndex among equal largest shifts, and one that need not flip', () => {

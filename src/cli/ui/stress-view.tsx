@@ -58,7 +58,11 @@ export function StressView({ stress }: { stress: Stress }) {
           </Text>
         </Box>
       ) : (
-        <Text>No pivot fact: the context holds a single fact.</Text>
+        <Text>
+          {stress.checks.some((check) => check.kind === 'without-fact')
+            ? 'No single fact decides it: leaving one out never flips the answer or moves it 10% or more.'
+            : 'No single fact decides it: the context holds a single fact.'}
+        </Text>
       )}
     </Box>
   );
