@@ -29,6 +29,9 @@ export interface OpenAIEngineOptions {
 }
 
 const PROVIDER = 'openai';
+/** Said with an unusable stated answer: which setting reads stated probabilities, and the alternative. */
+const VERBALIZED_HINT =
+  'DECIDE_OPENAI_PROBABILITIES=verbalized has the model state probabilities; use logprobs if the server returns them';
 /** Room for `{"A": 0.35, …}` over six labels with some white space, not for an essay. */
 const STATED_MAX_TOKENS = 256;
 const SCHEMA_NAME = 'label_probabilities';
@@ -80,7 +83,7 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     };
     const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
     const { stated, inputTokens } = readStatedProbabilities(data, PROVIDER, id);
-    const distribution = statedDistribution(stated, prompt.labels, PROVIDER, id);
+    const distribution = statedDistribution(stated, prompt.labels, PROVIDER, id, VERBALIZED_HINT);
     return { answer: answerFromLabels(question, prompt.labels, distribution), inputTokens };
   }
 

@@ -47,14 +47,20 @@ function quote(value: unknown): string {
   return text.length > LONGEST_QUOTE ? `${text.slice(0, LONGEST_QUOTE)}…` : text;
 }
 
+/** How far the stated numbers may sum from 1 (or from 100, as per cent) and still be read as probabilities. */
+export const SUM_TOLERANCE = 0.1;
+
 /**
  * The stated probabilities of `labels`, in label order, renormalised to sum to 1.
- * Weights need not sum to 1 (models write 70/30 as readily as 0.7/0.3), but each must
- * be a finite number ≥ 0, every label must have one, no other key may appear, and
- * some label must get mass; anything else is `bad_response`.
+ * They must be probabilities: every one in [0, 1] summing to 1 within ±10 %, or every
+ * one in [0, 100] summing to 100 within ±10 % (models write 70/30 as readily as
+ * 0.7/0.3). Every label must have one and no other key may appear. Anything else,
+ * arbitrary weights included (renormalising 7.7e15 against 7.3e15 would pass off a
+ * model's confusion as a 51 % answer), is `bad_response`; `hint` says what the
+ * setting that chose this way of reading asks of the model.
  */
-export function statedDistribution(input: unknown, labels: readonly string[], provider: string, id: string): number[] {
-  const bad = (problem: string) => new EngineError('bad_response', `${provider} engine's answer to "${id}" ${problem}`);
+export function statedDistribution(input: unknown, labels: readonly string[], provider: string, id: string, hint = ''): number[] {
+  const bad = (problem: string) => new EngineError('bad_response', `${provider} engine's answer to "${id}" ${problem}${hint && ` (${hint})`}`);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw bad(`is ${quote(input)}, not an object of probabilities`);
   }
@@ -70,7 +76,15 @@ export function statedDistribution(input: unknown, labels: readonly string[], pr
     const wrong = labels.find((label) => !z.number().nonnegative().safeParse(record[label]).success) ?? labels[0];
     throw bad(`gives "${wrong}" ${quote(record[wrong])}, which is not a probability`);
   }
-  const distribution = normalise(labels.map((label) => parsed.data[label] as number));
+  const stated = labels.map((label) => parsed.data[label] as number);
+  const sum = stated.reduce((a, b) => a + b, 0);
+  if (sum === 0) throw bad('puts no usable mass on any label');
+  // The slack keeps 0.6 + 0.3 (0.8999…) within 10 % of 1, as written.
+  const within = (scale: number) => stated.every((p) => p <= scale) && Math.abs(sum - scale) <= SUM_TOLERANCE * scale * (1 + 1e-9);
+  if (!within(1) && !within(100)) {
+    throw bad(`states ${quote(Object.fromEntries(labels.map((l, i) => [l, stated[i]])))}, which are not probabilities: they must sum to 1 (or 100, as per cent) within 10 %`);
+  }
+  const distribution = normalise(stated);
   if (!distribution) throw bad('puts no usable mass on any label');
   return distribution;
 }

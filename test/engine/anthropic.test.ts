@@ -77,11 +77,18 @@ describe('anthropic engine: the request', () => {
 });
 
 describe('anthropic engine: stated probabilities', () => {
-  it('renormalises the tool input over the labels', async () => {
-    fake.respond(() => ({ labels: { A: 30, B: 50 } }));
+  it('renormalises the tool input over the labels, as fractions or per cent', async () => {
+    fake.respond(() => ({ labels: { A: 36, B: 60 } }));
     const reply = await engine.ask(STATE, { main: fund }, noDeadline());
     expect(reply.answers.main.probabilities.approve).toBeCloseTo(0.375, 12);
     expect(reply.answers.main.probabilities.reject).toBeCloseTo(0.625, 12);
+  });
+
+  it('refuses weights that are not probabilities, as bad_response', async () => {
+    fake.respond(() => ({ labels: { A: 30, B: 50 } }));
+    const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
+    expect(err.kind).toBe('bad_response');
+    expect(err.message).toContain('which are not probabilities');
   });
 
   it('scripts answers by option text whatever the presentation order', async () => {

@@ -64,16 +64,16 @@ describe('openai engine, verbalized: the request', () => {
 });
 
 describe('openai engine, verbalized: stated probabilities', () => {
-  it('renormalises noul, choice and score answers and sums prompt tokens', async () => {
+  it('reads fractions and per cent, renormalises sums within 10 % of 1, and sums prompt tokens', async () => {
     const stated: Record<string, OpenAIBehaviour> = {
       [fund.instructions]: { labels: { A: 70, B: 30 }, usage: 100 },
-      [holds.instructions]: { labels: { Yes: 0.2, No: 0.6 }, usage: 20 },
-      [risk.instructions]: { labels: { 1: 0.1, 2: 0.1, 3: 0.3 }, usage: 3 },
+      [holds.instructions]: { labels: { Yes: 0.27, No: 0.63 }, usage: 20 },
+      [risk.instructions]: { labels: { 1: 0.22, 2: 0.22, 3: 0.66 }, usage: 3 },
     };
     fake.respond((body) => stated[questionText(body)]);
     const reply = await engine.ask(STATE, { main: fund, probe: holds, risk }, noDeadline());
     expect(reply.answers.main.probabilities).toEqual({ approve: expect.closeTo(0.7, 12), reject: expect.closeTo(0.3, 12) });
-    expect(reply.answers.probe).toEqual({ type: 'noul', yes: expect.closeTo(0.25, 12) });
+    expect(reply.answers.probe).toEqual({ type: 'noul', yes: expect.closeTo(0.3, 12) });
     expect(reply.answers.risk.probabilities).toEqual([expect.closeTo(0.2, 12), expect.closeTo(0.2, 12), expect.closeTo(0.6, 12)]);
     expect(reply.inputTokens).toBe(123);
   });
@@ -114,6 +114,10 @@ describe('openai engine, verbalized: unusable answers', () => {
     ['a probability that is a string', { content: '{"A": "0.6", "B": 0.4}' }, '"A" "0.6"'],
     ['an infinite probability', { content: '{"A": 1e999, "B": 0.4}' }, 'Infinity'],
     ['no mass at all', { labels: { A: 0, B: 0 } }, 'no usable mass'],
+    ['weights that are not probabilities', { content: '{"A": 7777777777777777.69, "B": 7373737373737373}' }, 'not probabilities: they must sum to 1 (or 100, as per cent) within 10 %'],
+    ['fractions summing to 0.8', { labels: { A: 0.5, B: 0.3 } }, 'not probabilities'],
+    ['per cent summing to 80', { labels: { A: 50, B: 30 } }, 'not probabilities'],
+    ['a fraction beside per cent', { labels: { A: 0.6, B: 60 } }, 'not probabilities'],
     ['a completion of the wrong shape', { status: 200, body: '{"choices":[]}' }, 'not a chat completion'],
   ];
   for (const [what, behaviour, mention] of cases) {
@@ -123,6 +127,7 @@ describe('openai engine, verbalized: unusable answers', () => {
       expect(err.kind).toBe('bad_response');
       expect(err.message).toContain('"main"');
       expect(err.message).toContain(mention);
+      if (mention.startsWith('not probabilities')) expect(err.message).toContain('DECIDE_OPENAI_PROBABILITIES=verbalized');
     });
   }
 
