@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { DecideError as ClientError } from '../client/errors.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
+import { type Debias, defaultDebias } from '../decision/debias.js';
 import { engineDecider } from '../eval/engine-decider.js';
 import { readSet, SetError, type EvalItem } from '../eval/item.js';
 import { planEval, type Plan } from '../eval/plan.js';
@@ -28,6 +29,7 @@ export interface EvalFlags extends ConnectionFlags {
   json?: boolean;
   out?: string;
   model?: string;
+  debias?: Debias;
   yes?: boolean;
 }
 
@@ -89,9 +91,10 @@ async function localTarget(flags: EvalFlags): Promise<Target> {
     fail((error as Error).message, EXIT.config);
   }
   const engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
+  const debias = flags.debias ?? defaultDebias(engine.name);
   return {
-    engine: { name: engine.name, model: engine.model },
-    decide: engineDecider(engine, timeoutMs),
+    engine: { name: engine.name, model: engine.model, debias },
+    decide: engineDecider(engine, timeoutMs, debias),
     close: async () => engine.close?.(),
   };
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { DEBIAS_MODES } from '../decision/debias.js';
 
 /**
  * `--db`, shared by `serve` and the operator commands so they open the same ledger:
@@ -33,6 +34,13 @@ export function integer(min: number, max: number = Number.MAX_SAFE_INTEGER) {
     }
     return n;
   };
+}
+
+/** `--debias`, shared by `serve` and `eval`; unset, the engine decides (debias.ts `defaultDebias`). */
+export function debiasOption() {
+  return new Option('--debias <mode>', 'ask in several orders and average: none, reverse or cyclic (default: reverse on the local engine, none on a remote one)')
+    .choices(DEBIAS_MODES)
+    .env('DECIDE_DEBIAS');
 }
 
 /** `--model`, shared by `serve` and `eval` so both run the same engine from the same flags. */

@@ -11,13 +11,15 @@ import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/co
 import { startEngine } from './engine-startup.js';
 import { EXIT, fail, type Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
-import { dbOption, integer, modelOption } from './options.js';
+import { dbOption, debiasOption, integer, modelOption } from './options.js';
+import { type Debias, defaultDebias } from '../decision/debias.js';
 
 interface ServeFlags {
   port: number;
   host: string;
   db: string;
   model?: string;
+  debias?: Debias;
 }
 
 export function serveCommand() {
@@ -27,6 +29,7 @@ export function serveCommand() {
     .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
     .addOption(dbOption())
     .addOption(modelOption())
+    .addOption(debiasOption())
     .addHelpText(
       'after',
       `
@@ -54,6 +57,7 @@ async function serve(flags: ServeFlags) {
     fail((error as Error).message, EXIT.config);
   }
   const engine: Engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
+  const debias = flags.debias ?? defaultDebias(engine.name);
 
   let store: Store;
   try {
@@ -79,6 +83,7 @@ async function serve(flags: ServeFlags) {
     engine,
     limits,
     engineTimeoutMs,
+    debias,
     warn: (line) => void process.stderr.write(`decide: ${line}\n`),
   });
   const app = createApp({
@@ -98,7 +103,7 @@ async function serve(flags: ServeFlags) {
 
   process.stdout.write(`decide listening on ${server.url}\n`);
   process.stderr.write(
-    `decide: engine ${engine.name} (model ${engine.model}), database ${describeLocation(flags.db)}` +
+    `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}), database ${describeLocation(flags.db)}` +
       `, browser verification ${web.verifier.provider}` +
       (released ? `, released ${released} interrupted reservation(s)` : '') + '\n',
   );

@@ -13,41 +13,59 @@ const YES_NO = { true: 'Yes', false: 'No' };
 const NO_YES = { false: 'No', true: 'Yes' };
 
 /**
- * The main question, in request order or reversed: options (choice) or levels
- * (score) presented last to first, No before Yes (noul). The instructions are the
- * same either way.
+ * A presentation order: for each place, the index (in request order) of the answer
+ * shown there. Noul's two answers are yes (0) and no (1).
  */
-export function mainQuestion(request: DecisionRequest, reversed = false): Question {
-  const instructions = mainInstructions(request);
-  switch (request.mode) {
-    case 'choice': {
-      const options = reversed ? [...request.options].reverse() : request.options;
-      return { type: 'choice', instructions, criteria: options.map((label) => ({ label, description: null })) };
-    }
-    case 'noul':
-      return { type: 'noul', instructions, criteria: reversed ? NO_YES : YES_NO };
-    case 'score':
-      return { type: 'score', instructions, criteria: reversed ? [...request.levels].reverse() : [...request.levels] };
-  }
+export type Order = readonly number[];
+
+/** The number of answers of a request's main question. */
+export function answerCount(request: DecisionRequest): number {
+  return request.mode === 'choice' ? request.options.length : request.mode === 'score' ? request.levels.length : 2;
 }
 
-export function sufficiencyQuestion(request: DecisionRequest): Question {
-  return { type: 'noul', instructions: sufficiencyInstructions(request), criteria: YES_NO };
+export function identityOrder(k: number): Order {
+  return [...Array(k).keys()];
 }
 
-/** The questions of the call on the full context; `reversed` only for stress. */
-export function baseQuestions(request: DecisionRequest): Questions {
-  const questions: Questions = { [MAIN]: mainQuestion(request), [SUFFICIENCY]: sufficiencyQuestion(request) };
-  if (request.depth === 'stress') questions[REVERSED] = mainQuestion(request, true);
-  return questions;
+export function reversedOrder(k: number): Order {
+  return [...identityOrder(k)].reverse();
+}
+
+/** `true` and `false` stand for the reversed and the request order. */
+function orderOf(request: DecisionRequest, order: Order | boolean): Order {
+  if (typeof order !== 'boolean') return order;
+  return order ? reversedOrder(answerCount(request)) : identityOrder(answerCount(request));
 }
 
 /**
- * Reads a main answer back into request order. Choice answers are keyed by label,
- * so reversal needs no mapping; score answers are indexed like the criteria, so a
- * reversed one is read back to front.
+ * The main question with its answers presented in `order` (request order by default;
+ * `true`: reversed, options or levels last to first, No before Yes). The instructions
+ * are the same in every order.
  */
-export function readMain(request: DecisionRequest, name: string, answer: Answer | undefined, reversed = false): Reading {
+export function mainQuestion(request: DecisionRequest, order: Order | boolean = false): Question {
+  const instructions = mainInstructions(request);
+  const placed = orderOf(request, order);
+  switch (request.mode) {
+    case 'choice':
+      return { type: 'choice', instructions, criteria: placed.map((i) => ({ label: request.options[i], description: null })) };
+    case 'noul':
+      return { type: 'noul', instructions, criteria: placed[0] === 0 ? YES_NO : NO_YES };
+    case 'score':
+      return { type: 'score', instructions, criteria: placed.map((i) => request.levels[i]) };
+  }
+}
+
+/** The sufficiency probe, a yes/no question; `noFirst` presents No before Yes. */
+export function sufficiencyQuestion(request: DecisionRequest, noFirst = false): Question {
+  return { type: 'noul', instructions: sufficiencyInstructions(request), criteria: noFirst ? NO_YES : YES_NO };
+}
+
+/**
+ * Reads a main answer asked in `order` back into request order. Choice answers are
+ * keyed by label, so order needs no mapping; score answers are indexed like the
+ * criteria, so each is put back at its level's place.
+ */
+export function readMain(request: DecisionRequest, name: string, answer: Answer | undefined, order: Order | boolean = false): Reading {
   switch (request.mode) {
     case 'noul':
       return { mode: 'noul', yes: readYes(name, answer) };
@@ -64,7 +82,9 @@ export function readMain(request: DecisionRequest, name: string, answer: Answer 
       if (answer?.type !== 'score') throw unusable(name, 'is not a score answer');
       const k = request.levels.length;
       if (answer.probabilities.length !== k) throw unusable(name, `has ${answer.probabilities.length} probabilities for ${k} levels`);
-      const p = reversed ? [...answer.probabilities].reverse() : answer.probabilities;
+      const placed = orderOf(request, order);
+      const p: number[] = new Array(k);
+      placed.forEach((level, place) => (p[level] = answer.probabilities[place]));
       return { mode: 'score', labels: request.levels, p: normalise(name, p) };
     }
   }

@@ -3,7 +3,8 @@ import type { Engine, EngineReply, Questions } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { round4, signalOf, type Weighed, weigh } from './outcome.js';
-import { baseQuestions, MAIN, mainQuestion, readMain, readYes, REVERSED, SUFFICIENCY } from './questions.js';
+import { type Debias, mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
+import { answerCount, MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
 
 export interface DecisionOutcome {
@@ -31,35 +32,46 @@ interface Call {
 /**
  * Decides one parsed request (trimmed, depth defaulted). Standard depth is one engine
  * call; stress adds one call per fact, all run together under `concurrency`, so the
- * decision takes about one engine round. Engine errors propagate unchanged; the first
+ * decision takes about one engine round. With `debias` (debias.ts) every call asks
+ * its main question in each order as questions of the same call, and the answer is
+ * their average; a stress decision's reversed check is then the reversed reading
+ * itself, not a question of its own. Engine errors propagate unchanged; the first
  * failure of any call aborts the others and fails the whole decision.
  */
 export async function runDecision(
   request: DecisionRequest,
   engine: Engine,
-  options: { signal: AbortSignal; concurrency?: number },
+  options: { signal: AbortSignal; concurrency?: number; debias?: Debias },
 ): Promise<DecisionOutcome> {
   const stress = request.depth === 'stress';
+  const debias = options.debias ?? 'none';
+  const orders = ordersFor(answerCount(request), debias);
+  const reused = reversedReading(orders);
+  const reversedQuestion: Questions = stress && reused < 0 ? { [REVERSED]: mainQuestion(request, true) } : {};
   const calls: Call[] = [
     {
       state: request.context,
-      questions: baseQuestions(request),
+      questions: { ...mainQuestions(request, orders), ...sufficiencyQuestions(request, debias), ...reversedQuestion },
       read: (answers, inputTokens) => ({
         kind: 'base',
         inputTokens,
-        main: weigh(readMain(request, MAIN, answers[MAIN])),
-        contextSufficiency: round4(readYes(SUFFICIENCY, answers[SUFFICIENCY])),
-        reversed: stress ? weigh(readMain(request, REVERSED, answers[REVERSED], true)) : null,
+        main: weigh(readAveraged(request, answers, orders)),
+        contextSufficiency: round4(readSufficiency(answers, debias)),
+        reversed: !stress
+          ? null
+          : reused < 0
+            ? weigh(readMain(request, REVERSED, answers[REVERSED], true))
+            : weigh(readMain(request, readingName(MAIN, reused), answers[readingName(MAIN, reused)], orders[reused])),
       }),
     },
     ...(stress ? removableFacts(request.context) : []).map(
       (fact): Call => ({
         state: contextWithout(request.context, fact),
-        questions: { [MAIN]: mainQuestion(request) },
+        questions: mainQuestions(request, orders),
         read: (answers, inputTokens) => ({
           kind: 'without-fact',
           inputTokens,
-          main: weigh(readMain(request, MAIN, answers[MAIN])),
+          main: weigh(readAveraged(request, answers, orders)),
           fact,
         }),
       }),

@@ -1,3 +1,4 @@
+import type { Debias } from '../decision/debias.js';
 import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import { engineFailure } from '../service/refusals.js';
@@ -7,10 +8,10 @@ import type { Decider } from './run.js';
  * Decisions made in this process by the decision layer the service uses, without a
  * ledger: each with the service's deadline, its failures under the API's codes.
  */
-export function engineDecider(engine: Engine, timeoutMs: number): Decider {
+export function engineDecider(engine: Engine, timeoutMs: number, debias: Debias): Decider {
   return async ({ request }) => {
     try {
-      return await runDecision(request, engine, { signal: AbortSignal.timeout(timeoutMs) });
+      return await runDecision(request, engine, { signal: AbortSignal.timeout(timeoutMs), debias });
     } catch (error) {
       throw engineFailure(error);
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MODES } from '../contract/index.js';
+import { DEBIAS_MODES } from '../decision/debias.js';
 import { isSufficient, type EvalItem } from './item.js';
 import { auroc, mean, quality, round, type Scored, topIndices, totalVariation } from './metrics.js';
 import type { ItemPlan, Plan } from './plan.js';
@@ -21,7 +22,8 @@ const Group = z.object({ n: z.int(), meanSufficiency: figure, needsContextRate: 
 
 export const EvalReport = z.object({
   set: z.object({ file: z.string(), items: z.int(), sufficient: z.int(), insufficient: z.int() }),
-  engine: z.object({ name: z.string(), model: z.string() }),
+  /** `debias`: how the engine here was asked (absent for a service reached with --url, which does not say). */
+  engine: z.object({ name: z.string(), model: z.string(), debias: z.enum(DEBIAS_MODES).optional() }),
   /** Distinct decisions asked (as written, reversed, without the decisive fact). */
   asked: z.int(),
   overall: Quality,

@@ -10,6 +10,7 @@ import {
   type Metrics,
   type Usage,
 } from '../contract/index.js';
+import type { Debias } from '../decision/debias.js';
 import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import type { Caller, Channel, CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
@@ -24,6 +25,8 @@ export interface ServiceOptions {
   limits: Limits;
   /** One deadline for a whole decision, stress included. */
   engineTimeoutMs: number;
+  /** Order debiasing of every decision (decision/debias.ts); none by default. */
+  debias?: Debias;
   clock?: Clock;
   /** Decisions running at once before new ones get 429 `engine_busy`. */
   maxInFlight?: number;
@@ -54,6 +57,7 @@ export class DecisionService {
   private readonly engine: Engine;
   private readonly clock: Clock;
   private readonly engineTimeoutMs: number;
+  private readonly debias: Debias;
   private readonly maxInFlight: number;
   private readonly warn: (line: string) => void;
   private inFlight = 0;
@@ -65,6 +69,7 @@ export class DecisionService {
     this.limits = options.limits;
     this.clock = options.clock ?? systemClock;
     this.engineTimeoutMs = options.engineTimeoutMs;
+    this.debias = options.debias ?? 'none';
     this.maxInFlight = options.maxInFlight ?? 512;
     this.warn = options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`));
     this.giveBack = new GiveBack(this.warn);
@@ -139,7 +144,7 @@ export class DecisionService {
     const release = () => this.store.release(reservation.id, this.now());
     const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
     try {
-      outcome = await runDecision(request, this.engine, { signal: AbortSignal.timeout(this.engineTimeoutMs) });
+      outcome = await runDecision(request, this.engine, { signal: AbortSignal.timeout(this.engineTimeoutMs), debias: this.debias });
     } catch (error) {
       await this.giveBack.soon(releasing, release);
       throw engineFailure(error);

@@ -41,7 +41,7 @@ describe('decide serve on the local engine', () => {
   it('--model PATH.gguf: starts on that file, decides, and stops cleanly', async () => {
     const { db } = fresh();
     const serving = await startServe(['--db', db, '--model', TINY_MODEL], {}, 20_000);
-    expect(await serving.waitForStderr(/engine local/)).toContain('engine local (model llama-2-tiny-random)');
+    expect(await serving.waitForStderr(/engine local/)).toContain('engine local (model llama-2-tiny-random, debias reverse)');
     const { status, body } = await decide(serving.url, db);
     expect(status).toBe(200);
     expect(body.model).toBe('llama-2-tiny-random');
@@ -53,7 +53,7 @@ describe('decide serve on the local engine', () => {
     fs.mkdirSync(path.dirname(model), { recursive: true });
     fs.copyFileSync(TINY_MODEL, model);
     const serving = await startServe(['--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, 20_000);
-    expect(await serving.waitForStderr(/engine local/)).toContain(`engine local (model ${DEFAULT_MODEL.name})`);
+    expect(await serving.waitForStderr(/engine local/)).toContain(`engine local (model ${DEFAULT_MODEL.name}, debias reverse)`);
     expect((await decide(serving.url, tmp.db)).status).toBe(200);
     expect(host.ranges).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionRequest } from '../../src/contract/decision.js';
 import { weigh } from '../../src/decision/outcome.js';
-import { baseQuestions, mainQuestion, readMain, readYes, sufficiencyQuestion } from '../../src/decision/questions.js';
+import { mainQuestion, readMain, readYes, sufficiencyQuestion } from '../../src/decision/questions.js';
 import { EngineError } from '../../src/engine/engine.js';
 
 const context = 'The team has four engineers. Two of them know Rust. The deadline is in March.';
@@ -21,11 +21,6 @@ const score = DecisionRequest.parse({
 const noul = DecisionRequest.parse({ mode: 'noul', question: 'Should we hire a fifth engineer?', context });
 
 describe('questions', () => {
-  it('asks main and sufficiency for standard depth, and reversed too for stress', () => {
-    expect(Object.keys(baseQuestions(choice))).toEqual(['main', 'sufficiency']);
-    expect(Object.keys(baseQuestions(score))).toEqual(['main', 'sufficiency', 'reversed']);
-  });
-
   it('presents choice options in request order, or reversed', () => {
     expect(mainQuestion(choice)).toMatchObject({ type: 'choice', criteria: [
       { label: 'Rust', description: null },

@@ -45,10 +45,10 @@ describe('decide eval on a simulated model with known faults', () => {
     await sim?.close();
   });
 
-  const evaluate = async (faults: SimulatedFaults): Promise<EvalReport> => {
+  const evaluate = async (faults: SimulatedFaults, flags: string[] = []): Promise<EvalReport> => {
     sim = await startSimulatedModel(items, faults);
     const env = { DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'simulated' };
-    const run = await decide(['eval', '--json', '--concurrency', '8'], { env, timeoutMs: 240_000 });
+    const run = await decide(['eval', '--json', '--concurrency', '8', ...flags], { env, timeoutMs: 240_000 });
     expect(run.code, run.stderr).toBe(0);
     const report = EvalReport.parse(JSON.parse(run.stdout));
     await sim.close();
@@ -59,7 +59,7 @@ describe('decide eval on a simulated model with known faults', () => {
   it('recovers accuracy, calibration, no position bias and a sharp sufficiency signal; overconfidence shows in ECE alone', { timeout: 480_000 }, async () => {
     const fair = await evaluate(FAIR);
     expect(fair.failed.count).toBe(0);
-    expect(fair.engine).toEqual({ name: 'systemone', model: 'simulated' });
+    expect(fair.engine).toEqual({ name: 'systemone', model: 'simulated', debias: 'none' });
     expect(fair.overall.n).toBe(items.filter((i) => i.sufficient !== false).length);
     expect(fair.overall.accuracy!).toBeGreaterThan(FAIR.accuracy - 0.06);
     expect(fair.overall.accuracy!).toBeLessThan(FAIR.accuracy + 0.06);
@@ -95,5 +95,19 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(report.positionBias.primacy!).toBeGreaterThan(0.05);
     expect(report.sufficiency.auroc!).toBeGreaterThan(0.35);
     expect(report.sufficiency.auroc!).toBeLessThan(0.65);
+  });
+
+  it('--debias reverse removes what the position bias did: no flips, the accuracy of the unbiased model', { timeout: 480_000 }, async () => {
+    const biased = { ...FAIR, positionBias: 0.8 };
+    const plain = await evaluate(biased);
+    const debiased = await evaluate(biased, ['--debias', 'reverse']);
+    const unbiased = await evaluate(FAIR);
+    expect(debiased.engine.debias).toBe('reverse');
+    expect(plain.positionBias.flipRate!).toBeGreaterThan(0.05);
+    // Each reading now averages the same two presentations, whichever order the item lists.
+    expect(debiased.positionBias.flipRate).toBe(0);
+    expect(debiased.positionBias.meanShift).toBe(0);
+    expect(debiased.overall.accuracy!).toBeGreaterThan(plain.overall.accuracy!);
+    expect(Math.abs(debiased.overall.accuracy! - unbiased.overall.accuracy!)).toBeLessThan(0.02);
   });
 });

@@ -28,7 +28,7 @@ describe.skipIf(!hasLocalRuntime())('decide eval on the tiny local model (needs 
     const run = await decide(['eval', '--model', TINY_MODEL, '--limit', '24', '--json'], { timeoutMs: 170_000 });
     expect(run.code, run.stderr).toBe(0);
     const report = EvalReport.parse(JSON.parse(run.stdout));
-    expect(report.engine).toEqual({ name: 'local', model: 'llama-2-tiny-random' });
+    expect(report.engine).toEqual({ name: 'local', model: 'llama-2-tiny-random', debias: 'reverse' });
     expect(report.failed.count).toBe(0);
     expect(report.set.items).toBe(24);
     expect(report.overall.n).toBe(report.set.sufficient);

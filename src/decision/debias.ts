@@ -1,0 +1,83 @@
+import type { DecisionRequest } from '../contract/decision.js';
+import type { Answer, Questions } from '../engine/engine.js';
+import type { Reading } from './outcome.js';
+import { identityOrder, MAIN, mainQuestion, type Order, readMain, readYes, reversedOrder, SUFFICIENCY, sufficiencyQuestion } from './questions.js';
+
+/**
+ * Order debiasing. A model reading options in one order favours some places (the
+ * first, the last) and some labels whatever they say; the same question asked with
+ * the answers in other orders, and the readings averaged in request order, cancels
+ * what belongs to the place rather than to the answer.
+ *
+ * - `none`: one reading, in request order.
+ * - `reverse`: request order and reversed (noul: Yes first and No first). Twice the
+ *   engine's input, once the time: the readings are questions of the same call.
+ * - `cyclic`: every cyclic shift of the options or levels, so each stands in every
+ *   place once (k readings; for two answers the same as `reverse`).
+ *
+ * The sufficiency probe, a yes/no question, is asked in both orders whenever
+ * debiasing is on.
+ */
+
+export const DEBIAS_MODES = ['none', 'reverse', 'cyclic'] as const;
+export type Debias = (typeof DEBIAS_MODES)[number];
+
+/**
+ * Unless the operator chooses: on the local engine readings cost only local compute,
+ * so both orders; on a remote engine, where a provider may bill every input token,
+ * one reading.
+ */
+export function defaultDebias(engineName: string): Debias {
+  return engineName === 'local' ? 'reverse' : 'none';
+}
+
+/** The orders a question of `k` answers is asked in. */
+export function ordersFor(k: number, debias: Debias): Order[] {
+  const identity = identityOrder(k);
+  if (debias === 'none') return [identity];
+  if (debias === 'reverse' || k === 2) return [identity, reversedOrder(k)];
+  return identity.map((shift) => identity.map((i) => (i + shift) % k));
+}
+
+/** The name of reading `j` of a question: the first keeps the plain name. */
+export const readingName = (base: string, j: number): string => (j === 0 ? base : `${base}-${j}`);
+
+/** Where the reversed order is among `orders`, or -1: a stress decision's reversed check reuses that reading. */
+export function reversedReading(orders: readonly Order[]): number {
+  const reversed = reversedOrder(orders[0].length);
+  return orders.findIndex((order) => order.every((i, place) => i === reversed[place]));
+}
+
+/** The main question once per order, as questions of one engine call. */
+export function mainQuestions(request: DecisionRequest, orders: readonly Order[]): Questions {
+  return Object.fromEntries(orders.map((order, j) => [readingName(MAIN, j), mainQuestion(request, order)]));
+}
+
+/** The readings of every order, averaged in request order. */
+export function readAveraged(request: DecisionRequest, answers: Record<string, Answer>, orders: readonly Order[]): Reading {
+  const readings = orders.map((order, j) => readMain(request, readingName(MAIN, j), answers[readingName(MAIN, j)], order));
+  return average(readings);
+}
+
+export function average(readings: readonly Reading[]): Reading {
+  const first = readings[0];
+  if (first.mode === 'noul') return { mode: 'noul', yes: mean(readings.map((r) => (r.mode === 'noul' ? r.yes : 0))) };
+  const p = first.p.map((_, i) => mean(readings.map((r) => (r.mode === 'noul' ? 0 : r.p[i]))));
+  return { mode: first.mode, labels: first.labels, p };
+}
+
+export function sufficiencyQuestions(request: DecisionRequest, debias: Debias): Questions {
+  const questions: Questions = { [SUFFICIENCY]: sufficiencyQuestion(request) };
+  if (debias !== 'none') questions[readingName(SUFFICIENCY, 1)] = sufficiencyQuestion(request, true);
+  return questions;
+}
+
+/** The probability that the context suffices, averaged over the orders it was asked in. */
+export function readSufficiency(answers: Record<string, Answer>, debias: Debias): number {
+  const names = debias === 'none' ? [SUFFICIENCY] : [SUFFICIENCY, readingName(SUFFICIENCY, 1)];
+  return mean(names.map((name) => readYes(name, answers[name])));
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DecisionRequest } from '../../src/contract/index.js';
+import { average, ordersFor, readAveraged, reversedReading } from '../../src/decision/debias.js';
+import { mainQuestion } from '../../src/decision/questions.js';
+import { runDecision } from '../../src/decision/run.js';
+import { createSystemOneEngine } from '../../src/engine/systemone.js';
+import { choiceAnswer, noulAnswer, scoreAnswer, startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
+
+const context = 'The team has four engineers. Two know Rust. The deadline is in March. The budget allows one hire.';
+const choice = DecisionRequest.parse({ mode: 'choice', question: 'Which language should we use?', context, options: ['Rust', 'Go', 'TypeScript'] });
+const score = DecisionRequest.parse({ mode: 'score', question: 'How risky is the March deadline?', context, levels: ['low', 'medium', 'high'] });
+const noul = DecisionRequest.parse({ mode: 'noul', question: 'Should we hire a fifth engineer?', context });
+
+describe('order debiasing: the orders and the average', () => {
+  it('none asks once; reverse adds the reversed order; cyclic puts every answer in every place', () => {
+    expect(ordersFor(3, 'none')).toEqual([[0, 1, 2]]);
+    expect(ordersFor(3, 'reverse')).toEqual([[0, 1, 2], [2, 1, 0]]);
+    expect(ordersFor(3, 'cyclic')).toEqual([[0, 1, 2], [1, 2, 0], [2, 0, 1]]);
+    // Two answers have two orders whichever way.
+    expect(ordersFor(2, 'cyclic')).toEqual([[0, 1], [1, 0]]);
+    expect(reversedReading(ordersFor(3, 'reverse'))).toBe(1);
+    expect(reversedReading(ordersFor(3, 'cyclic'))).toBe(-1);
+    expect(reversedReading(ordersFor(2, 'cyclic'))).toBe(1);
+  });
+
+  it('reads each order back into request order and averages them', () => {
+    const orders = ordersFor(3, 'cyclic');
+    // A model that gives 0.6 to whatever it is shown first, 0.3 second, 0.1 third.
+    const answers = Object.fromEntries(
+      orders.map((order, j) => [j === 0 ? 'main' : `main-${j}`, { type: 'score' as const, probabilities: [0.6, 0.3, 0.1] }]),
+    );
+    const reading = readAveraged(score, answers, orders);
+    expect(reading.mode === 'score' && reading.p.map((p) => +p.toFixed(10))).toEqual([1 / 3, 1 / 3, 1 / 3].map((p) => +p.toFixed(10)));
+    expect(mainQuestion(score, orders[1])).toMatchObject({ criteria: ['medium', 'high', 'low'] });
+    expect(average([{ mode: 'noul', yes: 0.9 }, { mode: 'noul', yes: 0.5 }])).toEqual({ mode: 'noul', yes: 0.7 });
+  });
+});
+
+describe('order debiasing through an engine', () => {
+  let fake: SystemOneFake;
+  const engine = () => createSystemOneEngine({ baseUrl: fake.url, model: 'm', timeoutMs: 5_000 });
+  beforeAll(async () => {
+    fake = await startSystemOneFake();
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => {
+    fake.respond();
+    fake.requests.length = 0;
+  });
+
+  /** A model with a pure position bias: 0.7 to the answer shown first, whatever it says. */
+  const firstPlaceWins = () =>
+    fake.respond(() => ({
+      answer: (_id, question) => {
+        if (question.type === 'noul') return noulAnswer(Object.keys(question.criteria ?? { true: 1 })[0] === 'true' ? 0.7 : 0.3);
+        const labels: string[] = question.type === 'choice' ? Object.keys(question.criteria) : question.criteria;
+        const p = labels.map((_, i) => (i === 0 ? 0.7 : 0.3 / (labels.length - 1)));
+        return question.type === 'choice' ? choiceAnswer(Object.fromEntries(labels.map((l, i) => [l, p[i]]))) : scoreAnswer(p, labels);
+      },
+    }));
+
+  it('without debiasing, the position bias is the answer', async () => {
+    firstPlaceWins();
+    const outcome = await runDecision(DecisionRequest.parse({ ...noul }), engine(), { signal: AbortSignal.timeout(5_000) });
+    expect(outcome.result).toEqual({ yesProbability: 0.7 });
+    expect(Object.keys(fake.requests[0].body.questions)).toEqual(['main', 'sufficiency']);
+  });
+
+  it('reverse: both orders in one call, averaged; the bias cancels, yes/no and the sufficiency probe included', async () => {
+    firstPlaceWins();
+    const outcome = await runDecision(noul, engine(), { signal: AbortSignal.timeout(5_000), debias: 'reverse' });
+    expect(fake.requests).toHaveLength(1);
+    const asked = fake.requests[0].body.questions;
+    expect(Object.keys(asked)).toEqual(['main', 'main-1', 'sufficiency', 'sufficiency-1']);
+    expect(Object.keys(asked['main-1'].criteria)).toEqual(['false', 'true']);
+    expect(outcome.result).toEqual({ yesProbability: 0.5 });
+    expect(outcome.contextSufficiency).toBe(0.5);
+  });
+
+  it('cyclic: every option in every place; the bias cancels for three options', async () => {
+    firstPlaceWins();
+    const outcome = await runDecision(choice, engine(), { signal: AbortSignal.timeout(5_000), debias: 'cyclic' });
+    expect(Object.keys(fake.requests[0].body.questions)).toEqual(['main', 'main-1', 'main-2', 'sufficiency', 'sufficiency-1']);
+    expect(outcome.result).toMatchObject({ probabilities: { Rust: 0.3334, Go: 0.3333, TypeScript: 0.3333 } });
+    expect(outcome.signal).toBe('unclear');
+  });
+
+  it('stress with reverse: the reversed check is the reversed reading (no question of its own), each fact asked in both orders', async () => {
+    firstPlaceWins();
+    const outcome = await runDecision(DecisionRequest.parse({ ...choice, depth: 'stress' }), engine(), { signal: AbortSignal.timeout(5_000), debias: 'reverse' });
+    const base = fake.requests.find((r) => r.body.state === context)!.body.questions;
+    expect(Object.keys(base)).toEqual(['main', 'main-1', 'sufficiency', 'sufficiency-1']);
+    const withoutFact = fake.requests.filter((r) => r.body.state !== context);
+    expect(withoutFact).toHaveLength(4);
+    for (const r of withoutFact) expect(Object.keys(r.body.questions)).toEqual(['main', 'main-1']);
+    const reversed = outcome.stress!.checks[0];
+    // The reversed reading alone gives TypeScript, shown first there, 0.7; the debiased base is even.
+    expect(reversed).toMatchObject({ kind: 'reversed', agrees: false, result: { selected: 'TypeScript' } });
+    expect(outcome.result).toMatchObject({ probabilities: { Rust: 0.425, Go: 0.15, TypeScript: 0.425 } });
+  });
+});
