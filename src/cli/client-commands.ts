@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { MODES } from '../contract/decision.js';
 import { CLIENT_EXIT, CLIENT_EXIT_HELP } from './client-exit.js';
 import { CliFailure } from './config.js';
-import { fail } from './exit-codes.js';
+import { fail, Failure } from './exit-codes.js';
 
 /**
  * The client commands: `ask`, `stress`, `usage`, `revoke`, talking to a running service
@@ -17,7 +17,7 @@ export async function runAction(action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (error) {
-    if (error instanceof CliFailure) fail(error.message, error.exitCode);
+    if (error instanceof CliFailure || error instanceof Failure) fail(error.message, error.exitCode);
     fail(`internal error: ${(error as Error)?.stack ?? String(error)}`, CLIENT_EXIT.internal);
   }
 }

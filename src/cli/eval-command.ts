@@ -21,6 +21,7 @@ export function evalCommand(): Command {
     .option('--out <dir>', 'also write report.json and a reliability diagram per mode (SVG) into this folder')
     .addOption(modelOption())
     .addOption(debiasOption())
+    .option('--db <path>', 'apply the temperatures decide calibrate kept in this ledger (a SQLite file or postgres:// URL)')
     .option('--url <url>', 'evaluate a running decide service instead of the engine configured here (costs decisions of the key)')
     .option('--key-file <path>', 'with --url: file holding the API key (default: the DECIDE_API_KEY variable)')
     .option('--yes', 'with --url: spend the decisions without asking (required when standard input is not a terminal)')

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { DecideError as ClientError } from '../client/errors.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
+import { type Temperatures, temperaturesOf } from '../decision/temperature.js';
+import { withStore } from './ledger-access.js';
 import { engineDecider } from '../eval/engine-decider.js';
 import { readSet, SetError, type EvalItem } from '../eval/item.js';
 import { planEval, type Plan } from '../eval/plan.js';
@@ -30,10 +32,12 @@ export interface EvalFlags extends ConnectionFlags {
   out?: string;
   model?: string;
   debias?: Debias;
+  /** A ledger whose temperatures (`decide calibrate`) to apply. */
+  db?: string;
   yes?: boolean;
 }
 
-interface Target {
+export interface Target {
   engine: EvalReport['engine'];
   decide: Decider;
   close(): Promise<void>;
@@ -45,7 +49,7 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   const items = loadSet(file, flags.limit);
   const plan = planEval(items);
   if (flags.out) makeFolder(flags.out);
-  const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags);
+  const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags, flags.db);
 
   const progress = await evalProgress(plan.asks.length, { json: Boolean(flags.json) });
   const started = performance.now();
@@ -72,7 +76,7 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   }
 }
 
-function loadSet(file: string, limit: number | undefined): EvalItem[] {
+export function loadSet(file: string, limit: number | undefined): EvalItem[] {
   try {
     const items = readSet(file);
     return limit === undefined ? items : items.slice(0, limit);
@@ -83,7 +87,7 @@ function loadSet(file: string, limit: number | undefined): EvalItem[] {
 }
 
 /** The engine `decide serve` would run, from the same flags and environment. */
-async function localTarget(flags: EvalFlags): Promise<Target> {
+export async function localTarget(flags: Pick<EvalFlags, 'model' | 'debias'>, calibratedBy?: string): Promise<Target> {
   let timeoutMs: number;
   try {
     timeoutMs = engineTimeoutFromEnv();
@@ -92,11 +96,17 @@ async function localTarget(flags: EvalFlags): Promise<Target> {
   }
   const engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
   const debias = flags.debias ?? defaultDebias(engine.name);
+  const temperatures = calibratedBy === undefined ? {} : await storedTemperatures(calibratedBy, engine.name, engine.model);
   return {
-    engine: { name: engine.name, model: engine.model, debias },
-    decide: engineDecider(engine, timeoutMs, debias),
+    engine: { name: engine.name, model: engine.model, debias, ...(calibratedBy === undefined ? {} : { temperatures }) },
+    decide: engineDecider(engine, timeoutMs, debias, temperatures),
     close: async () => engine.close?.(),
   };
+}
+
+async function storedTemperatures(db: string, engine: string, model: string): Promise<Temperatures> {
+  const limits = { freePerKey: 20, freePerIp: 0, freePerSite: 0 };
+  return temperaturesOf(await withStore(db, limits, (store) => store.calibrations.list({ engine, model })));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { clientCommands } from './client-commands.js';
 import { EXIT_CODES_HELP } from './client-exit.js';
+import { calibrateCommand } from './calibrate-command.js';
 import { evalCommand } from './eval-command.js';
 import { EXIT } from './exit-codes.js';
 import { mcpCommand } from './mcp.js';
@@ -26,6 +27,7 @@ usageExit(program);
 // override, so their usage errors exit 2 (client-exit.ts), not the operators' 64.
 for (const command of clientCommands()) program.addCommand(command);
 program.addCommand(evalCommand());
+program.addCommand(calibrateCommand());
 program.addHelpText('after', EXIT_CODES_HELP);
 
 await program.parseAsync();

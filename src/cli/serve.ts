@@ -13,6 +13,7 @@ import { EXIT, fail, type Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
 import { dbOption, debiasOption, integer, modelOption } from './options.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
+import { describeTemperatures, type Temperatures, temperaturesOf } from '../decision/temperature.js';
 
 interface ServeFlags {
   port: number;
@@ -78,12 +79,21 @@ async function serve(flags: ServeFlags) {
     failOn(ledgerFailure(flags.db, error));
   }
 
+  // Temperatures `decide calibrate` fitted for this engine and model.
+  let temperatures: Temperatures;
+  try {
+    temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model: engine.model }));
+  } catch (error) {
+    await store.close();
+    failOn(ledgerFailure(flags.db, error));
+  }
   const service = new DecisionService({
     store,
     engine,
     limits,
     engineTimeoutMs,
     debias,
+    temperatures,
     warn: (line) => void process.stderr.write(`decide: ${line}\n`),
   });
   const app = createApp({
@@ -103,7 +113,7 @@ async function serve(flags: ServeFlags) {
 
   process.stdout.write(`decide listening on ${server.url}\n`);
   process.stderr.write(
-    `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}), database ${describeLocation(flags.db)}` +
+    `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}, calibration ${describeTemperatures(temperatures)}), database ${describeLocation(flags.db)}` +
       `, browser verification ${web.verifier.provider}` +
       (released ? `, released ${released} interrupted reservation(s)` : '') + '\n',
   );

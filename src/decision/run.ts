@@ -2,7 +2,8 @@ import type { DecisionRequest, DecisionResult, Signal, Stress } from '../contrac
 import type { Engine, EngineReply, Questions } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
-import { round4, signalOf, type Weighed, weigh } from './outcome.js';
+import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
+import { calibrated, calibratedSufficiency, type Temperatures } from './temperature.js';
 import { type Debias, mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
 import { answerCount, MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
@@ -41,10 +42,12 @@ interface Call {
 export async function runDecision(
   request: DecisionRequest,
   engine: Engine,
-  options: { signal: AbortSignal; concurrency?: number; debias?: Debias },
+  options: { signal: AbortSignal; concurrency?: number; debias?: Debias; temperatures?: Temperatures },
 ): Promise<DecisionOutcome> {
   const stress = request.depth === 'stress';
   const debias = options.debias ?? 'none';
+  // Every reading of the decision is calibrated alike, so the checks compare like with like.
+  const fit = (reading: Reading) => weigh(calibrated(reading, options.temperatures ?? {}));
   const orders = ordersFor(answerCount(request), debias);
   const reused = reversedReading(orders);
   const reversedQuestion: Questions = stress && reused < 0 ? { [REVERSED]: mainQuestion(request, true) } : {};
@@ -55,13 +58,13 @@ export async function runDecision(
       read: (answers, inputTokens) => ({
         kind: 'base',
         inputTokens,
-        main: weigh(readAveraged(request, answers, orders)),
-        contextSufficiency: round4(readSufficiency(answers, debias)),
+        main: fit(readAveraged(request, answers, orders)),
+        contextSufficiency: round4(calibratedSufficiency(readSufficiency(answers, debias), options.temperatures ?? {})),
         reversed: !stress
           ? null
           : reused < 0
-            ? weigh(readMain(request, REVERSED, answers[REVERSED], true))
-            : weigh(readMain(request, readingName(MAIN, reused), answers[readingName(MAIN, reused)], orders[reused])),
+            ? fit(readMain(request, REVERSED, answers[REVERSED], true))
+            : fit(readMain(request, readingName(MAIN, reused), answers[readingName(MAIN, reused)], orders[reused])),
       }),
     },
     ...(stress ? removableFacts(request.context) : []).map(
@@ -71,7 +74,7 @@ export async function runDecision(
         read: (answers, inputTokens) => ({
           kind: 'without-fact',
           inputTokens,
-          main: weigh(readAveraged(request, answers, orders)),
+          main: fit(readAveraged(request, answers, orders)),
           fact,
         }),
       }),

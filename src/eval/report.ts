@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { MODES } from '../contract/index.js';
 import { DEBIAS_MODES } from '../decision/debias.js';
-import { isSufficient, type EvalItem } from './item.js';
+import { isSufficient } from './item.js';
 import { auroc, mean, quality, round, type Scored, topIndices, totalVariation } from './metrics.js';
 import type { ItemPlan, Plan } from './plan.js';
+import { answerIndex, distribution } from './readings.js';
 import type { Decided, Outcome } from './run.js';
 
 /** The report of `decide eval` (`--json`, `report.json`); docs/eval.md says what each figure means. */
@@ -23,7 +24,13 @@ const Group = z.object({ n: z.int(), meanSufficiency: figure, needsContextRate: 
 export const EvalReport = z.object({
   set: z.object({ file: z.string(), items: z.int(), sufficient: z.int(), insufficient: z.int() }),
   /** `debias`: how the engine here was asked (absent for a service reached with --url, which does not say). */
-  engine: z.object({ name: z.string(), model: z.string(), debias: z.enum(DEBIAS_MODES).optional() }),
+  engine: z.object({
+    name: z.string(),
+    model: z.string(),
+    debias: z.enum(DEBIAS_MODES).optional(),
+    /** With `--db`: the temperatures applied, by target (empty when the ledger holds none for this engine and model). */
+    temperatures: z.record(z.string(), z.number()).optional(),
+  }),
   /** Distinct decisions asked (as written, reversed, without the decisive fact). */
   asked: z.int(),
   overall: Quality,
@@ -76,26 +83,6 @@ export function buildReport({ file, engine, plan, outcomes, durationMs }: Report
     failed: failures(plan, outcomes),
     durationMs: Math.round(durationMs),
   };
-}
-
-/** Classes of an item in its own order: its options, its levels, or yes then no. */
-function classesOf(item: EvalItem): readonly string[] {
-  return item.mode === 'choice' ? item.options : item.mode === 'score' ? item.levels : ['yes', 'no'];
-}
-
-function answerIndex(item: EvalItem): number {
-  return item.mode === 'noul' ? (item.answer ? 0 : 1) : classesOf(item).indexOf(item.answer);
-}
-
-/** A decision's distribution over the item's classes in the item's order, whatever order it was asked in. */
-function distribution(item: EvalItem, decided: Decided): number[] {
-  const result = decided.result;
-  const p =
-    'yesProbability' in result
-      ? [result.yesProbability, 1 - result.yesProbability]
-      : classesOf(item).map((label) => result.probabilities[label] ?? 0);
-  const sum = p.reduce((a, b) => a + b, 0);
-  return sum > 0 ? p.map((x) => x / sum) : p.map(() => 1 / p.length);
 }
 
 type Lookup = (key: string | null) => Decided | null;

@@ -99,3 +99,9 @@ export function checkKeyLimit(perIpLimit: number): void {
 export function checkSettingName(name: string): void {
   if (!/^[a-z][a-z0-9_.]{0,62}$/.test(name)) throw new Error(`Bad setting name ${JSON.stringify(name)}.`);
 }
+
+export function checkCalibration(c: { temperature: number; fitted: number; heldOut: number; eceBefore: number; eceAfter: number }): void {
+  if (!Number.isFinite(c.temperature) || c.temperature <= 0) throw new Error('A temperature must be a positive number.');
+  for (const n of [c.fitted, c.heldOut]) if (!Number.isSafeInteger(n) || n < 0) throw new Error('Reading counts must be non-negative integers.');
+  for (const e of [c.eceBefore, c.eceAfter]) if (!Number.isFinite(e) || e < 0 || e > 1) throw new Error('An ECE lies in [0, 1].');
+}

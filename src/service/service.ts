@@ -11,6 +11,7 @@ import {
   type Usage,
 } from '../contract/index.js';
 import type { Debias } from '../decision/debias.js';
+import type { Temperatures } from '../decision/temperature.js';
 import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import type { Caller, Channel, CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
@@ -27,6 +28,8 @@ export interface ServiceOptions {
   engineTimeoutMs: number;
   /** Order debiasing of every decision (decision/debias.ts); none by default. */
   debias?: Debias;
+  /** Temperatures fitted for this engine and model (decision/temperature.ts); none by default. */
+  temperatures?: Temperatures;
   clock?: Clock;
   /** Decisions running at once before new ones get 429 `engine_busy`. */
   maxInFlight?: number;
@@ -58,6 +61,7 @@ export class DecisionService {
   private readonly clock: Clock;
   private readonly engineTimeoutMs: number;
   private readonly debias: Debias;
+  private readonly temperatures: Temperatures;
   private readonly maxInFlight: number;
   private readonly warn: (line: string) => void;
   private inFlight = 0;
@@ -70,6 +74,7 @@ export class DecisionService {
     this.clock = options.clock ?? systemClock;
     this.engineTimeoutMs = options.engineTimeoutMs;
     this.debias = options.debias ?? 'none';
+    this.temperatures = options.temperatures ?? {};
     this.maxInFlight = options.maxInFlight ?? 512;
     this.warn = options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`));
     this.giveBack = new GiveBack(this.warn);
@@ -144,7 +149,11 @@ export class DecisionService {
     const release = () => this.store.release(reservation.id, this.now());
     const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
     try {
-      outcome = await runDecision(request, this.engine, { signal: AbortSignal.timeout(this.engineTimeoutMs), debias: this.debias });
+      outcome = await runDecision(request, this.engine, {
+        signal: AbortSignal.timeout(this.engineTimeoutMs),
+        debias: this.debias,
+        temperatures: this.temperatures,
+      });
     } catch (error) {
       await this.giveBack.soon(releasing, release);
       throw engineFailure(error);

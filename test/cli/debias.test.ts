@@ -22,7 +22,7 @@ describe('decide serve: order debiasing', () => {
   it('a remote engine reads once unless asked; --debias reverse asks both orders of the question and of the probe', async () => {
     // The openai engine makes one call per question: the main question and the sufficiency probe.
     const plain = await decideOnce([]);
-    expect(plain.line).toContain('(model m, debias none)');
+    expect(plain.line).toContain('(model m, debias none, calibration none)');
     expect(plain.calls).toBe(2);
     const reversed = await decideOnce(['--debias', 'reverse']);
     expect(reversed.line).toContain('debias reverse');

@@ -54,6 +54,7 @@ describe('PostgreSQL: schema and migrations', () => {
   it('creates the schema named in the URL and every table in it, and records the version', async () => {
     await open();
     expect(await tables(ledger.schema)).toEqual([
+      'calibrations',
       'charges',
       VERSION_TABLE,
       'free_usage',

@@ -35,6 +35,7 @@ describe('SQLite: schema and migrations', () => {
         name: string;
       }[]).map((r) => r.name);
       expect(tables).toEqual([
+        'calibrations',
         'charges',
         'free_usage',
         'fundings',

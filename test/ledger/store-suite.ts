@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
-import type { Caller, CommitOutcome, CreatedKey, Limits, ReserveOutcome, Settlement, Store } from '../../src/ledger/store.js';
+import type { Calibration, Caller, CommitOutcome, CreatedKey, Limits, ReserveOutcome, Settlement, Store } from '../../src/ledger/store.js';
 import { DAY, IP, NEXT_DAY, newCaller, NOW } from './helpers.js';
 import { webStoreSuite } from './web-suite.js';
 
@@ -759,4 +759,42 @@ export function storeSuite(h: LedgerHarness): void {
   });
 
   describe(`${h.name}: the browser's side`, () => webStoreSuite(h));
+
+  describe(`${h.name}: fitted temperatures`, () => {
+    const fitted = (target: Calibration['target'], temperature: number, model = 'm1'): Calibration => ({
+      engine: 'local',
+      model,
+      target,
+      temperature,
+      fitted: 100,
+      heldOut: 90,
+      eceBefore: 0.25,
+      eceAfter: 0.04,
+      fittedAt: '2026-11-22T10:00:00.000Z',
+    });
+
+    it('keeps one temperature per engine, model and target, replaced by a new fit, listed and reset by engine and model', async () => {
+      await open();
+      await store.calibrations.save(fitted('choice', 2.5));
+      await store.calibrations.save(fitted('noul', 1.8));
+      await store.calibrations.save(fitted('choice', 3.1));
+      await store.calibrations.save(fitted('choice', 0.9, 'm2'));
+      expect(await store.calibrations.list({ engine: 'local', model: 'm1' })).toEqual([fitted('choice', 3.1), fitted('noul', 1.8)]);
+      expect(await store.calibrations.list()).toHaveLength(3);
+      // Another server on the same ledger sees them.
+      const other = await h.open();
+      opened.push(other);
+      expect((await other.calibrations.list({ engine: 'local', model: 'm2' }))[0].temperature).toBe(0.9);
+      expect(await store.calibrations.reset({ engine: 'local', model: 'm1' })).toBe(2);
+      expect(await store.calibrations.list()).toEqual([fitted('choice', 0.9, 'm2')]);
+    });
+
+    it('refuses a temperature that is not a positive number', async () => {
+      await open();
+      for (const temperature of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+        await expect(store.calibrations.save(fitted('score', temperature))).rejects.toThrow(/positive/);
+      }
+      expect(await store.calibrations.list()).toEqual([]);
+    });
+  });
 }

@@ -129,6 +129,21 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE metrics ADD COLUMN uncharged bigint NOT NULL DEFAULT 0 CHECK (uncharged >= 0);
   `,
+  // 4: temperatures fitted by \`decide calibrate\`, as SQLite's step 4.
+  `
+  CREATE TABLE calibrations (
+    engine      text NOT NULL,
+    model       text NOT NULL,
+    target      text NOT NULL CHECK (target IN ('choice', 'noul', 'score', 'sufficiency')),
+    temperature double precision NOT NULL CHECK (temperature > 0),
+    fitted      integer NOT NULL CHECK (fitted >= 0),
+    held_out    integer NOT NULL CHECK (held_out >= 0),
+    ece_before  double precision NOT NULL,
+    ece_after   double precision NOT NULL,
+    fitted_at   timestamptz NOT NULL,
+    PRIMARY KEY (engine, model, target)
+  );
+  `,
 ];
 
 /** The table recording which steps a database has had. */

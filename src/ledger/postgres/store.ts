@@ -26,6 +26,7 @@ import type {
   Settlement,
   Store,
 } from '../store.js';
+import { PgCalibrations } from './calibrations.js';
 import { PgCharges } from './charges.js';
 import { createPool, isConnectionLoss, parsePostgresUrl, prepared, queryAgain, transaction } from './database.js';
 import { PgIdempotency } from './idempotency.js';
@@ -117,6 +118,7 @@ export class PostgresStore implements Store {
   private readonly charges: PgCharges;
   private readonly idempotency: PgIdempotency;
   private readonly web: PgWeb;
+  readonly calibrations: PgCalibrations;
   private readonly timer: NodeJS.Timeout | null;
   private sweeping: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -131,6 +133,7 @@ export class PostgresStore implements Store {
     this.charges = new PgCharges(pool, limits, expiryMs);
     this.idempotency = new PgIdempotency(pool, expiryMs);
     this.web = new PgWeb(pool);
+    this.calibrations = new PgCalibrations(pool);
     this.timer =
       sweepIntervalMs > 0
         ? setInterval(() => {

@@ -140,6 +140,21 @@ export const MIGRATIONS: readonly string[] = [
     heartbeat_at TEXT NOT NULL
   ) STRICT;
   `,
+  // 4: temperatures fitted by `decide calibrate`, per engine, model and target.
+  `
+  CREATE TABLE calibrations (
+    engine      TEXT NOT NULL,
+    model       TEXT NOT NULL,
+    target      TEXT NOT NULL CHECK (target IN ('choice', 'noul', 'score', 'sufficiency')),
+    temperature REAL NOT NULL CHECK (temperature > 0),
+    fitted      INTEGER NOT NULL CHECK (fitted >= 0),
+    held_out    INTEGER NOT NULL CHECK (held_out >= 0),
+    ece_before  REAL NOT NULL,
+    ece_after   REAL NOT NULL,
+    fitted_at   TEXT NOT NULL,
+    PRIMARY KEY (engine, model, target)
+  ) STRICT;
+  `,
 ];
 
 /**

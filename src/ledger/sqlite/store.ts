@@ -26,6 +26,7 @@ import {
   type MetricsColumns,
 } from '../rules.js';
 import { LOCK_WAIT_MS, whenUnlocked } from './busy.js';
+import { SqliteCalibrations } from './calibrations.js';
 import { Charges } from './charges.js';
 import { openDatabase } from './database.js';
 import { Idempotency } from './idempotency.js';
@@ -63,6 +64,7 @@ export class SqliteStore implements Store {
   private readonly idempotency: Idempotency;
   private readonly web: SqliteWeb;
   private readonly lease: ServerLease;
+  readonly calibrations: SqliteCalibrations;
   private readonly s: Record<string, Statement>;
   private readonly timers: NodeJS.Timeout[] = [];
 
@@ -81,6 +83,7 @@ export class SqliteStore implements Store {
     this.idempotency = new Idempotency(db);
     this.web = new SqliteWeb(db);
     this.lease = new ServerLease(db);
+    this.calibrations = new SqliteCalibrations(db, (work) => this.unlocked(work));
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       insertPass: p('INSERT INTO passes (id, created_at) VALUES (?, ?)'),

@@ -1,0 +1,114 @@
+import { performance } from 'node:perf_hooks';
+import { fitAll, type Fit } from '../eval/calibrate.js';
+import { planEval } from '../eval/plan.js';
+import { askAll } from '../eval/run.js';
+import type { Calibration, Limits } from '../ledger/store.js';
+import { limitsFromEnv } from '../service/limits.js';
+import { CLIENT_EXIT } from './client-exit.js';
+import { CliFailure } from './config.js';
+import { DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
+import { evalProgress } from './eval-progress.js';
+import { EXIT, Failure } from './exit-codes.js';
+import { withStore } from './ledger-access.js';
+
+export interface CalibrateFlags extends Pick<EvalFlags, 'set' | 'limit' | 'concurrency' | 'json' | 'model' | 'debias'> {
+  db: string;
+  show?: boolean;
+  reset?: boolean;
+}
+
+/**
+ * `decide calibrate`: fits a temperature per target for the engine `decide serve`
+ * would run, on half the set, judges it on the other half, and keeps it in the
+ * ledger, where `serve` (and `eval --db`) apply it to that engine and model.
+ */
+export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
+  if (flags.show) return show(flags);
+  if (flags.reset) return reset(flags);
+
+  const file = flags.set ?? DEFAULT_SET;
+  const items = loadSet(file, flags.limit);
+  const full = planEval(items);
+  // The readings as asked: the reversed ones only measure position bias.
+  const plan = { ...full, asks: full.asks.filter((ask) => ask.variant !== 'reversed') };
+  const target = await localTarget(flags);
+  const progress = await evalProgress(plan.asks.length, { json: Boolean(flags.json) });
+  const started = performance.now();
+  let outcomes;
+  try {
+    outcomes = await askAll(plan.asks, target.decide, { concurrency: flags.concurrency, onSettled: progress.update });
+  } finally {
+    await progress.stop();
+    await target.close();
+  }
+  const fits = fitAll(plan, outcomes);
+  if (fits.length === 0) throw new CliFailure('every reading failed: nothing to fit', CLIENT_EXIT.service);
+  const { name: engine, model, debias } = target.engine;
+  const fittedAt = new Date().toISOString();
+  await withStore(flags.db, limits(), async (store) => {
+    for (const fit of fits) {
+      await store.calibrations.save({ engine, model, target: fit.target, temperature: fit.temperature, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore ?? 0, eceAfter: fit.eceAfter ?? 0, fittedAt });
+    }
+  });
+  const failed = [...outcomes.values()].filter((o) => !o.ok).length;
+  if (flags.json) {
+    process.stdout.write(JSON.stringify({ engine, model, debias, set: file, items: items.length, failed, durationMs: Math.round(performance.now() - started), fits }) + '\n');
+    return;
+  }
+  process.stdout.write(
+    `${engine}, model ${model}, debias ${debias}: ${items.length} items of ${file}, fitted on one half and judged on the other` +
+      (failed ? ` (${failed} readings failed)` : '') +
+      '\n\n' +
+      fitTable(fits) +
+      `\n\nKept in ${flags.db}: decide serve applies them to ${engine} ${model}; decide calibrate --reset removes them.\n`,
+  );
+}
+
+function fitTable(fits: readonly Fit[]): string {
+  const f = (x: number | null, digits = 3) => (x === null ? '–' : x.toFixed(digits));
+  const rows = fits.map((fit) => [
+    fit.target,
+    f(fit.temperature, 2),
+    `${fit.fitted} / ${fit.heldOut}`,
+    `${f(fit.eceBefore)} → ${f(fit.eceAfter)}`,
+    `${f(fit.logLossBefore)} → ${f(fit.logLossAfter)}`,
+  ]);
+  return table([['target', 'temperature', 'fitted / held out', 'held-out ECE', 'held-out log loss'], ...rows]);
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+async function show(flags: CalibrateFlags): Promise<void> {
+  const all = await withStore(flags.db, limits(), (store) => store.calibrations.list());
+  if (flags.json) {
+    process.stdout.write(JSON.stringify(all) + '\n');
+    return;
+  }
+  if (all.length === 0) {
+    process.stdout.write(`No temperatures in ${flags.db}: answers are served as the engines read them. Fit some with decide calibrate.\n`);
+    return;
+  }
+  const rows = all.map((c: Calibration) => [c.engine, c.model, c.target, c.temperature.toFixed(2), `${c.eceBefore.toFixed(3)} → ${c.eceAfter.toFixed(3)}`, c.fittedAt]);
+  process.stdout.write(table([['engine', 'model', 'target', 'temperature', 'held-out ECE', 'fitted at'], ...rows]) + '\n');
+}
+
+/** Removes the temperatures of the engine and model this configuration runs. */
+async function reset(flags: CalibrateFlags): Promise<void> {
+  const target = await localTarget(flags);
+  await target.close();
+  const { name: engine, model } = target.engine;
+  const removed = await withStore(flags.db, limits(), (store) => store.calibrations.reset({ engine, model }));
+  if (flags.json) process.stdout.write(JSON.stringify({ engine, model, removed }) + '\n');
+  else process.stdout.write(`Removed ${removed} temperature(s) of ${engine} ${model} from ${flags.db}.\n`);
+}
+
+function limits(): Limits {
+  try {
+    return limitsFromEnv();
+  } catch (error) {
+    throw new Failure((error as Error).message, EXIT.config);
+  }
+}

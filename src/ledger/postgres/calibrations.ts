@@ -1,0 +1,56 @@
+import type pg from 'pg';
+import { checkCalibration } from '../rules.js';
+import type { Calibration, Calibrations } from '../store.js';
+import { prepared, queryAgain } from './database.js';
+
+const COLUMNS = 'engine, model, target, temperature, fitted, held_out, ece_before, ece_after, fitted_at';
+
+const SQL = prepared('calibrations', {
+  save: `INSERT INTO calibrations (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (engine, model, target) DO UPDATE SET temperature = excluded.temperature, fitted = excluded.fitted,
+           held_out = excluded.held_out, ece_before = excluded.ece_before, ece_after = excluded.ece_after, fitted_at = excluded.fitted_at`,
+  of: `SELECT ${COLUMNS} FROM calibrations WHERE engine = $1 AND model = $2 ORDER BY target`,
+  all: `SELECT ${COLUMNS} FROM calibrations ORDER BY engine, model, target`,
+  reset: 'DELETE FROM calibrations WHERE engine = $1 AND model = $2',
+});
+
+interface Row {
+  engine: string;
+  model: string;
+  target: Calibration['target'];
+  temperature: number;
+  fitted: number;
+  held_out: number;
+  ece_before: number;
+  ece_after: number;
+  fitted_at: Date;
+}
+
+/** The fitted temperatures in the PostgreSQL ledger, shared by every server on it. */
+export class PgCalibrations implements Calibrations {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async save(c: Calibration): Promise<void> {
+    checkCalibration(c);
+    await queryAgain(this.pool, SQL.save, [c.engine, c.model, c.target, c.temperature, c.fitted, c.heldOut, c.eceBefore, c.eceAfter, c.fittedAt]);
+  }
+
+  async list(of?: { engine: string; model: string }): Promise<Calibration[]> {
+    const { rows } = of ? await queryAgain<Row>(this.pool, SQL.of, [of.engine, of.model]) : await queryAgain<Row>(this.pool, SQL.all);
+    return rows.map((r) => ({
+      engine: r.engine,
+      model: r.model,
+      target: r.target,
+      temperature: r.temperature,
+      fitted: r.fitted,
+      heldOut: r.held_out,
+      eceBefore: r.ece_before,
+      eceAfter: r.ece_after,
+      fittedAt: r.fitted_at.toISOString(),
+    }));
+  }
+
+  async reset(of: { engine: string; model: string }): Promise<number> {
+    return (await queryAgain(this.pool, SQL.reset, [of.engine, of.model])).rowCount ?? 0;
+  }
+}

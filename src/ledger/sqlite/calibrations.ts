@@ -1,0 +1,62 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { checkCalibration } from '../rules.js';
+import type { Calibration, Calibrations } from '../store.js';
+
+interface Row {
+  engine: string;
+  model: string;
+  target: Calibration['target'];
+  temperature: number;
+  fitted: number;
+  held_out: number;
+  ece_before: number;
+  ece_after: number;
+  fitted_at: string;
+}
+
+const fromRow = (r: Row): Calibration => ({
+  engine: r.engine,
+  model: r.model,
+  target: r.target,
+  temperature: r.temperature,
+  fitted: r.fitted,
+  heldOut: r.held_out,
+  eceBefore: r.ece_before,
+  eceAfter: r.ece_after,
+  fittedAt: r.fitted_at,
+});
+
+/** The fitted temperatures in the SQLite ledger; every call goes through `unlocked` (busy.ts). */
+export class SqliteCalibrations implements Calibrations {
+  private readonly s: Record<string, Statement>;
+
+  constructor(
+    db: Database,
+    private readonly unlocked: <T>(work: () => T) => Promise<T>,
+  ) {
+    const p = (sql: string) => db.prepare(sql);
+    const columns = 'engine, model, target, temperature, fitted, held_out, ece_before, ece_after, fitted_at';
+    this.s = {
+      save: p(`INSERT INTO calibrations (${columns}) VALUES (@engine, @model, @target, @temperature, @fitted, @heldOut, @eceBefore, @eceAfter, @fittedAt)
+               ON CONFLICT (engine, model, target) DO UPDATE SET temperature = excluded.temperature, fitted = excluded.fitted,
+                 held_out = excluded.held_out, ece_before = excluded.ece_before, ece_after = excluded.ece_after, fitted_at = excluded.fitted_at`),
+      of: p(`SELECT ${columns} FROM calibrations WHERE engine = ? AND model = ? ORDER BY target`),
+      all: p(`SELECT ${columns} FROM calibrations ORDER BY engine, model, target`),
+      reset: p('DELETE FROM calibrations WHERE engine = ? AND model = ?'),
+    };
+  }
+
+  async save(calibration: Calibration): Promise<void> {
+    checkCalibration(calibration);
+    await this.unlocked(() => this.s.save.run(calibration));
+  }
+
+  async list(of?: { engine: string; model: string }): Promise<Calibration[]> {
+    const rows = await this.unlocked(() => (of ? this.s.of.all(of.engine, of.model) : this.s.all.all()));
+    return (rows as Row[]).map(fromRow);
+  }
+
+  async reset(of: { engine: string; model: string }): Promise<number> {
+    return this.unlocked(() => this.s.reset.run(of.engine, of.model).changes);
+  }
+}
