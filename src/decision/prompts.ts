@@ -13,13 +13,19 @@ const GROUNDING =
   'Base the decision on the facts the text states. Use general knowledge only to ' +
   'understand those facts, not to supply facts the text does not give.';
 
+/**
+ * The question follows its task on the same line, without a "Question:" header of
+ * its own: engines put their own header in front (node-llama-cpp's "Question: …",
+ * the chat prompt's "Question:" section), and a second one inside would read as two
+ * questions.
+ */
 export function mainInstructions(request: DecisionRequest): string {
   const task = {
-    choice: 'Decide which of the options best answers the question below, given the text.',
-    noul: 'Decide whether the answer to the question below is yes or no, given the text.',
-    score: 'Decide which of the levels best answers the question below, given the text.',
+    choice: 'Given the text, decide which of the options best answers this question',
+    noul: 'Given the text, decide whether the answer to this question is yes or no',
+    score: 'Given the text, decide which of the levels best answers this question',
   }[request.mode];
-  return `${task}\n\nQuestion: ${request.question}\n\n${GROUNDING}`;
+  return `${task}: ${request.question}\n\n${GROUNDING}`;
 }
 
 /** What kind of answer is wanted; the probe judges facts for that answer, not in general. */
@@ -36,8 +42,7 @@ function answerSpace(request: DecisionRequest): string {
 
 export function sufficiencyInstructions(request: DecisionRequest): string {
   return [
-    'Does the text contain enough facts to answer the question below with confidence?',
-    `Question: ${request.question}\n${answerSpace(request)}`,
+    `Does the text contain enough facts to answer this question with confidence: ${request.question}\n${answerSpace(request)}`,
     'Answer yes only if the text states the facts the answer depends on, so that a ' +
       'careful reader would reach the answer without guessing. Answer no if the answer ' +
       'would rest on assumptions, on general knowledge or on facts the text leaves out. ' +

@@ -54,7 +54,9 @@ describe('questions', () => {
   it('gives the question verbatim and the same instructions either way round', () => {
     for (const request of [choice, score, noul]) {
       const main = mainQuestion(request);
-      expect(main.instructions).toContain(`Question: ${request.question}\n`);
+      expect(main.instructions).toContain(`this question${request.mode === 'noul' ? ' is yes or no' : ''}: ${request.question}\n`);
+      // Engines add their own "Question:" header; the instructions never carry a second one.
+      expect(main.instructions).not.toContain('Question:');
       expect(mainQuestion(request, true).instructions).toBe(main.instructions);
     }
     expect(mainQuestion(choice).instructions).not.toContain('Rust');
@@ -63,8 +65,8 @@ describe('questions', () => {
   it('probes sufficiency as a yes/no question about this question and its answers', () => {
     const probe = sufficiencyQuestion(choice);
     expect(probe.type).toBe('noul');
-    expect(probe.instructions).toMatch(/^Does the text contain enough facts to answer the question below with confidence\?/);
-    expect(probe.instructions).toContain('Question: Which language should the new service use?');
+    expect(probe.instructions).toMatch(/^Does the text contain enough facts to answer this question with confidence: /);
+    expect(probe.instructions).toContain('with confidence: Which language should the new service use?\n');
     expect(probe.instructions).toContain('"Rust", "Go", "TypeScript"');
     expect(sufficiencyQuestion(score).instructions).toContain('from low to high: "low", "medium", "high"');
   });

@@ -112,7 +112,8 @@ export function startSimulatedModel(set: readonly EvalItem[], faults: SimulatedF
   const seed = faults.seed ?? 1;
 
   const answer = (id: string, question: any, state: string): unknown => {
-    const asked = /Question: (.*)/.exec(question.instructions ?? '')?.[1];
+    // The question follows a colon and ends its line, in the main question and the probe alike.
+    const asked = /: (.*)$/m.exec(String(question.instructions ?? '').split('\n')[0])?.[1];
     const found = asked === undefined ? null : lookup(byQuestion, asked, state);
     if (!found) return { type: question.type, error: 'the simulated model does not know this question' };
     const { item, sufficient } = found;

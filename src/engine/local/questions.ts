@@ -2,50 +2,47 @@ import type { Answer, Question, Questions } from '../engine.js';
 import type { LibraryAnswer, LibraryQuestion } from './runtime.js';
 
 /**
- * Our questions in node-llama-cpp's decision shape, and its answers back.
+ * Our questions in node-llama-cpp's decision shape, and its answers back. Every
+ * question is asked as the library's `choice`: one template ("Reply the letters of
+ * the best answer:"), answers lettered A, B, C… in the order we present them. So:
  *
- * - choice: the library keys options by object key and presents them in key
- *   order, which JavaScript puts integer-like keys ("2025") first; so options get
- *   positional keys and travel as their descriptions, in our order.
- * - noul: the library always presents Yes before No. A No-first question (the
- *   stress check's reversed order) is asked as a two-option choice with the same
- *   wording, so that only the order differs between the two asks.
+ * - the order is the presentation alone: a reversed question swaps which letter
+ *   stands for which answer (the library's own yes/no question always puts Yes on
+ *   the same token, moving only its line; its score question numbers the levels,
+ *   and digits read as an order even when the levels are shown high to low);
+ * - both orders of a question are worded alike, which debiasing relies on;
+ * - options travel under positional keys and as their texts, since the library
+ *   presents them in object-key order, which puts integer-like keys ("2025") first.
  */
 export function toLibrary(question: Question): LibraryQuestion {
+  return { type: 'choice', instruction: question.instructions, criteria: Object.fromEntries(texts(question).map((text, i) => [optionKey(i), text])) };
+}
+
+/** The answers' texts in presentation order. */
+function texts(question: Question): string[] {
   switch (question.type) {
     case 'noul': {
       const { yes, no } = noulWording(question.criteria);
-      if (noFirst(question.criteria)) return { type: 'choice', instruction: question.instructions, criteria: { no, yes } };
-      return { type: 'noul', instruction: question.instructions, criteria: { true: yes, false: no } };
+      return noFirst(question.criteria) ? [no, yes] : [yes, no];
     }
     case 'choice':
-      return {
-        type: 'choice',
-        instruction: question.instructions,
-        criteria: Object.fromEntries(
-          question.criteria.map(({ label, description }, i) => [optionKey(i), description ? `${label}: ${description}` : label]),
-        ),
-      };
+      return question.criteria.map(({ label, description }) => (description ? `${label}: ${description}` : label));
     case 'score':
-      return { type: 'score', instruction: question.instructions, criteria: [...question.criteria] };
+      return [...question.criteria];
   }
 }
 
 export function fromLibrary(question: Question, answer: LibraryAnswer | undefined): Answer | undefined {
-  if (!answer) return undefined;
+  if (answer?.type !== 'choice') return undefined;
+  const p = texts(question).map((_, i) => answer.probabilities[optionKey(i)]);
+  if (p.some((x) => typeof x !== 'number')) return undefined;
   switch (question.type) {
     case 'noul':
-      if (answer.type === 'noul') return { type: 'noul', yes: answer.value };
-      if (answer.type === 'choice') return { type: 'noul', yes: answer.probabilities.yes };
-      return undefined;
+      return { type: 'noul', yes: noFirst(question.criteria) ? p[1] : p[0] };
     case 'choice':
-      if (answer.type !== 'choice') return undefined;
-      return {
-        type: 'choice',
-        probabilities: Object.fromEntries(question.criteria.map(({ label }, i) => [label, answer.probabilities[optionKey(i)]])),
-      };
+      return { type: 'choice', probabilities: Object.fromEntries(question.criteria.map(({ label }, i) => [label, p[i]])) };
     case 'score':
-      return answer.type === 'score' ? { type: 'score', probabilities: [...answer.probabilities] } : undefined;
+      return { type: 'score', probabilities: p };
   }
 }
 

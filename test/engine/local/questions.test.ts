@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChoiceQuestion, NoulQuestion } from '../../../src/engine/engine.js';
+import type { ChoiceQuestion, NoulQuestion, ScoreQuestion } from '../../../src/engine/engine.js';
 import { fromLibrary, toLibrary } from '../../../src/engine/local/questions.js';
 
 /** What the local engine hands node-llama-cpp: the order it presents is the order of these objects. */
@@ -25,17 +25,27 @@ describe('local engine: questions in the library shape', () => {
     expect(answer).toEqual({ type: 'choice', probabilities: { '2025': 0.7, '1999': 0.3 } });
   });
 
-  it("asks Yes-first yes/no questions as the library's own noul question", () => {
-    const q: NoulQuestion = { type: 'noul', instructions: 'Ship?', criteria: { true: 'Yes', false: 'No' } };
-    expect(toLibrary(q)).toEqual({ type: 'noul', instruction: 'Ship?', criteria: { true: 'Yes', false: 'No' } });
-    expect(fromLibrary(q, { type: 'noul', value: 0.8 })).toEqual({ type: 'noul', yes: 0.8 });
+  it('asks yes/no as a lettered choice in the order presented, so reversing swaps which letter means yes', () => {
+    const yesFirst: NoulQuestion = { type: 'noul', instructions: 'Ship?', criteria: { true: 'Yes', false: 'No' } };
+    const noFirst: NoulQuestion = { type: 'noul', instructions: 'Ship?', criteria: { false: 'No', true: 'Yes' } };
+    expect(toLibrary(yesFirst)).toEqual({ type: 'choice', instruction: 'Ship?', criteria: { 'option-1': 'Yes', 'option-2': 'No' } });
+    // The same template and wording; only which answer comes first (gets the first letter) differs.
+    expect(toLibrary(noFirst)).toEqual({ type: 'choice', instruction: 'Ship?', criteria: { 'option-1': 'No', 'option-2': 'Yes' } });
+    expect(fromLibrary(yesFirst, { type: 'choice', probabilities: { 'option-1': 0.8, 'option-2': 0.2 } })).toEqual({ type: 'noul', yes: 0.8 });
+    expect(fromLibrary(noFirst, { type: 'choice', probabilities: { 'option-1': 0.8, 'option-2': 0.2 } })).toEqual({ type: 'noul', yes: 0.2 });
   });
 
-  it('asks No-first questions as a No/Yes choice with the same wording, read back as P(yes)', () => {
+  it('keeps criteria texts with the library wording for yes/no', () => {
     const q: NoulQuestion = { type: 'noul', instructions: 'Ship?', criteria: { false: 'it waits', true: 'it ships' } };
-    const asked = toLibrary(q);
-    expect(asked).toEqual({ type: 'choice', instruction: 'Ship?', criteria: { no: 'No. it waits', yes: 'Yes. it ships' } });
-    expect(fromLibrary(q, { type: 'choice', probabilities: { no: 0.25, yes: 0.75 } })).toEqual({ type: 'noul', yes: 0.75 });
+    expect(toLibrary(q)).toEqual({ type: 'choice', instruction: 'Ship?', criteria: { 'option-1': 'No. it waits', 'option-2': 'Yes. it ships' } });
+  });
+
+  it('asks score levels as lettered answers, never numbered: digits would read as an order when levels are shown high to low', () => {
+    const reversed: ScoreQuestion = { type: 'score', instructions: 'How risky?', criteria: ['high', 'medium', 'low'] };
+    expect(toLibrary(reversed)).toEqual({ type: 'choice', instruction: 'How risky?', criteria: { 'option-1': 'high', 'option-2': 'medium', 'option-3': 'low' } });
+    const answer = fromLibrary(reversed, { type: 'choice', probabilities: { 'option-1': 0.6, 'option-2': 0.3, 'option-3': 0.1 } });
+    // Indexed like the criteria, as every engine answers a score question.
+    expect(answer).toEqual({ type: 'score', probabilities: [0.6, 0.3, 0.1] });
   });
 
   it('gives nothing back for an answer of another type', () => {
