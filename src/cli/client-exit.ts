@@ -57,8 +57,9 @@ Exit codes of serve and the operator commands (key, pass):
   ${EXIT.ok}   success
   ${EXIT.usage}  bad flags or arguments (numbers in digits only; --credits 1 to ${MAX_FUNDING})
   ${EXIT.dataErr}  the database file is not a SQLite database, or is damaged: restore it
-  ${EXIT.notFound}  no such pass
-  ${EXIT.unavailable}  port taken; database locked by another process, or PostgreSQL unreachable: try again
+  ${EXIT.notFound}  serve: the model file is missing or cannot be loaded; key, pass: no such pass
+  ${EXIT.unavailable}  port taken; database locked by another process, PostgreSQL unreachable, or the
+     default model cannot be fetched: try again
   ${EXIT.ioErr}  the database file cannot be opened: a directory, a missing folder, no permission
-  ${EXIT.config}  configuration missing or wrong (no engine configured)
+  ${EXIT.config}  configuration missing or wrong; the local engine without node-llama-cpp
 Each failure is one line on stderr naming the database (a URL's password masked).`;

@@ -4,7 +4,7 @@ import { engineFromEnv } from '../engine/from-env.js';
 import { DEFAULT_MODEL, defaultModelSource } from '../engine/local/default-model.js';
 import { fetchModelFile } from '../engine/local/download.js';
 import { createLocalEngine } from '../engine/local/local.js';
-import { LocalEngineError } from '../engine/local/runtime.js';
+import { LocalEngineError, loadRuntime } from '../engine/local/runtime.js';
 import { EXIT, fail } from './exit-codes.js';
 import { progressPrinter } from './progress.js';
 
@@ -25,6 +25,13 @@ export async function startEngine(env: Env): Promise<Engine> {
   }
   if (remote) return remote;
 
+  // The runtime first: without it no model is of use, least of all a 1 GB download.
+  try {
+    await loadRuntime();
+  } catch (error) {
+    if (error instanceof LocalEngineError) fail(`local engine: ${error.message}`, EXIT.config);
+    throw error;
+  }
   const explicit = env.DECIDE_MODEL?.trim();
   const modelPath = explicit || (await defaultModel(env));
   try {

@@ -198,7 +198,8 @@ describe('decide ask: exit codes for every error class', () => {
     expect(help.stdout).toContain('Exit codes of serve and the operator commands (key, pass):');
     expect(help.stdout).toMatch(/ 64 {2}bad flags or arguments/);
     expect(help.stdout).toMatch(/ 65 {2}the database file is not a SQLite database, or is damaged/);
-    expect(help.stdout).toMatch(/ 69 {2}port taken; database locked by another process, or PostgreSQL unreachable/);
+    expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass: no such pass/);
+    expect(help.stdout).toMatch(/ 69 {2}port taken; database locked by another process, PostgreSQL unreachable/);
     expect(help.stdout).toMatch(/ 74 {2}the database file cannot be opened/);
   });
 });
