@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { scaled } from '../support/time.js';
 
 /**
  * Real headless Chromium for the page tests: Debian's package (`apt-get install
@@ -38,9 +39,9 @@ export async function launchChromium(): Promise<Chromium> {
     headless: true,
     args: ARGS,
     viewport: { width: 1024, height: 800 },
-    timeout: 60_000,
+    timeout: scaled(60_000),
   });
-  context.setDefaultTimeout(20_000);
+  context.setDefaultTimeout(scaled(20_000));
   return {
     context,
     async close() {

@@ -8,6 +8,7 @@ import { CHOICE } from '../support/requests.js';
 import { isSufficiencyProbe, tokens } from '../support/scripts.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { launchChromium, watch, type Chromium } from './chromium.js';
+import { scaled } from '../support/time.js';
 
 /**
  * The whole browser flow in real headless Chromium, against the whole service (a real
@@ -54,7 +55,7 @@ describe('the pages, in headless Chromium', () => {
   beforeAll(async () => {
     svc = await startWithOpenAI();
     browser = await launchChromium();
-  }, 90_000);
+  }, scaled(90_000));
   afterAll(async () => {
     await browser?.close();
     await svc?.close();
@@ -71,7 +72,7 @@ describe('the pages, in headless Chromium', () => {
     await page.close();
   });
 
-  it('verify → create a key → use it over HTTP → decide in the form → revoke it on the page → 401', { timeout: 120_000 }, async () => {
+  it('verify → create a key → use it over HTTP → decide in the form → revoke it on the page → 401', { timeout: scaled(120_000) }, async () => {
     const { context } = browser;
     const page = await context.newPage();
     const problems = await watch(page, svc.url);

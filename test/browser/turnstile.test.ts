@@ -3,6 +3,7 @@ import { providerVerifier } from '../../src/web/verify/verifier.js';
 import { formOf, PASSING_TOKEN, startSiteverifyFake, type SiteverifyFake } from '../fakes/siteverify-fake.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { launchChromium, watch, type Chromium } from './chromium.js';
+import { scaled } from '../support/time.js';
 
 const WIDGET_ORIGIN = 'https://challenges.cloudflare.com';
 
@@ -42,7 +43,7 @@ describe('the home page with Turnstile, in headless Chromium', () => {
     await browser.context.route(`${WIDGET_ORIGIN}/turnstile/v0/api.js`, (route) =>
       route.fulfill({ status: 200, contentType: 'text/javascript', body: FAKE_WIDGET }),
     );
-  }, 90_000);
+  }, scaled(90_000));
   afterAll(async () => {
     await browser?.close();
     await svc?.close();

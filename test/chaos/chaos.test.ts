@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runChaos, type ChaosResult } from '../../bench/chaos/driver.js';
 import { chaosTable, failedChecks } from '../../bench/chaos/report.js';
 import { assertBuilt } from '../support/cli.js';
+import { scaled } from '../support/time.js';
 
 /**
  * `npm run bench:chaos` at CI size: the same driver (bench/chaos/driver.js), the CLI as
@@ -38,12 +39,12 @@ function judge(result: ChaosResult) {
 }
 
 describe('chaos at CI size: nothing is lost under load and faults', () => {
-  it(`SQLite, one server: ${SQLITE_DECISIONS} decisions from ${CLIENTS} clients`, { timeout: 110_000 }, async () => {
+  it(`SQLite, one server: ${SQLITE_DECISIONS} decisions from ${CLIENTS} clients`, { timeout: scaled(110_000) }, async () => {
     assertBuilt();
     judge(await runChaos({ db: 'sqlite', decisions: SQLITE_DECISIONS, clients: CLIENTS }));
   });
 
-  it(`PostgreSQL, two servers, connections dropped: ${POSTGRES_DECISIONS} decisions from ${CLIENTS} clients`, { timeout: 110_000 }, async () => {
+  it(`PostgreSQL, two servers, connections dropped: ${POSTGRES_DECISIONS} decisions from ${CLIENTS} clients`, { timeout: scaled(110_000) }, async () => {
     assertBuilt();
     const result = await runChaos({ db: 'postgres', decisions: POSTGRES_DECISIONS, clients: CLIENTS });
     judge(result);

@@ -8,7 +8,7 @@ import { decide, ESCAPE, useClientFixture } from './helpers.js';
 /** `decide ask|stress --json` and the human output on a pipe, against the real service. */
 describe('decide ask / stress against the service', () => {
   const client = useClientFixture();
-  beforeEach(() => client.svc.fake.respond());
+  beforeEach(() => client.svc.fake.reset());
 
   const env = (key: string) => ({ DECIDE_URL: client.svc.url, DECIDE_API_KEY: key });
   const options = (...names: string[]) => names.flatMap((name) => ['--option', name]);

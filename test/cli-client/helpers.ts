@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { assertBuilt, BIN, cleanEnv, collectOutput, killChildren, ROOT, track } from '../support/cli.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
+import { scaled } from '../support/time.js';
 
 /**
  * The client commands as a user runs them: `node bin/decide.js …` as a child process
@@ -35,6 +36,7 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Written to stdin, which is then closed (closed at once when absent). */
   input?: string;
+  /** Killed and failed after this long; default a scaled 15 s. */
   timeoutMs?: number;
   /** Arguments for node itself, before the script. */
   nodeArgs?: string[];
@@ -53,7 +55,7 @@ export function decide(args: string[], options: RunOptions = {}): Promise<Run> {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin!.end(options.input ?? '');
-  return collect(child, `decide ${args.join(' ')}`, options.timeoutMs ?? 15_000);
+  return collect(child, `decide ${args.join(' ')}`, options.timeoutMs ?? scaled(15_000));
 }
 
 const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
@@ -62,6 +64,9 @@ export interface PtyOptions {
   env?: Record<string, string>;
   /** Typed once `waitFor` shows up in the output (the terminal echoes it). */
   answer?: { waitFor: string; text: string };
+  /** Called with everything written so far, each time more arrives. */
+  watch?: (output: string) => void;
+  /** Killed and failed after this long; default a scaled 20 s. */
   timeoutMs?: number;
 }
 
@@ -77,7 +82,11 @@ export function decideInPty(args: string[], options: PtyOptions = {}): Promise<R
     env: childEnv({ TERM: 'xterm-256color', ...options.env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  const { answer } = options;
+  const { answer, watch } = options;
+  if (watch) {
+    let all = '';
+    child.stdout!.on('data', (d: Buffer) => watch((all += d.toString('utf8'))));
+  }
   if (answer) {
     let seen = '';
     const onData = (d: Buffer) => {
@@ -89,7 +98,7 @@ export function decideInPty(args: string[], options: PtyOptions = {}): Promise<R
     };
     child.stdout!.on('data', onData);
   }
-  return collect(child, `decide ${args.join(' ')} (on a pty)`, options.timeoutMs ?? 20_000);
+  return collect(child, `decide ${args.join(' ')} (on a pty)`, options.timeoutMs ?? scaled(20_000));
 }
 
 /** Escape sequences (CSI, OSC and the two-byte ones). */
@@ -140,7 +149,8 @@ export interface ClientFixture {
 /**
  * The hooks of a client-command test file, registered in the calling describe block:
  * beforeAll checks dist/ is built, starts the service and makes a temp folder, afterAll
- * removes the folder and closes the service, afterEach kills the children.
+ * removes the folder and closes the service, afterEach kills the children and resets
+ * the service's engine fake (default answers, nothing recorded).
  */
 export function useClientFixture(): ClientFixture {
   let svc: Running | undefined;
@@ -154,7 +164,10 @@ export function useClientFixture(): ClientFixture {
     tmp?.remove();
     await svc?.close();
   });
-  afterEach(killChildren);
+  afterEach(async () => {
+    await killChildren();
+    svc?.fake.reset();
+  });
   const started = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error('the client fixture is not started yet: use it inside a test');
     return value;

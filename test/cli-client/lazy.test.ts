@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, openaiEnv, ROOT } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
 import { decide, packagesLoaded, traceArgs, useClientFixture } from './helpers.js';
+import { scaled } from '../support/time.js';
 
 const UI = ['ink', 'react', 'ink-spinner', 'yoga-layout'];
 
@@ -58,7 +59,7 @@ describe('what the CLI loads', () => {
     try {
       await new Promise<void>((resolve, reject) => {
         let seen = '';
-        const timer = setTimeout(() => reject(new Error(`decide serve did not start: ${seen}`)), 15_000);
+        const timer = setTimeout(() => reject(new Error(`decide serve did not start: ${seen}`)), scaled(15_000));
         child.stdout.setEncoding('utf8').on('data', (d: string) => {
           seen += d;
           if (seen.includes('decide listening on')) {

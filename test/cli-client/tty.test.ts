@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { OpenAIBehaviour } from '../fakes/openai-fake.js';
 import { assertBuilt } from '../support/cli.js';
 import { CHOICE, NOUL } from '../support/requests.js';
 import { scripted } from '../support/scripts.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
+import { gate } from '../support/time.js';
 import { decideInPty, killAll, plain, STYLE } from './helpers.js';
 
 /** Spinner frames of ink-spinner's "dots". */
@@ -16,22 +18,30 @@ describe('decide ask on a terminal', () => {
     svc = await startWithOpenAI();
   });
   afterAll(() => svc.close());
-  beforeEach(() => svc.fake.respond());
+  beforeEach(() => svc.fake.reset());
   afterEach(killAll);
 
   const env = (key: string, extra: Record<string, string> = {}) => ({ DECIDE_URL: svc.url, DECIDE_API_KEY: key, ...extra });
   const ask = ['ask', CHOICE.question, '--context', CHOICE.context, '--option', 'PostgreSQL', '--option', 'MongoDB'];
 
-  /** The engine answers slowly, so the spinner has time to turn. */
-  const slowly = () => {
-    const answer = scripted({ PostgreSQL: 0.75, MongoDB: 0.25 }, { Yes: 0.9, No: 0.1 });
-    svc.fake.respond((body) => ({ ...answer(body), delayMs: 700 }));
+  /**
+   * The engine answers (`behaviour`) only once the terminal has shown `frames` different
+   * spinner frames (2: the spinner has turned), however slow the machine. Returns the
+   * `watch` to pass to decideInPty, which sees the pty's output so far.
+   */
+  const onceTheSpinnerShowed = (frames: number, behaviour: (body: any) => OpenAIBehaviour) => {
+    const shown = gate();
+    svc.fake.respond((body) => ({ ...behaviour(body), until: shown.promise }));
+    return (output: string) => {
+      if (new Set(output.match(DOTS)).size >= frames) shown.open();
+    };
   };
+  const decided = scripted({ PostgreSQL: 0.75, MongoDB: 0.25 }, { Yes: 0.9, No: 0.1 });
 
   it('a spinner while waiting, then the answer in colour in its place', async () => {
     const { key } = await svc.newKey();
-    slowly();
-    const run = await decideInPty(ask, { env: env(key) });
+    const watch = onceTheSpinnerShowed(2, decided);
+    const run = await decideInPty(ask, { env: env(key), watch });
     expect(run.code).toBe(0);
     const frames = new Set(run.stdout.match(DOTS));
     expect(frames.size, 'the spinner should turn').toBeGreaterThan(1);
@@ -49,8 +59,8 @@ describe('decide ask on a terminal', () => {
 
   it('NO_COLOR: the same answer without a colour or style code', async () => {
     const { key } = await svc.newKey();
-    slowly();
-    const run = await decideInPty(ask, { env: env(key, { NO_COLOR: '1' }) });
+    const watch = onceTheSpinnerShowed(2, decided);
+    const run = await decideInPty(ask, { env: env(key, { NO_COLOR: '1' }), watch });
     expect(run.code).toBe(0);
     expect(run.stdout).not.toMatch(STYLE);
     expect(plain(run.stdout)).toMatch(/PostgreSQL\s+█+░+\s+75\.0%\s+← selected/);
@@ -75,8 +85,9 @@ describe('decide ask on a terminal', () => {
 
   it('an error on a terminal: the spinner is cleared and the message stays', async () => {
     const { key } = await svc.newKey();
-    svc.fake.respond(() => ({ garbage: true, delayMs: 300 }));
-    const run = await decideInPty(ask, { env: env(key) });
+    // The engine fails once the spinner is on the screen.
+    const watch = onceTheSpinnerShowed(1, () => ({ garbage: true }));
+    const run = await decideInPty(ask, { env: env(key), watch });
     expect(run.code).toBe(5);
     const seen = plain(run.stdout);
     expect(seen).toContain('(502 engine_bad_response)');

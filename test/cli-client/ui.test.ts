@@ -12,6 +12,7 @@ import { UsageView } from '../../src/cli/ui/usage-view.js';
 import { Waiting } from '../../src/cli/ui/waiting.js';
 import { barCells, checkName, quote, signalWords, sufficiencyWords, untilWords } from '../../src/cli/ui/words.js';
 import { ESCAPE, STYLE } from './helpers.js';
+import { eventually } from '../support/time.js';
 
 /** The ink components on their own (ink-testing-library and renderToString). */
 
@@ -107,10 +108,14 @@ describe('ink components', () => {
 
   it('the spinner animates beside its label', async () => {
     const app = render(h(ColorScope, { color: false }, h(Waiting, { label: 'Deciding…' })));
-    expect(app.lastFrame()).toMatch(/^\S Deciding…$/);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(new Set(app.frames).size).toBeGreaterThan(1);
-    app.unmount();
+    try {
+      expect(app.lastFrame()).toMatch(/^\S Deciding…$/);
+      // It turns: a second, different frame comes, however long the machine takes to draw it.
+      await eventually(() => new Set(app.frames).size > 1, 'a second spinner frame');
+      expect(new Set(app.frames).size).toBeGreaterThan(1);
+    } finally {
+      app.unmount();
+    }
   });
 
   it('words: bars, signals, sufficiency, names of checks, durations', () => {

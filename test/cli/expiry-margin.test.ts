@@ -1,9 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { expiryMarginFromEnv } from '../../src/ledger/open.js';
 import { call } from '../support/api.js';
 import { openaiEnv, runCli, runJson, startServe, useServeFixture } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
 import { PgLedger } from '../ledger/postgres-helpers.js';
+import { eventually, gate, scaled } from '../support/time.js';
 
 /**
  * DECIDE_EXPIRY_MARGIN_MS: how long past the decision deadline a PostgreSQL reservation
@@ -25,8 +26,8 @@ describe('DECIDE_EXPIRY_MARGIN_MS', () => {
   describe('decide serve', () => {
     const fixture = useServeFixture();
     const ledgers: PgLedger[] = [];
-    afterAll(async () => {
-      for (const ledger of ledgers) await ledger.dispose();
+    afterEach(async () => {
+      for (const ledger of ledgers.splice(0)) await ledger.dispose();
     });
 
     it('a bad value: exit 78, the message names the variable, nothing listens', async () => {
@@ -40,24 +41,34 @@ describe('DECIDE_EXPIRY_MARGIN_MS', () => {
     it('on PostgreSQL, a reservation taken by the server expires at the deadline plus this margin', async () => {
       const ledger = new PgLedger();
       ledgers.push(ledger);
-      fixture.fake.respond(() => ({ delayMs: 1_500 }));
+      // The decision stays at the engine while its reservation is read.
+      const engine = gate();
+      fixture.fake.respond(() => ({ until: engine.promise }));
       const env = openaiEnv(fixture.fake.url, 'sk-x', { DECIDE_ENGINE_TIMEOUT_MS: '5000', DECIDE_EXPIRY_MARGIN_MS: '123000' });
-      const server = await startServe(['--db', ledger.url], env, 20_000);
+      const server = await startServe(['--db', ledger.url], env, scaled(20_000));
       const { key } = await runJson(['key', 'create', '--db', ledger.url]);
-      const pending = call(server.url, 'POST', '/v1/decisions', { key, json: NOUL });
-      const deadline = Date.now() + 10_000;
       let lease: { ms: number }[] = [];
-      while (lease.length === 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        // created_at is the server's clock, expires_at the database's: one machine here.
-        lease = await ledger.rows<{ ms: number }>(
-          `SELECT CAST(EXTRACT(EPOCH FROM expires_at - created_at) * 1000 AS INTEGER) AS ms FROM charges WHERE state = 'reserved'`,
-        );
+      try {
+        const pending = call(server.url, 'POST', '/v1/decisions', { key, json: NOUL });
+        pending.catch(() => {}); // awaited below; should a check fail first, the server's end is no unhandled rejection
+        await eventually(async () => {
+          // created_at is the server's clock, expires_at the database's: one machine here.
+          lease = await ledger.rows<{ ms: number }>(
+            `SELECT CAST(EXTRACT(EPOCH FROM expires_at - created_at) * 1000 AS INTEGER) AS ms FROM charges WHERE state = 'reserved'`,
+          );
+          return lease.length > 0;
+        }, 'the reservation of the decision');
+        expect(lease).toHaveLength(1);
+        // Deadline + margin = 128 s (not the margin alone, nor the default 60 s margin).
+        // The lease starts on the database's clock a moment after created_at: allow
+        // that moment, however slow the machine, but not another deadline's worth.
+        expect(lease[0].ms).toBeGreaterThan(128_000 - 1_000);
+        expect(lease[0].ms).toBeLessThan(128_000 + 5_000);
+        engine.open();
+        expect((await pending).status).toBe(200);
+      } finally {
+        engine.open();
       }
-      expect(lease).toHaveLength(1);
-      expect(lease[0].ms).toBeGreaterThan(128_000 - 1_000);
-      expect(lease[0].ms).toBeLessThan(128_000 + 1_000);
-      expect((await pending).status).toBe(200);
       expect(await server.stop()).toEqual({ code: 0, signal: null });
     });
   });

@@ -5,7 +5,9 @@ import { DEFAULT_MODEL } from '../../src/engine/local/default-model.js';
 import { startFileHost, type FileHostFake } from '../fakes/file-host-fake.js';
 import { CHOICE } from '../support/requests.js';
 import { assertBuilt, killChildren, openaiEnv, ROOT, runCli, runJson, startServe, tempDb, type TempDb } from '../support/cli.js';
+import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../support/local-runtime.js';
 import { TINY_MODEL } from '../support/service.js';
+import { scaled } from '../support/time.js';
 
 /** `decide serve` on the embedded engine: `--model`, the default model in the cache, and every way it cannot start. */
 describe('decide serve on the local engine', () => {
@@ -38,29 +40,31 @@ describe('decide serve on the local engine', () => {
     return { status: res.status, body: (await res.json()) as any };
   };
 
-  it('--model PATH.gguf: starts on that file, decides, and stops cleanly', async () => {
+  // serve looks for node-llama-cpp before anything else (a model file, a download), so
+  // every test here needs it but the ones that hide it on purpose.
+  it.skipIf(!LOCAL_RUNTIME)(`--model PATH.gguf: starts on that file, decides, and stops cleanly ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { db } = fresh();
-    const serving = await startServe(['--db', db, '--model', TINY_MODEL], {}, 20_000);
-    expect(await serving.waitForStderr(/engine local/)).toContain('engine local (model llama-2-tiny-random, debias reverse)');
+    const serving = await startServe(['--db', db, '--model', TINY_MODEL], {}, scaled(20_000));
+    expect(await serving.waitForStderr(/engine local/)).toContain('engine local (model llama-2-tiny-random, debias reverse, calibration none)');
     const { status, body } = await decide(serving.url, db);
     expect(status).toBe(200);
     expect(body.model).toBe('llama-2-tiny-random');
     expect((await serving.stop()).code).toBe(0);
   });
 
-  it('no engine configured and the default model in the cache: starts on it without any download', async () => {
+  it.skipIf(!LOCAL_RUNTIME)(`no engine configured and the default model in the cache: starts on it without any download ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { env, model } = cache();
     fs.mkdirSync(path.dirname(model), { recursive: true });
     fs.copyFileSync(TINY_MODEL, model);
-    const serving = await startServe(['--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, 20_000);
-    expect(await serving.waitForStderr(/engine local/)).toContain(`engine local (model ${DEFAULT_MODEL.name}, debias reverse)`);
+    const serving = await startServe(['--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, scaled(20_000));
+    expect(await serving.waitForStderr(/engine local/)).toContain(`engine local (model ${DEFAULT_MODEL.name}, debias reverse, calibration none)`);
     expect((await decide(serving.url, tmp.db)).status).toBe(200);
     expect(host.ranges).toEqual([]);
   });
 
-  it('offline with no default model: exit 69 saying what to download and where to put it', async () => {
+  it.skipIf(!LOCAL_RUNTIME)(`offline with no default model: exit 69 saying what to download and where to put it ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { env, model } = cache();
-    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], env, 20_000);
+    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], env, scaled(20_000));
     expect(result.code).toBe(69);
     expect(result.stderr).toContain(`no engine configured: using the local engine with ${DEFAULT_MODEL.name} (1.1 GB)`);
     expect(result.stderr).toContain('cannot fetch the default model from http://127.0.0.1:9/unreachable.gguf');
@@ -70,9 +74,9 @@ describe('decide serve on the local engine', () => {
     expect(result.stdout).toBe('');
   });
 
-  it('a mirror serving other bytes: the checksum refuses them and nothing is kept', async () => {
+  it.skipIf(!LOCAL_RUNTIME)(`a mirror serving other bytes: the checksum refuses them and nothing is kept ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { env, model } = cache();
-    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, 20_000);
+    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, scaled(20_000));
     expect(result.code).toBe(69);
     expect(result.stderr).toContain(`expected ${DEFAULT_MODEL.bytes} bytes with SHA-256 ${DEFAULT_MODEL.sha256}`);
     expect(result.stderr).toMatch(/fetching the model: +0% +\d+ \/ 1117 MB/);
@@ -83,7 +87,7 @@ describe('decide serve on the local engine', () => {
   it('without the optional node-llama-cpp (npm install --omit=optional): exit 78 saying how to install it', async () => {
     const { db } = fresh();
     const hook = path.join(ROOT, 'test', 'support', 'hooks', 'without-node-llama-cpp.mjs');
-    const result = await runCli(['serve', '--port', '0', '--db', db, '--model', TINY_MODEL], { NODE_OPTIONS: `--import ${hook}` }, 20_000);
+    const result = await runCli(['serve', '--port', '0', '--db', db, '--model', TINY_MODEL], { NODE_OPTIONS: `--import ${hook}` }, scaled(20_000));
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('the local engine needs node-llama-cpp, an optional dependency that is not installed');
     expect(result.stderr).toContain('npm install node-llama-cpp');
@@ -97,19 +101,19 @@ describe('decide serve on the local engine', () => {
     expect(await serving.waitForStderr(/engine openai/)).toContain('engine openai');
   });
 
-  it('--model naming a missing file: exit 66 naming it', async () => {
+  it.skipIf(!LOCAL_RUNTIME)(`--model naming a missing file: exit 66 naming it ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { db, dir } = fresh();
     const missing = path.join(dir, 'missing.gguf');
-    const result = await runCli(['serve', '--port', '0', '--db', db, '--model', missing], {}, 20_000);
+    const result = await runCli(['serve', '--port', '0', '--db', db, '--model', missing], {}, scaled(20_000));
     expect(result.code).toBe(66);
     expect(result.stderr).toContain(`local engine: the model file ${missing} does not exist or cannot be read`);
   });
 
-  it('DECIDE_MODEL naming a corrupt file: exit 66 saying it cannot be loaded', async () => {
+  it.skipIf(!LOCAL_RUNTIME)(`DECIDE_MODEL naming a corrupt file: exit 66 saying it cannot be loaded ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { db, dir } = fresh();
     const corrupt = path.join(dir, 'corrupt.gguf');
     fs.writeFileSync(corrupt, 'this is not a model');
-    const result = await runCli(['serve', '--port', '0', '--db', db], { DECIDE_MODEL: corrupt }, 20_000);
+    const result = await runCli(['serve', '--port', '0', '--db', db], { DECIDE_MODEL: corrupt }, scaled(20_000));
     expect(result.code).toBe(66);
     expect(result.stderr).toContain(`local engine: cannot load the model ${corrupt}`);
     expect(result.stdout).toBe('');

@@ -3,6 +3,7 @@ import { chargeStates } from '../ledger/helpers.js';
 import { call } from '../support/api.js';
 import { openaiEnv, runCli, runJson, startServe, useServeFixture, waitUntil } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
+import { gate } from '../support/time.js';
 
 /** One `decide serve` per SQLite file: a second one refuses to start, operators and restarts still work. */
 describe('decide serve: one server per SQLite file', () => {
@@ -11,11 +12,13 @@ describe('decide serve: one server per SQLite file', () => {
   it('a second serve on a file a live server holds exits 69 and leaves its decisions alone; operator commands keep working', async () => {
     const { fake, tmp } = serve;
     const env = openaiEnv(fake.url, 'sk-one-server');
-    fake.requests.length = 0;
     const { key, passId } = await runJson(['key', 'create', '--db', tmp.db]);
     const first = await startServe(['--db', tmp.db], env);
-    fake.respond(() => ({ delayMs: 1_500 }));
+    // The first server's decision stays at the engine until the checks below are done.
+    const engine = gate();
+    fake.respond(() => ({ until: engine.promise }));
     const inFlight = call(first.url, 'POST', '/v1/decisions', { key, json: NOUL });
+    inFlight.catch(() => {}); // awaited below; should a check fail first, the server's end is no unhandled rejection
     await waitUntil(() => fake.requests.length > 0, 'the decision to reach the engine');
     expect(chargeStates(tmp.dir)).toEqual({ reserved: 1 });
 
@@ -30,6 +33,7 @@ describe('decide serve: one server per SQLite file', () => {
     expect((await runJson(['pass', 'fund', '--pass', passId, '--credits', '3', '--db', tmp.db])).passCredits).toBe(3);
     expect((await runJson(['key', 'create', '--pass', passId, '--db', tmp.db])).passId).toBe(passId);
 
+    engine.open();
     const answer = await inFlight;
     expect(answer.status).toBe(200);
     expect(answer.body.access).toEqual({ type: 'free', freeRemaining: 19 });
@@ -44,7 +48,6 @@ describe('decide serve: one server per SQLite file', () => {
   it('after a crash the next start takes the file over and recovers it', async () => {
     const { fake, tmp } = serve;
     const env = openaiEnv(fake.url, 'sk-one-server');
-    fake.requests.length = 0;
     const { key } = await runJson(['key', 'create', '--db', tmp.db]);
     const first = await startServe(['--db', tmp.db], env);
     fake.respond(() => ({ hang: true }));

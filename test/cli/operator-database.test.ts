@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openaiEnv, runCli, runJson, useServeFixture, type CliResult } from '../support/cli.js';
+import { scaled } from '../support/time.js';
 
 /**
  * A database the operator commands (and `decide serve`) cannot use is one sentence on
@@ -71,9 +72,9 @@ describe('operator commands and serve on a database they cannot use', () => {
     const releases = [holdExclusive(walDb), holdExclusive(journalDb)];
     try {
       const [fund, show, serving] = await Promise.all([
-        runCli(['pass', 'fund', '--pass', pass.passId, '--credits', '5', '--db', walDb], {}, 15_000),
-        runCli(['pass', 'show', '--pass', other.passId, '--db', journalDb], {}, 15_000),
-        runCli(['serve', '--port', '0', '--db', walDb], serveEnv(), 15_000),
+        runCli(['pass', 'fund', '--pass', pass.passId, '--credits', '5', '--db', walDb], {}, scaled(15_000)),
+        runCli(['pass', 'show', '--pass', other.passId, '--db', journalDb], {}, scaled(15_000)),
+        runCli(['serve', '--port', '0', '--db', walDb], serveEnv(), scaled(15_000)),
       ]);
       for (const [result, db] of [[fund, walDb], [show, journalDb], [serving, walDb]] as const) {
         expectSentence(result, 69, db, 'is locked by another process');

@@ -113,12 +113,21 @@ export async function startLossyProxy(target: string): Promise<LossyProxy> {
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers, body, at: performance.now() });
     delete headers.host;
     delete headers.connection;
-    const upstream = await request(target + (req.url ?? '/'), {
-      method: req.method as 'POST',
-      headers,
-      body: body === '' ? undefined : body,
-    });
-    const text = await upstream.body.text();
+    let upstream: Awaited<ReturnType<typeof request>>;
+    let text: string;
+    try {
+      upstream = await request(target + (req.url ?? '/'), {
+        method: req.method as 'POST',
+        headers,
+        body: body === '' ? undefined : body,
+      });
+      text = await upstream.body.text();
+    } catch (error) {
+      // The service went away under the proxy: a gateway's 502, never an unhandled rejection.
+      res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `upstream failed: ${(error as Error).message}`, code: 'bad_gateway' }));
+      return;
+    }
     if (req.method === 'POST' && toLose > 0) {
       toLose--;
       res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });

@@ -5,6 +5,7 @@ import { mainQuestion } from '../../src/decision/questions.js';
 import { runDecision } from '../../src/decision/run.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import { choiceAnswer, noulAnswer, scoreAnswer, startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
+import { scaled } from '../support/time.js';
 
 const context = 'The team has four engineers. Two know Rust. The deadline is in March. The budget allows one hire.';
 const choice = DecisionRequest.parse({ mode: 'choice', question: 'Which language should we use?', context, options: ['Rust', 'Go', 'TypeScript'] });
@@ -38,7 +39,7 @@ describe('order debiasing: the orders and the average', () => {
 
 describe('order debiasing through an engine', () => {
   let fake: SystemOneFake;
-  const engine = () => createSystemOneEngine({ baseUrl: fake.url, model: 'm', timeoutMs: 5_000 });
+  const engine = () => createSystemOneEngine({ baseUrl: fake.url, model: 'm', timeoutMs: scaled(5_000) });
   beforeAll(async () => {
     fake = await startSystemOneFake();
   });
@@ -61,14 +62,14 @@ describe('order debiasing through an engine', () => {
 
   it('without debiasing, the position bias is the answer', async () => {
     firstPlaceWins();
-    const outcome = await runDecision(DecisionRequest.parse({ ...noul }), engine(), { signal: AbortSignal.timeout(5_000) });
+    const outcome = await runDecision(DecisionRequest.parse({ ...noul }), engine(), { signal: AbortSignal.timeout(scaled(5_000)) });
     expect(outcome.result).toEqual({ yesProbability: 0.7 });
     expect(Object.keys(fake.requests[0].body.questions)).toEqual(['main', 'sufficiency']);
   });
 
   it('reverse: both orders in one call, averaged; the bias cancels, yes/no and the sufficiency probe included', async () => {
     firstPlaceWins();
-    const outcome = await runDecision(noul, engine(), { signal: AbortSignal.timeout(5_000), debias: 'reverse' });
+    const outcome = await runDecision(noul, engine(), { signal: AbortSignal.timeout(scaled(5_000)), debias: 'reverse' });
     expect(fake.requests).toHaveLength(1);
     const asked = fake.requests[0].body.questions;
     expect(Object.keys(asked)).toEqual(['main', 'main-1', 'sufficiency', 'sufficiency-1']);
@@ -79,7 +80,7 @@ describe('order debiasing through an engine', () => {
 
   it('cyclic: every option in every place; the bias cancels for three options', async () => {
     firstPlaceWins();
-    const outcome = await runDecision(choice, engine(), { signal: AbortSignal.timeout(5_000), debias: 'cyclic' });
+    const outcome = await runDecision(choice, engine(), { signal: AbortSignal.timeout(scaled(5_000)), debias: 'cyclic' });
     expect(Object.keys(fake.requests[0].body.questions)).toEqual(['main', 'main-1', 'main-2', 'sufficiency', 'sufficiency-1']);
     expect(outcome.result).toMatchObject({ probabilities: { Rust: 0.3334, Go: 0.3333, TypeScript: 0.3333 } });
     expect(outcome.signal).toBe('unclear');
@@ -87,7 +88,7 @@ describe('order debiasing through an engine', () => {
 
   it('stress with reverse: the reversed check is the reversed reading (no question of its own), each fact asked in both orders', async () => {
     firstPlaceWins();
-    const outcome = await runDecision(DecisionRequest.parse({ ...choice, depth: 'stress' }), engine(), { signal: AbortSignal.timeout(5_000), debias: 'reverse' });
+    const outcome = await runDecision(DecisionRequest.parse({ ...choice, depth: 'stress' }), engine(), { signal: AbortSignal.timeout(scaled(5_000)), debias: 'reverse' });
     const base = fake.requests.find((r) => r.body.state === context)!.body.questions;
     expect(Object.keys(base)).toEqual(['main', 'main-1', 'sufficiency', 'sufficiency-1']);
     const withoutFact = fake.requests.filter((r) => r.body.state !== context);

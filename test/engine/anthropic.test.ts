@@ -5,6 +5,7 @@ import { defaultInputTokens, defaultToolInput, startAnthropicFake, type Anthropi
 import { byOptionText, offeredOptions, questionText, userText } from '../fakes/openai-fake.js';
 import { describeHttpFailures, SUITE_KEY } from './failure-suite.js';
 import { failureOf, fund, holds, noDeadline, risk, STATE } from './helpers.js';
+import { scaled } from '../support/time.js';
 
 const KEY = 'sk-ant-test-4b1d-SECRET';
 
@@ -12,7 +13,7 @@ let fake: AnthropicFake;
 let engine: Engine;
 beforeEach(async () => {
   fake = await startAnthropicFake();
-  engine = createAnthropicEngine({ baseUrl: fake.url, apiKey: KEY, model: 'claude-test', timeoutMs: 5000 });
+  engine = createAnthropicEngine({ baseUrl: fake.url, apiKey: KEY, model: 'claude-test', timeoutMs: scaled(5_000) });
 });
 afterEach(async () => {
   await engine.close?.();

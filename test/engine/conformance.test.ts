@@ -7,6 +7,7 @@ import type { CommonBehaviour, Fake } from '../fakes/http-fake.js';
 import { offeredOptions, questionKind, questionText, startOpenAIFake } from '../fakes/openai-fake.js';
 import { startSystemOneFake } from '../fakes/systemone-fake.js';
 import { describeEngineConformance, type ConformanceSubject } from './conformance.js';
+import { scaled } from '../support/time.js';
 
 /** A fake and its engine as one subject; `presented` reads the prompts of the engines that send text. */
 function subject(fake: Fake<CommonBehaviour>, engine: Engine, prompts: boolean): ConformanceSubject {
@@ -24,6 +25,7 @@ function subject(fake: Fake<CommonBehaviour>, engine: Engine, prompts: boolean):
             .map((r) => ({ instructions: questionText(r.body), labels: offeredOptions(r.body).map((o) => o.text.split(' — ')[0]) }))
       : undefined,
     slowDown: () => fake.respond(() => ({ hang: true })),
+    calls: () => fake.requests.length,
   };
 }
 
@@ -32,27 +34,27 @@ describeEngineConformance('systemone', {
     const fake = await startSystemOneFake();
     // No presentedChoices: the wire carries choice criteria as an object, which puts
     // "1999" before "2025" (docs/api.md, Engines).
-    return subject(fake, createSystemOneEngine({ baseUrl: fake.url, model: 'jev-test', timeoutMs: 5000 }), false);
+    return subject(fake, createSystemOneEngine({ baseUrl: fake.url, model: 'jev-test', timeoutMs: scaled(5_000) }), false);
   },
 });
 
 describeEngineConformance('openai (logprobs)', {
   async start() {
     const fake = await startOpenAIFake();
-    return subject(fake, createOpenAIEngine({ baseUrl: fake.url, model: 'fake-model', timeoutMs: 5000 }), true);
+    return subject(fake, createOpenAIEngine({ baseUrl: fake.url, model: 'fake-model', timeoutMs: scaled(5_000) }), true);
   },
 });
 
 describeEngineConformance('openai (verbalized)', {
   async start() {
     const fake = await startOpenAIFake();
-    return subject(fake, createOpenAIEngine({ baseUrl: fake.url, model: 'fake-model', probabilities: 'verbalized', timeoutMs: 5000 }), true);
+    return subject(fake, createOpenAIEngine({ baseUrl: fake.url, model: 'fake-model', probabilities: 'verbalized', timeoutMs: scaled(5_000) }), true);
   },
 });
 
 describeEngineConformance('anthropic', {
   async start() {
     const fake = await startAnthropicFake();
-    return subject(fake, createAnthropicEngine({ baseUrl: fake.url, apiKey: 'sk-ant-conformance', model: 'claude-test', timeoutMs: 5000 }), true);
+    return subject(fake, createAnthropicEngine({ baseUrl: fake.url, apiKey: 'sk-ant-conformance', model: 'claude-test', timeoutMs: scaled(5_000) }), true);
   },
 });

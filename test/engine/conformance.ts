@@ -21,6 +21,8 @@ export interface ConformanceSubject {
   presentedChoices?(): Array<{ instructions: string; labels: string[] }>;
   /** Makes every call from now on slow (a fake hangs), so that an abort lands mid-call. */
   slowDown?(): void;
+  /** How many calls reached the provider so far; leave it out when that cannot be seen. */
+  calls?(): number;
 }
 
 export interface ConformanceOptions {
@@ -28,6 +30,10 @@ export interface ConformanceOptions {
   start(): Promise<ConformanceSubject>;
   /** How long after the call to abort it in the mid-call test. Default 50 ms. */
   abortAfterMs?: number;
+  /** Skip the whole table when the engine cannot run here… */
+  skip?: boolean;
+  /** …and what it needs, said in the table's title. */
+  needs?: string;
 }
 
 const STATE = 'The service handles 40 requests a second.\nThe team knows SQL well.\nA backup runs nightly.';
@@ -91,7 +97,7 @@ function expectTokens(inputTokens: unknown): void {
 }
 
 export function describeEngineConformance(name: string, options: ConformanceOptions): void {
-  describe(`${name} engine: conformance`, () => {
+  describe.skipIf(options.skip ?? false)(`${name} engine: conformance${options.needs ? ` ${options.needs}` : ''}`, () => {
     let subject: ConformanceSubject;
     const ask = <Q extends Parameters<Engine['ask']>[1]>(questions: Q, signal = new AbortController().signal) =>
       subject.engine.ask(STATE, questions, signal);
@@ -148,10 +154,11 @@ export function describeEngineConformance(name: string, options: ConformanceOpti
     });
 
     it('fails with timeout at once on an already aborted signal', async () => {
-      const started = Date.now();
+      const before = subject.calls?.();
       const err = await failureOf(ask({ holds, year }, AbortSignal.abort()));
       expect(err.kind).toBe('timeout');
-      expect(Date.now() - started).toBeLessThan(1000);
+      // At once: without asking the provider anything.
+      if (before !== undefined) expect(subject.calls!()).toBe(before);
     });
 
     // Last: slowDown() is not undone, and the subject is shared.
@@ -160,10 +167,11 @@ export function describeEngineConformance(name: string, options: ConformanceOpti
       const controller = new AbortController();
       const abortAfterMs = options.abortAfterMs ?? 50;
       setTimeout(() => controller.abort(), abortAfterMs);
-      const started = Date.now();
       const err = await failureOf(ask({ holds, year, risk }, controller.signal));
       expect(err.kind).toBe('timeout');
-      expect(Date.now() - started).toBeLessThan(abortAfterMs + 1000);
+      // Soon after the abort: the caller's deadline ended the call, not the engine's
+      // own timeout (which says "did not answer within … ms").
+      expect(err.message).toMatch(/decision'?s? deadline/);
     });
   });
 }

@@ -4,6 +4,7 @@ import { engineFromEnv } from '../../src/engine/from-env.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
 import { startSystemOneFake } from '../fakes/systemone-fake.js';
+import { scaled } from '../support/time.js';
 import { failureOf, noDeadline } from './helpers.js';
 
 const opened: Engine[] = [];
@@ -88,14 +89,18 @@ describe('engineFromEnv: the variables reach the wire', () => {
   it('openai: base URL, key, model and timeout', async () => {
     const fake = await startOpenAIFake();
     try {
-      const engine = made({ OPENAI_BASE_URL: `${fake.url}/`, OPENAI_API_KEY: 'sk-env', DECIDE_MODEL: 'local-model', DECIDE_ENGINE_TIMEOUT_MS: '250' })!;
+      const env = { OPENAI_BASE_URL: `${fake.url}/`, OPENAI_API_KEY: 'sk-env', DECIDE_MODEL: 'local-model' };
+      // A timeout that must not fire for the call that answers…
+      const engine = made({ ...env, DECIDE_ENGINE_TIMEOUT_MS: String(scaled(5_000)) })!;
       await engine.ask('Facts.', { q: { type: 'noul', instructions: 'Holds?' } }, noDeadline());
       expect(fake.requests[0].body.model).toBe('local-model');
       expect(fake.requests[0].headers.authorization).toBe('Bearer sk-env');
+      // …and a short one, for a provider that hangs, that must.
+      const impatient = made({ ...env, DECIDE_ENGINE_TIMEOUT_MS: '250' })!;
       fake.respond(() => ({ hang: true }));
-      const err = await failureOf(engine.ask('Facts.', { q: { type: 'noul', instructions: 'Holds?' } }, noDeadline()));
+      const err = await failureOf(impatient.ask('Facts.', { q: { type: 'noul', instructions: 'Holds?' } }, noDeadline()));
       expect(err.kind).toBe('timeout');
-      expect(err.message).toContain('250 ms');
+      expect(err.message).toContain('did not answer within 250 ms');
     } finally {
       await fake.close();
     }

@@ -13,12 +13,13 @@ import {
   type OpenAIFake,
 } from '../fakes/openai-fake.js';
 import { failureOf, fund, holds, noDeadline, risk, STATE } from './helpers.js';
+import { scaled } from '../support/time.js';
 
 let fake: OpenAIFake;
 let engine: Engine;
 beforeEach(async () => {
   fake = await startOpenAIFake();
-  engine = createOpenAIEngine({ baseUrl: fake.url, model: 'no-logprobs', probabilities: 'verbalized', timeoutMs: 5000 });
+  engine = createOpenAIEngine({ baseUrl: fake.url, model: 'no-logprobs', probabilities: 'verbalized', timeoutMs: scaled(5_000) });
 });
 afterEach(async () => {
   await engine.close?.();

@@ -14,6 +14,7 @@ import {
 } from '../fakes/openai-fake.js';
 import { describeHttpFailures } from './failure-suite.js';
 import { failureOf, fund, holds, ln, noDeadline, risk, STATE } from './helpers.js';
+import { scaled } from '../support/time.js';
 
 const KEY = 'sk-test-6f1c0ffee-SECRET';
 
@@ -21,7 +22,7 @@ let fake: OpenAIFake;
 let engine: Engine;
 beforeEach(async () => {
   fake = await startOpenAIFake();
-  engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: KEY, model: 'fake-model', timeoutMs: 5000 });
+  engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: KEY, model: 'fake-model', timeoutMs: scaled(5_000) });
 });
 afterEach(async () => {
   await engine.close?.();
@@ -149,10 +150,11 @@ describe('openai engine: probabilities from logprobs', () => {
 describe('openai engine: calls and tokens', () => {
   it('asks every question concurrently and sums prompt tokens', async () => {
     const tokens: Record<string, number> = { [fund.instructions]: 100, [holds.instructions]: 20, [risk.instructions]: 3 };
-    fake.respond((body) => ({ delayMs: 300, usage: tokens[questionText(body)] }));
-    const started = Date.now();
+    // No question is answered before all three are asked: asked one after another,
+    // they would never all be in flight at once.
+    fake.respond((body) => ({ until: fake.whenInFlight(3), usage: tokens[questionText(body)] }));
     const reply = await engine.ask(STATE, { main: fund, probe: holds, risk }, noDeadline());
-    expect(Date.now() - started).toBeLessThan(800);
+    expect(fake.maxInFlight, 'questions in flight at once at the provider').toBe(3);
     expect(fake.requests).toHaveLength(3);
     expect(reply.inputTokens).toBe(123);
     expect(Object.keys(reply.answers).sort()).toEqual(['main', 'probe', 'risk']);

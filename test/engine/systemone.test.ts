@@ -11,6 +11,7 @@ import {
 } from '../fakes/systemone-fake.js';
 import { describeHttpFailures } from './failure-suite.js';
 import { failureOf, fund, noDeadline, risk, STATE } from './helpers.js';
+import { scaled } from '../support/time.js';
 
 const KEY = 'ts-test-key-7d2a-SECRET';
 const holds: NoulQuestion = { type: 'noul', instructions: 'Do the facts settle it?', criteria: { false: 'no', true: 'yes' } };
@@ -20,7 +21,7 @@ let fake: SystemOneFake;
 let engine: Engine;
 beforeEach(async () => {
   fake = await startSystemOneFake();
-  engine = createSystemOneEngine({ baseUrl: fake.url, apiKey: KEY, model: 'jev-test', timeoutMs: 5000 });
+  engine = createSystemOneEngine({ baseUrl: fake.url, apiKey: KEY, model: 'jev-test', timeoutMs: scaled(5_000) });
 });
 afterEach(async () => {
   await engine.close?.();

@@ -9,6 +9,7 @@ import { decide, killAll } from '../cli-client/helpers.js';
 import { startSimulatedModel } from '../fakes/simulated-model.js';
 import type { SystemOneFake } from '../fakes/systemone-fake.js';
 import { assertBuilt, ROOT, startServe } from '../support/cli.js';
+import { scaled } from '../support/time.js';
 
 describe('fitting a temperature', () => {
   it('finds the temperature at which the stated probability is the share right', () => {
@@ -44,13 +45,13 @@ describe('decide calibrate', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('fits on half the set, halves the held-out ECE of every mode, and serve and eval apply it until --reset', { timeout: 300_000 }, async () => {
+  it('fits on half the set, halves the held-out ECE of every mode, and serve and eval apply it until --reset', { timeout: scaled(100_000) }, async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-calibrate-'));
     const db = path.join(dir, 'ledger.db');
     sim = await startSimulatedModel(items, { accuracy: 0.7, temperature: 0.3, positionBias: 0, sufficiencySeparation: 0.6 });
     const env = { DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'overconfident' };
 
-    const fitted = await decide(['calibrate', '--db', db, '--json', '--concurrency', '8'], { env, timeoutMs: 240_000 });
+    const fitted = await decide(['calibrate', '--db', db, '--json', '--concurrency', '8'], { env, timeoutMs: scaled(80_000) });
     expect(fitted.code, fitted.stderr).toBe(0);
     const result = JSON.parse(fitted.stdout);
     expect(result).toMatchObject({ engine: 'systemone', model: 'overconfident', debias: 'none', failed: 0 });
@@ -65,13 +66,13 @@ describe('decide calibrate', () => {
     const shown = JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'], { env })).stdout);
     expect(shown).toHaveLength(4);
 
-    const raw = EvalReport.parse(JSON.parse((await decide(['eval', '--json'], { env, timeoutMs: 240_000 })).stdout));
-    const calibrated = EvalReport.parse(JSON.parse((await decide(['eval', '--json', '--db', db], { env, timeoutMs: 240_000 })).stdout));
+    const raw = EvalReport.parse(JSON.parse((await decide(['eval', '--json'], { env, timeoutMs: scaled(80_000) })).stdout));
+    const calibrated = EvalReport.parse(JSON.parse((await decide(['eval', '--json', '--db', db], { env, timeoutMs: scaled(80_000) })).stdout));
     expect(calibrated.engine.temperatures).toMatchObject({ choice: expect.any(Number), sufficiency: expect.any(Number) });
     expect(calibrated.overall.accuracy).toBe(raw.overall.accuracy);
     expect(calibrated.overall.ece!).toBeLessThan(raw.overall.ece! / 2);
 
-    const serving = await startServe(['--db', db], env, 20_000);
+    const serving = await startServe(['--db', db], env, scaled(20_000));
     expect(await serving.waitForStderr(/^decide: engine /)).toMatch(/calibration choice \d+\.\d\d, noul \d+\.\d\d, score \d+\.\d\d, sufficiency \d+\.\d\d/);
     await serving.stop();
 

@@ -7,6 +7,7 @@ import { decide, decideInPty, killAll, plain, tempFolder, type TempFolder } from
 import { startSimulatedModel, type SimulatedFaults } from '../fakes/simulated-model.js';
 import type { SystemOneFake } from '../fakes/systemone-fake.js';
 import { assertBuilt, runCli, runJson, startServe } from '../support/cli.js';
+import { scaled } from '../support/time.js';
 
 /** `decide eval` as a user meets it: its output, its files, its failures and its exit codes. */
 
@@ -174,14 +175,14 @@ describe('decide eval', () => {
   describe('--url: a running service, paid like any other use', () => {
     const startService = async () => {
       const db = path.join(tmp.dir, 'ledger.db');
-      const serving = await startServe(['--db', db], engineEnv(), 20_000);
+      const serving = await startServe(['--db', db], engineEnv(), scaled(20_000));
       const { key } = await runJson(['key', 'create', '--db', db]);
       return { url: serving.url, key, db };
     };
     const usage = async (url: string, key: string) =>
       (await fetch(`${url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<any>;
 
-    it('says what it will spend and wants --yes without a terminal; with it, spends exactly that', { timeout: 60_000 }, async () => {
+    it('says what it will spend and wants --yes without a terminal; with it, spends exactly that', { timeout: scaled(60_000) }, async () => {
       const file = goodSet();
       const { url, key } = await startService();
       const refused = await decide(['eval', '--set', file, '--url', url], { env: { DECIDE_API_KEY: key } });
@@ -198,7 +199,7 @@ describe('decide eval', () => {
       expect((await usage(url, key)).freeUsed).toBe(DECISIONS);
     });
 
-    it('a refused key stops it with exit 3; a pass that runs out stops it with exit 4', { timeout: 60_000 }, async () => {
+    it('a refused key stops it with exit 3; a pass that runs out stops it with exit 4', { timeout: scaled(60_000) }, async () => {
       const file = goodSet();
       const { url, key, db } = await startService();
       const other = await runJson(['key', 'create', '--db', db]);

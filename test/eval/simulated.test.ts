@@ -6,6 +6,7 @@ import { decide, killAll } from '../cli-client/helpers.js';
 import { SimulatedModel, startSimulatedModel, type SimulatedFaults } from '../fakes/simulated-model.js';
 import type { SystemOneFake } from '../fakes/systemone-fake.js';
 import { assertBuilt, ROOT } from '../support/cli.js';
+import { scaled } from '../support/time.js';
 
 /**
  * The yardstick checked against a model whose faults are known: `decide eval` on the
@@ -48,7 +49,7 @@ describe('decide eval on a simulated model with known faults', () => {
   const evaluate = async (faults: SimulatedFaults, flags: string[] = []): Promise<EvalReport> => {
     sim = await startSimulatedModel(items, faults);
     const env = { DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'simulated' };
-    const run = await decide(['eval', '--json', '--concurrency', '8', ...flags], { env, timeoutMs: 240_000 });
+    const run = await decide(['eval', '--json', '--concurrency', '8', ...flags], { env, timeoutMs: scaled(80_000) });
     expect(run.code, run.stderr).toBe(0);
     const report = EvalReport.parse(JSON.parse(run.stdout));
     await sim.close();
@@ -56,7 +57,7 @@ describe('decide eval on a simulated model with known faults', () => {
     return report;
   };
 
-  it('recovers accuracy, calibration, no position bias and a sharp sufficiency signal; overconfidence shows in ECE alone', { timeout: 480_000 }, async () => {
+  it('recovers accuracy, calibration, no position bias and a sharp sufficiency signal; overconfidence shows in ECE alone', { timeout: scaled(160_000) }, async () => {
     const fair = await evaluate(FAIR);
     expect(fair.failed.count).toBe(0);
     expect(fair.engine).toEqual({ name: 'systemone', model: 'simulated', debias: 'none' });
@@ -85,7 +86,7 @@ describe('decide eval on a simulated model with known faults', () => {
     }
   });
 
-  it('a bias toward the first presented label shows as the flips and primacy it implies; no sufficiency signal gives an AUROC near chance', { timeout: 240_000 }, async () => {
+  it('a bias toward the first presented label shows as the flips and primacy it implies; no sufficiency signal gives an AUROC near chance', { timeout: scaled(80_000) }, async () => {
     const faults = { ...FAIR, positionBias: 0.8, sufficiencySeparation: 0 };
     const implied = impliedBias(faults);
     const report = await evaluate(faults);
@@ -97,7 +98,7 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(report.sufficiency.auroc!).toBeLessThan(0.65);
   });
 
-  it('--debias reverse removes what the position bias did: no flips, the accuracy of the unbiased model', { timeout: 480_000 }, async () => {
+  it('--debias reverse removes what the position bias did: no flips, the accuracy of the unbiased model', { timeout: scaled(160_000) }, async () => {
     const biased = { ...FAIR, positionBias: 0.8 };
     const plain = await evaluate(biased);
     const debiased = await evaluate(biased, ['--debias', 'reverse']);

@@ -1,31 +1,22 @@
-import { createRequire } from 'node:module';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EvalReport } from '../../src/eval/report.js';
 import { decide, killAll } from '../cli-client/helpers.js';
 import { assertBuilt } from '../support/cli.js';
+import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../support/local-runtime.js';
 import { TINY_MODEL } from '../support/service.js';
-
-/** node-llama-cpp is an optional dependency: without it the local engine cannot run at all. */
-function hasLocalRuntime(): boolean {
-  try {
-    createRequire(import.meta.url).resolve('node-llama-cpp');
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { scaled } from '../support/time.js';
 
 /**
  * The whole command end to end on the shared tiny model, in process, as `decide
  * serve --model` would run it. Its weights are random: the figures sit near chance,
  * and only their plumbing is checked.
  */
-describe.skipIf(!hasLocalRuntime())('decide eval on the tiny local model (needs node-llama-cpp)', () => {
+describe.skipIf(!LOCAL_RUNTIME)(`decide eval on the tiny local model ${NEEDS_LOCAL_RUNTIME}`, () => {
   beforeAll(assertBuilt);
   afterEach(killAll);
 
-  it('measures the first items of the shipped set with the local engine', { timeout: 180_000 }, async () => {
-    const run = await decide(['eval', '--model', TINY_MODEL, '--limit', '24', '--json'], { timeoutMs: 170_000 });
+  it('measures the first items of the shipped set with the local engine', { timeout: scaled(60_000) }, async () => {
+    const run = await decide(['eval', '--model', TINY_MODEL, '--limit', '24', '--json'], { timeoutMs: scaled(55_000) });
     expect(run.code, run.stderr).toBe(0);
     const report = EvalReport.parse(JSON.parse(run.stdout));
     expect(report.engine).toEqual({ name: 'local', model: 'llama-2-tiny-random', debias: 'reverse' });

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { scaled } from '../support/time.js';
 
 /**
  * The HTTP side shared by the protocol fakes: a real server on 127.0.0.1:0 that records
@@ -31,6 +32,11 @@ export interface CommonBehaviour {
   /** Wait this long before doing any of the above. */
   delayMs?: number;
   /**
+   * Hold the answer until this settles (then do any of the above): the test decides
+   * when the provider answers, e.g. only once something else has happened meanwhile.
+   */
+  until?: Promise<unknown>;
+  /**
    * Stream the answer (the success JSON, or `body` / the error JSON with `status`)
    * padded with spaces to this many bytes, with back-pressure and `Content-Length`;
    * `Infinity` streams chunked without end. Its fate is recorded in `streams`.
@@ -54,8 +60,22 @@ export interface Fake<B> {
   requests: RecordedRequest[];
   /** One per `padTo` answer, settled when it was sent whole or its connection closed. */
   streams: Promise<StreamOutcome>[];
+  /** Requests received and not yet answered (or abandoned) right now. */
+  readonly inFlight: number;
+  /** The most requests in flight at once since the start (or the last `reset()`). */
+  readonly maxInFlight: number;
+  /**
+   * Resolves once `n` requests are in flight at once: as `until`, it holds each answer
+   * until they all arrived, which shows they were asked together. Should they never
+   * all arrive (asked one after another), it gives up after a scaled 2 s and lets
+   * them (and any later wait for `n`) through, so the test goes on to say so through
+   * `maxInFlight`.
+   */
+  whenInFlight(n: number): Promise<void>;
   /** Script the next requests; with no handler, back to the fake's default. */
   respond(handler?: Handler<B>): void;
+  /** Back to a fresh fake for the next test: default answers, nothing recorded. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -77,6 +97,11 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let handler: Handler<B> = options.defaultHandler;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const inFlightWaiters = new Set<{ n: number; resolve: () => void }>();
+  /** Counts `whenInFlight` gave up waiting for: later waits for them end at once. */
+  const neverReached = new Set<number>();
 
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -100,9 +125,14 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', body, headers };
     requests.push(recorded);
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once('close', () => inFlight--);
+    for (const waiter of inFlightWaiters) if (inFlight >= waiter.n) waiter.resolve();
 
     if (req.method !== 'POST' || recorded.path !== options.path) return json(res, 404, { error: `no route ${req.method} ${recorded.path}` });
     const behaviour = await handler(body, recorded);
+    if (behaviour.until) await behaviour.until;
     if (behaviour.delayMs) await wait(behaviour.delayMs);
     if (res.destroyed) return;
     if (behaviour.hang) return;
@@ -152,10 +182,45 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     url: `http://127.0.0.1:${port}${options.basePath}`,
     requests,
     streams,
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    whenInFlight(n) {
+      if (inFlight >= n || neverReached.has(n)) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const waiter = {
+          n,
+          resolve: () => {
+            clearTimeout(timer);
+            timers.delete(timer);
+            inFlightWaiters.delete(waiter);
+            resolve();
+          },
+        };
+        // Well within the engines' scaled deadlines, so the test fails on its count.
+        const timer = setTimeout(() => {
+          neverReached.add(n);
+          waiter.resolve();
+        }, scaled(2_000));
+        timers.add(timer);
+        inFlightWaiters.add(waiter);
+      });
+    },
     respond(next) {
       handler = next ?? options.defaultHandler;
     },
+    reset() {
+      handler = options.defaultHandler;
+      requests.length = 0;
+      streams.length = 0;
+      maxInFlight = inFlight;
+      neverReached.clear();
+    },
     async close() {
+      for (const waiter of inFlightWaiters) waiter.resolve();
       for (const timer of timers) clearTimeout(timer);
       // Hanging requests keep their sockets open forever; close() alone would wait for them.
       for (const socket of sockets) socket.destroy();

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOUL } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
+import { eventually } from '../support/time.js';
 
 /**
  * A client that announces `Content-Length: 100`, sends 10 bytes and closes is the
@@ -38,9 +39,7 @@ describe('uploads the client abandons mid-body', () => {
     const from = svc.logs.length;
     await run();
     const since = () => svc.logs.slice(from).map((line) => JSON.parse(line) as Record<string, unknown>);
-    for (let waited = 0; !since().some((line) => line.path === path && 'status' in line) && waited < 2000; waited += 10) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(() => since().some((line) => line.path === path && 'status' in line), `the access line of ${path}`, { everyMs: 10 });
     return since();
   }
 

@@ -2,11 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { audit } from '../ledger/helpers.js';
 import { CHOICE, NOUL } from '../support/requests.js';
 import { manualClock, startWithOpenAI, type Running } from '../support/service.js';
+import { gate } from '../support/time.js';
 
 let svc: Running;
 afterEach(async () => {
-  expect(audit(svc.dir)).toEqual([]);
-  await svc.close();
+  try {
+    expect(audit(svc.dir)).toEqual([]);
+  } finally {
+    await svc.close();
+  }
 });
 
 const withKey = (value: string) => ({ 'idempotency-key': value });
@@ -40,12 +44,19 @@ describe('Idempotency-Key', () => {
   it('409 idempotency_in_progress while the first is still running, then a replay', async () => {
     svc = await startWithOpenAI();
     const { key } = await svc.newKey();
-    svc.fake.respond(() => ({ delayMs: 400 }));
+    // The first decision stays at the engine until the second has been answered.
+    const engine = gate();
+    svc.fake.respond(() => ({ until: engine.promise }));
     const first = svc.call('POST', '/v1/decisions', { key, json: NOUL, headers: withKey('slow') });
-    while (svc.fake.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
-    const second = await svc.call('POST', '/v1/decisions', { key, json: NOUL, headers: withKey('slow') });
-    expect(second.status).toBe(409);
-    expect(second.body.code).toBe('idempotency_in_progress');
+    first.catch(() => {}); // awaited below; no unhandled rejection should a check fail first
+    try {
+      while (svc.fake.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+      const second = await svc.call('POST', '/v1/decisions', { key, json: NOUL, headers: withKey('slow') });
+      expect(second.status).toBe(409);
+      expect(second.body.code).toBe('idempotency_in_progress');
+    } finally {
+      engine.open();
+    }
     expect((await first).status).toBe(200);
     const third = await svc.call('POST', '/v1/decisions', { key, json: NOUL, headers: withKey('slow') });
     expect(third.text).toBe((await first).text);

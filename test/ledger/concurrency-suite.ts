@@ -4,6 +4,7 @@ import { buildChild, startChild } from './child.js';
 import type { ChildConfig, ChildReport } from './fixtures/ledger-child.js';
 import { cleanup, DAY, IP, LIMITS, newCaller, NOW, tempDir } from './helpers.js';
 import type { LedgerHarness } from './store-suite.js';
+import { scaled } from '../support/time.js';
 
 /**
  * Concurrent reserves never overspend: within one process, between two store
@@ -142,9 +143,10 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
     it('the processes really overlapped, and churn keeps the books exact', async () => {
       await store.fundPass(caller.passId, 40); // 50 credits
       const reports = await runTogether([
-        // Each runs for at least 400 ms, so they overlap even on a loaded machine.
-        config({ count: 300, minMs: 400, settle: 'churn', depth: 'standard' }),
-        config({ count: 300, minMs: 400, settle: 'churn', depth: 'stress' }),
+        // Each runs for at least a scaled 400 ms after the same start signal, so they
+        // overlap even on a loaded machine (which the check below makes sure of).
+        config({ count: 300, minMs: scaled(400), settle: 'churn', depth: 'standard' }),
+        config({ count: 300, minMs: scaled(400), settle: 'churn', depth: 'stress' }),
       ]);
       const [a, b] = reports;
       expect(a.startedAt < b.endedAt && b.startedAt < a.endedAt).toBe(true);

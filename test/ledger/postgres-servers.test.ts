@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { call } from '../support/api.js';
-import { assertBuilt, killChildren, openaiEnv, runJson, startServe, type Serving } from '../support/cli.js';
+import { assertBuilt, killChildren, openaiEnv, runJson, startServe, waitUntil, type Serving } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
+import { gate, scaled } from '../support/time.js';
 import { PgLedger } from './postgres-helpers.js';
 
 /**
@@ -11,19 +12,23 @@ import { PgLedger } from './postgres-helpers.js';
  */
 describe('two decide serve processes on one PostgreSQL database', () => {
   let fake: OpenAIFake;
+  /** This test's own schema: one test's failure leaves nothing behind for the next. */
   let ledger: PgLedger;
   beforeAll(async () => {
     assertBuilt();
     fake = await startOpenAIFake();
+  });
+  beforeEach(() => {
+    fake.reset();
     // Slow enough that the decisions overlap inside both servers.
     fake.respond(() => ({ delayMs: 50 }));
     ledger = new PgLedger();
   });
-  afterEach(() => killChildren());
-  afterAll(async () => {
-    await fake.close();
+  afterEach(async () => {
+    await killChildren();
     await ledger.dispose();
   });
+  afterAll(() => fake.close());
 
   const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 
@@ -32,8 +37,8 @@ describe('two decide serve processes on one PostgreSQL database', () => {
     // Both start at once on a schema that does not exist yet: the migration runs once, under the lock.
     // One is told the database by --db, the other by DECIDE_DATABASE_URL.
     const servers: Serving[] = await Promise.all([
-      startServe(['--db', ledger.url], env, 20_000),
-      startServe([], { ...env, DECIDE_DATABASE_URL: ledger.url }, 20_000),
+      startServe(['--db', ledger.url], env, scaled(20_000)),
+      startServe([], { ...env, DECIDE_DATABASE_URL: ledger.url }, scaled(20_000)),
     ]);
     for (const server of servers) {
       const line = await server.waitForStderr(/^decide: engine /);
@@ -84,21 +89,23 @@ describe('two decide serve processes on one PostgreSQL database', () => {
 
   it('a server starting while another is mid-decision leaves that live reservation alone', async () => {
     const env = openaiEnv(fake.url, 'sk-two-servers');
-    const first = await startServe(['--db', ledger.url], env, 20_000);
+    const first = await startServe(['--db', ledger.url], env, scaled(20_000));
     const { key } = await runJson(['key', 'create', '--db', ledger.url]);
-    fake.respond(() => ({ delayMs: 2_000 }));
+    // The first server's decision stays at the engine until the second server is up.
+    const engine = gate();
+    fake.respond(() => ({ until: engine.promise }));
     try {
-      const before = fake.requests.length;
       const pending = call(first.url, 'POST', '/v1/decisions', { key, json: NOUL });
-      const deadline = Date.now() + 10_000;
-      while (fake.requests.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      pending.catch(() => {}); // awaited below; should a check fail first, the server's end is no unhandled rejection
+      await waitUntil(() => fake.requests.length > 0, 'the decision to reach the engine');
       expect(await ledger.chargeStates()).toMatchObject({ reserved: 1 });
 
-      const second = await startServe(['--db', ledger.url], env, 20_000);
+      const second = await startServe(['--db', ledger.url], env, scaled(20_000));
       const line = await second.waitForStderr(/^decide: engine /);
       expect(line).not.toContain('released');
       expect((await ledger.chargeStates()).reserved).toBe(1);
 
+      engine.open();
       const answer = await pending;
       expect(answer.status).toBe(200);
       expect(answer.body.access).toEqual({ type: 'free', freeRemaining: 19 });
@@ -107,7 +114,7 @@ describe('two decide serve processes on one PostgreSQL database', () => {
       expect(usage.body).toMatchObject({ freeUsed: 1 });
       expect(await ledger.audit()).toEqual([]);
     } finally {
-      fake.respond(() => ({ delayMs: 50 }));
+      engine.open();
     }
   });
 });

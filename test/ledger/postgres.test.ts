@@ -8,6 +8,7 @@ import { DAY, IP, LIMITS, newCaller, NOW } from './helpers.js';
 import { postgresHarness } from './postgres-harness.js';
 import { dropSchema, newSchemaName, PG_URL, PgLedger, withAdmin } from './postgres-helpers.js';
 import { storeSuite } from './store-suite.js';
+import { eventually } from '../support/time.js';
 
 // The Store contract, shared with SQLite (test/ledger/sqlite.test.ts).
 storeSuite(postgresHarness());
@@ -222,10 +223,7 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     expect(await sweeper.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 5 });
 
     // Nobody calls anything: the sweeper's timer finds them once expired.
-    const deadline = Date.now() + 10_000;
-    while ((await ledger.chargeStates()).reserved && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await eventually(async () => !(await ledger.chargeStates()).reserved, 'the sweep to release both reservations');
     expect(await ledger.chargeStates()).toEqual({ released: 2 });
     expect(await sweeper.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 10 });
 

@@ -10,6 +10,7 @@ import { startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.
 import { NOUL } from '../support/requests.js';
 import { chargeStates, cleanup, IP, LIMITS, newCaller, open as openSqlite, tempDir } from './helpers.js';
 import { PgLedger } from './postgres-helpers.js';
+import { eventually, scaled } from '../support/time.js';
 
 /**
  * The service's commit, where the ledger meets the answer: what a decision whose
@@ -23,15 +24,15 @@ beforeAll(async () => {
   fake = await startSystemOneFake();
 });
 afterAll(() => fake.close());
-afterEach(() => fake.respond());
+afterEach(() => fake.reset());
 
 const request = DecisionRequest.parse({ ...NOUL });
 const stress = DecisionRequest.parse({ ...NOUL, depth: 'stress' });
 
 function service(store: Store, engines: Engine[], warnings: string[] = []) {
-  const engine = createSystemOneEngine({ baseUrl: fake.url, model: 'fake-systemone-1', timeoutMs: 5_000 });
+  const engine = createSystemOneEngine({ baseUrl: fake.url, model: 'fake-systemone-1', timeoutMs: scaled(5_000) });
   engines.push(engine);
-  return new DecisionService({ store, engine, limits: LIMITS, engineTimeoutMs: 5_000, warn: (line) => warnings.push(line) });
+  return new DecisionService({ store, engine, limits: LIMITS, engineTimeoutMs: scaled(5_000), warn: (line) => warnings.push(line) });
 }
 
 const never = new Promise<never>(() => {});
@@ -171,11 +172,15 @@ describe('PostgreSQL, a tiny expiry margin: a decision that outlives its reserva
     const svc = service(store, engines, warnings);
     const caller = await newCaller(store);
     await store.fundPass(caller.passId, 10);
-    fake.respond(() => ({ delayMs: 300 }));
     const day = utcDay(new Date());
+    // The engine answers each decision only once the sweep has released its reservation.
+    const swept = (n: number) =>
+      eventually(async () => ((await ledger.chargeStates()).released ?? 0) >= n, `${n} reservation(s) released by the sweep`);
 
+    fake.respond(() => ({ until: swept(1) }));
     const free = await svc.decide(request, { caller, channel: 'api', ip: IP });
     expect(free.response.access).toEqual({ type: 'free', freeRemaining: 20, charged: false });
+    fake.respond(() => ({ until: swept(2) }));
     const paid = await svc.decide(stress, { caller, channel: 'api', ip: IP });
     expect(paid.response.access).toEqual({ type: 'pass', passCredits: 10, charged: false });
     expect(await store.usage(caller, day)).toEqual({ freeUsed: 0, passCredits: 10 });

@@ -2,8 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CHOICE, NOUL } from '../support/requests.js';
 import { killChildren, waitUntil } from '../support/cli.js';
 import { startWithSystemOne } from '../support/service.js';
+import { eventually, gate, scaled } from '../support/time.js';
 import { holdLock } from './lock-holder.js';
-import { IP, newCaller, NOW } from './helpers.js';
+import { chargeStates, IP, newCaller, NOW } from './helpers.js';
 
 /**
  * The SQLite ledger when the file itself misbehaves: another process holding the
@@ -27,18 +28,27 @@ async function start(options: Parameters<typeof startWithSystemOne>[0] = {}): Pr
 
 const decide = (svc: Svc, key: string, body: object, idem?: string) =>
   svc.call('POST', '/v1/decisions', { key, json: body, headers: idem ? { 'idempotency-key': idem } : {} });
+/** A decision whose end is awaited later: should a check fail first, its end is no unhandled rejection. */
+const started = (answer: ReturnType<typeof decide>) => {
+  answer.catch(() => {});
+  return answer;
+};
 const usage = async (svc: Svc, key: string) => (await svc.call('GET', '/v1/usage', { key })).body;
 
 describe('SQLite: a lock held by another process', () => {
   it('a commit that cannot get the lock answers 503 ledger_unavailable, and the charges come back soon after the lock goes', async () => {
+    // The lock wait is meant to run out (at the commits); nothing else waits for the lock.
     const svc = await start({ ledger: { lockWaitMs: 300 } });
     const { key } = await svc.newKey(10);
-    svc.fake.respond(() => ({ delayMs: 400 }));
-    const stress = decide(svc, key, { ...CHOICE, depth: 'stress' }, 'retry-stress');
-    const free = decide(svc, key, NOUL, 'retry-free');
+    // The engine answers once another process holds the file.
+    const engine = gate();
+    svc.fake.respond(() => ({ until: engine.promise }));
+    const stress = started(decide(svc, key, { ...CHOICE, depth: 'stress' }, 'retry-stress'));
+    const free = started(decide(svc, key, NOUL, 'retry-free'));
     // Both reserved and asking the engine: now another process takes the file.
-    await waitUntil(() => svc.fake.requests.length >= 2, 'both decisions at the engine');
-    const lock = await holdLock(svc.dbPath);
+    const asked = (context: string) => svc.fake.requests.some((r) => r.body?.state === context);
+    await waitUntil(() => asked(CHOICE.context) && asked(NOUL.context), 'both decisions at the engine');
+    const lock = await holdLock(svc.dbPath).finally(() => engine.open());
 
     for (const res of [await stress, await free]) {
       expect(res.status).toBe(503);
@@ -65,11 +75,12 @@ describe('SQLite: a lock held by another process', () => {
   });
 
   it('no route waits on the lock: metrics, usage, pages and MCP answer while a decision waits for it', async () => {
-    const svc = await start({ ledger: { lockWaitMs: 20_000 } });
+    // The decision waits for the lock for as long as the test holds it: this wait must not run out.
+    const svc = await start({ ledger: { lockWaitMs: scaled(20_000) } });
     const { key } = await svc.newKey();
     const lock = await holdLock(svc.dbPath);
     let decided = false;
-    const waiting = decide(svc, key, NOUL).then((res) => {
+    const waiting = started(decide(svc, key, NOUL)).then((res) => {
       decided = true;
       return res;
     });
@@ -115,10 +126,13 @@ describe('SQLite: what a failed give-back leaves is swept', () => {
     const svc = await start({ ledger: { decisionDeadlineMs: 1, expiryMarginMs: 0, sweepIntervalMs: 20 } });
     await svc.store.recoverInterrupted();
     const { key } = await svc.newKey(10);
-    svc.fake.respond(() => ({ delayMs: 300 }));
+    // The engine answers each decision only once the sweep has released its reservation.
+    const swept = (n: number) => eventually(() => (chargeStates(svc.dir).released ?? 0) >= n, `${n} reservation(s) released by the sweep`);
+    svc.fake.respond(() => ({ until: swept(1) }));
     const free = await decide(svc, key, NOUL);
     expect(free.status).toBe(200);
     expect(free.body.access).toEqual({ type: 'free', freeRemaining: 20, charged: false });
+    svc.fake.respond(() => ({ until: swept(2) }));
     const paid = await decide(svc, key, { ...NOUL, depth: 'stress' });
     expect(paid.body.access).toEqual({ type: 'pass', passCredits: 10, charged: false });
     expect(await usage(svc, key)).toMatchObject({ freeUsed: 0, passCredits: 10 });
@@ -128,11 +142,7 @@ describe('SQLite: what a failed give-back leaves is swept', () => {
   });
 });
 
-/** Polls an async probe every 50 ms until it holds, for up to 15 s. */
-async function waitUntilAsync(probe: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls an async probe every 50 ms until it holds (for up to a scaled 15 s). */
+function waitUntilAsync(probe: () => Promise<boolean>, what: string): Promise<void> {
+  return eventually(probe, what, { timeoutMs: scaled(15_000), everyMs: 50 });
 }

@@ -8,6 +8,7 @@ import { assertBuilt, BIN, cleanEnv, ROOT, waitUntil } from '../support/cli.js';
 import { CHOICE, NOUL, withKey } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { initialize, lineOf } from './clients.js';
+import { scaled } from '../support/time.js';
 
 /** `decide mcp` as a desktop agent runs it: a child process on stdio, forwarding to a real server. */
 
@@ -47,7 +48,7 @@ function rawBridge(env: Record<string, string>) {
     write: (line: string) => child.stdin.write(`${line}\n`),
     /** Every line on stdout so far, once there are at least `n`. */
     answers: async (n: number) => {
-      await waitUntil(() => lines().length >= n, `${n} lines on stdout`, 15_000);
+      await waitUntil(() => lines().length >= n, `${n} lines on stdout`, scaled(15_000));
       return lines();
     },
   };
@@ -180,7 +181,7 @@ describe('decide mcp, the stdio bridge', () => {
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
       send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_usage', arguments: {} } });
-      await waitUntil(() => stdout.split('\n').filter(Boolean).length >= 3, 'three answers on stdout', 15_000);
+      await waitUntil(() => stdout.split('\n').filter(Boolean).length >= 3, 'three answers on stdout', scaled(15_000));
       const lines = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
       expect(lines.every((m) => m.jsonrpc === '2.0')).toBe(true);
       expect(lines.map((m) => m.id).sort()).toEqual([1, 2, 3]);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { assertBuilt, killChildren, openaiEnv, ROOT, startServe, tempDb, type Serving } from '../support/cli.js';
+import { scaled } from '../support/time.js';
 
 /**
  * The MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.13, the last
@@ -19,7 +20,7 @@ function conformance(url: string, scenario: string): Promise<{ code: number | nu
     execFile(
       process.execPath,
       [CONFORMANCE, 'server', '--url', url, '--scenario', scenario],
-      { cwd: ROOT, timeout: 60_000, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
+      { cwd: ROOT, timeout: scaled(60_000), env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: stdout + stderr }),
     );
   });

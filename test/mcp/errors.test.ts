@@ -79,18 +79,27 @@ describe('MCP authentication', () => {
 
 describe('MCP tool errors: isError results with the contract sentence and code, nothing charged', () => {
   let svc: Running;
+  /** A service whose decision deadline is short enough to see it fire: only for engines that hang. */
+  let hanging: Running;
   let client: Client | undefined;
   const time = manualClock('2026-11-22T12:00:00.000Z');
   beforeAll(async () => {
-    svc = await startWithOpenAI({ clock: time.clock, limits: { freePerKey: 2 }, engineTimeoutMs: 600 });
+    svc = await startWithOpenAI({ clock: time.clock, limits: { freePerKey: 2 } });
+    hanging = await startWithOpenAI({ clock: time.clock, limits: { freePerKey: 2 }, engineTimeoutMs: 600 });
   });
-  afterAll(() => svc.close());
-  beforeEach(() => svc.fake.respond());
+  afterAll(async () => {
+    await svc.close();
+    await hanging.close();
+  });
+  beforeEach(() => {
+    svc.fake.reset();
+    hanging.fake.reset();
+  });
   afterEach(async () => {
     await client?.close();
     client = undefined;
   });
-  const connect = async (key: string) => (client = await modernClient(svc.url, key));
+  const connect = async (key: string, to: Running = svc) => (client = await modernClient(to.url, key));
   const usageOf = async (key: string) => (await svc.call('GET', '/v1/usage', { key })).body;
 
   const invalid: Array<[string, Record<string, unknown>]> = [
@@ -189,9 +198,10 @@ describe('MCP tool errors: isError results with the contract sentence and code, 
   ];
 
   it.each(engineFailures)('%s → %s as a tool error; neither credits nor the allowance are taken', async (_, code, behaviour) => {
-    const paying = await svc.newKey(6);
-    await connect(paying.key);
-    svc.fake.respond(() => behaviour);
+    const target = 'hang' in behaviour ? hanging : svc;
+    const paying = await target.newKey(6);
+    await connect(paying.key, target);
+    target.fake.respond(() => behaviour);
     const standard = await client!.callTool({ name: 'weigh_decision', arguments: { ...CHOICE } });
     const stress = await client!.callTool({ name: 'stress_test_decision', arguments: { ...CHOICE } });
     for (const result of [standard, stress]) {
@@ -199,9 +209,9 @@ describe('MCP tool errors: isError results with the contract sentence and code, 
       expect(lineOf(result)).toMatch(new RegExp(`\\(${code}(; retry after \\d+ s)?\\)$`));
       expect(lineOf(result)).not.toContain('sk-');
     }
-    svc.fake.respond();
-    expect(await usageOf(paying.key)).toMatchObject({ freeUsed: 0, passCredits: 6 });
-    expect(audit(svc.dir)).toEqual([]);
+    target.fake.respond();
+    expect((await target.call('GET', '/v1/usage', { key: paying.key })).body).toMatchObject({ freeUsed: 0, passCredits: 6 });
+    expect(audit(target.dir)).toEqual([]);
   });
 
   it('the per-IP free limit counts MCP and HTTP decisions from the same client IP together', async () => {

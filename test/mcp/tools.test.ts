@@ -17,7 +17,7 @@ describe('MCP tools over streamable HTTP', () => {
     svc = await startWithOpenAI();
   });
   afterAll(() => svc.close());
-  beforeEach(() => svc.fake.respond());
+  beforeEach(() => svc.fake.reset());
   afterEach(async () => {
     await Promise.all(open.splice(0).map((client) => client.close()));
   });

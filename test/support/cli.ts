@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { eventually, scaled } from './time.js';
 
 /**
  * The CLI as a user runs it: `node bin/decide.js …` in a child process, which loads the
@@ -82,7 +83,7 @@ function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
 }
 
 export interface ServeFixture {
-  /** The OpenAI fake, one for the describe block, back to its default answers after each test. */
+  /** The OpenAI fake, one for the describe block, reset (default answers, nothing recorded) after each test. */
   readonly fake: OpenAIFake;
   /** This test's ledger folder: made on first use, removed after the test. */
   readonly tmp: TempDb;
@@ -93,7 +94,7 @@ export interface ServeFixture {
 /**
  * The hooks of a `decide serve` test file, registered in the calling describe block:
  * beforeAll checks dist/ is built and starts the OpenAI fake, afterAll closes it, and
- * afterEach kills the children, resets the fake's answers and removes the test's ledger folders.
+ * afterEach kills the children, resets the fake and removes the test's ledger folders.
  */
 export function useServeFixture(): ServeFixture {
   let fake: OpenAIFake | undefined;
@@ -111,7 +112,7 @@ export function useServeFixture(): ServeFixture {
   afterAll(() => fake?.close());
   afterEach(async () => {
     await killChildren();
-    fake?.respond();
+    fake?.reset();
     tmp = undefined;
     for (const folder of made.splice(0)) folder.remove();
   });
@@ -134,8 +135,8 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs one command to its end (killed after `timeoutMs`). */
-export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 8_000): Promise<CliResult> {
+/** Runs one command to its end (killed after `timeoutMs`, a scaled deadline). */
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = scaled(8_000)): Promise<CliResult> {
   return collectOutput(spawnCli(args, env), `decide ${args.join(' ')}`, timeoutMs);
 }
 
@@ -176,7 +177,7 @@ export interface Serving {
   output(): { stdout: string; stderr: string };
   /** Resolves with how the child ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Waits for a stderr line matching `pattern`. */
+  /** Waits for a stderr line matching `pattern` (for up to a scaled 5 s by default). */
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Sends `signal` and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -184,8 +185,8 @@ export interface Serving {
 
 const LISTENING = /^decide listening on (http:\/\/\S+)$/;
 
-/** Starts `decide serve --port 0 …` and resolves once it prints where it listens. */
-export function startServe(args: string[], env: Record<string, string>, timeoutMs = 8_000): Promise<Serving> {
+/** Starts `decide serve --port 0 …` and resolves once it prints where it listens (within `timeoutMs`, a scaled deadline). */
+export function startServe(args: string[], env: Record<string, string>, timeoutMs = scaled(8_000)): Promise<Serving> {
   const child = spawnCli(['serve', '--port', '0', ...args], env);
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -252,7 +253,7 @@ export function startServe(args: string[], env: Record<string, string>, timeoutM
     stderr,
     output: () => ({ ...raw }),
     exited,
-    waitForStderr: (pattern, ms = 5_000) => until(() => stderr.find((line) => pattern.test(line)), `stderr line ${pattern}`, ms),
+    waitForStderr: (pattern, ms = scaled(5_000)) => until(() => stderr.find((line) => pattern.test(line)), `stderr line ${pattern}`, ms),
     stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
@@ -260,11 +261,7 @@ export function startServe(args: string[], env: Record<string, string>, timeoutM
   }));
 }
 
-/** Polls `probe` until it returns true (every 20 ms, up to `timeoutMs`). */
-export async function waitUntil(probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Polls `probe` until it returns true (every 20 ms, up to `timeoutMs`, a scaled deadline). */
+export function waitUntil(probe: () => boolean, what: string, timeoutMs = scaled(5_000)): Promise<void> {
+  return eventually(probe, what, { timeoutMs });
 }

@@ -17,6 +17,7 @@ import { noVerification } from '../../src/web/verify/verifier.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
 import { startSystemOneFake } from '../fakes/systemone-fake.js';
 import { call, type CallOptions } from './api.js';
+import { scaled } from './time.js';
 
 /**
  * The shared test model (random weights, 1.7 MB), never copied into the project:
@@ -38,6 +39,7 @@ export const ENGINE_SECRET = 'sk-engine-5ecret-0f-the-provider-7788';
 export interface StartOptions {
   clock?: Clock;
   limits?: Partial<Limits>;
+  /** The decision deadline: a scaled 5 s unless a test wants it to fire. */
   engineTimeoutMs?: number;
   maxInFlight?: number;
   /** The browser's side: verification `none` and a fresh cookie secret unless given. */
@@ -60,7 +62,7 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
     store,
     engine,
     limits,
-    engineTimeoutMs: options.engineTimeoutMs ?? 5_000,
+    engineTimeoutMs: options.engineTimeoutMs ?? scaled(5_000),
     clock: options.clock,
     maxInFlight: options.maxInFlight,
   });

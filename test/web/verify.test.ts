@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { providerVerifier } from '../../src/web/verify/verifier.js';
 import { formOf, PASSING_TOKEN, startSiteverifyFake, type SiteverifyFake } from '../fakes/siteverify-fake.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
+import { scaled } from '../support/time.js';
 import { browserOf, passCount } from './helpers.js';
 
 const SECRET = '0x-verify-secret-of-the-operator-4242';
@@ -15,31 +16,34 @@ const SITE_KEY = '1x00000000000000000000AA';
 describe.each(['turnstile', 'hcaptcha'] as const)('verification by %s', (provider) => {
   let fake: SiteverifyFake;
   let svc: Running;
+  /** The same provider behind a verification timeout short enough to see it fire: only for a provider that hangs. */
+  let impatient: Running;
   beforeAll(async () => {
     fake = await startSiteverifyFake();
-    const verifier = providerVerifier({ provider, siteKey: SITE_KEY, secret: SECRET, verifyUrl: fake.url, timeoutMs: 400 });
-    svc = await startWithOpenAI({ web: { verifier } });
+    const verifier = (timeoutMs: number) => providerVerifier({ provider, siteKey: SITE_KEY, secret: SECRET, verifyUrl: fake.url, timeoutMs });
+    svc = await startWithOpenAI({ web: { verifier: verifier(scaled(5_000)) } });
+    impatient = await startWithOpenAI({ web: { verifier: verifier(400) } });
   });
+  beforeEach(() => fake.reset());
   afterAll(async () => {
     await svc.close();
+    await impatient.close();
     await fake.close();
   });
 
-  /** Asks for a pass with `token`; checks that a refusal left no pass and no cookie behind. */
-  async function attempt(token: string | undefined) {
-    const browser = browserOf(svc);
-    const before = passCount(svc);
+  /** Asks `to` for a pass with `token`; checks that a refusal left no pass and no cookie behind. */
+  async function attempt(token: string | undefined, to: Running = svc) {
+    const browser = browserOf(to);
+    const before = passCount(to);
     const res = await browser.verify(token === undefined ? {} : { verificationToken: token });
     if (res.status >= 300) {
       expect(res.headers['set-cookie']).toBeUndefined();
-      expect(passCount(svc)).toBe(before);
+      expect(passCount(to)).toBe(before);
     }
     return { res, browser };
   }
 
   it('a passing token: the provider is asked once, with the secret, the token and the client IP', async () => {
-    fake.respond();
-    fake.requests.length = 0;
     const { res, browser } = await attempt(PASSING_TOKEN);
     expect(res.status).toBe(201);
     expect(res.headers['set-cookie']).toMatch(/^decide_pass=/);
@@ -60,7 +64,6 @@ describe.each(['turnstile', 'hcaptcha'] as const)('verification by %s', (provide
   });
 
   it('a failing token: 403 verification_failed naming the provider’s error code', async () => {
-    fake.respond();
     const { res } = await attempt('a-bad-token');
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('verification_failed');
@@ -68,7 +71,6 @@ describe.each(['turnstile', 'hcaptcha'] as const)('verification by %s', (provide
   });
 
   it('no token: 400 naming verificationToken, and the provider is not asked', async () => {
-    fake.requests.length = 0;
     const { res } = await attempt(undefined);
     expect(res.status).toBe(400);
     expect(res.body.issues).toEqual([{ field: 'verificationToken', message: expect.stringContaining('required') }]);
@@ -86,7 +88,7 @@ describe.each(['turnstile', 'hcaptcha'] as const)('verification by %s', (provide
   ])('%s: 503 verification_unavailable with Retry-After, no pass', async (_what, behaviour, message) => {
     fake.respond(() => behaviour);
     try {
-      const { res } = await attempt(PASSING_TOKEN);
+      const { res } = await attempt(PASSING_TOKEN, 'hang' in behaviour ? impatient : svc);
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('verification_unavailable');
       expect(res.body.error).toMatch(message);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineError } from '../../../src/engine/engine.js';
 import { createLocalEngine } from '../../../src/engine/local/local.js';
 import { LocalEngineError, loadRuntime, MISSING_RUNTIME } from '../../../src/engine/local/runtime.js';
+import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../../support/local-runtime.js';
 import { CHOICE, NOUL, SCORE } from '../../support/requests.js';
 import { startWithLocal, TINY_MODEL } from '../../support/service.js';
 
@@ -12,7 +13,7 @@ import { startWithLocal, TINY_MODEL } from '../../support/service.js';
  * The local engine on the tiny random-weights model: the answers are random, so
  * these tests check the plumbing (shapes, sums, accounting, batching), never quality.
  */
-describe('local engine through the service', () => {
+describe.skipIf(!LOCAL_RUNTIME)(`local engine through the service ${NEEDS_LOCAL_RUNTIME}`, () => {
   let svc: Awaited<ReturnType<typeof startWithLocal>>;
   beforeAll(async () => {
     svc = await startWithLocal();
@@ -90,7 +91,8 @@ describe('local engine start-up errors', () => {
     expect(error).toMatchObject({ reason: 'model', message: `the model file ${missing} does not exist or cannot be read` });
   });
 
-  it('says a corrupt file is not a loadable GGUF model', async () => {
+  // A missing file is named before the runtime is loaded: this one runs without it too.
+  it.skipIf(!LOCAL_RUNTIME)(`says a corrupt file is not a loadable GGUF model ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const corrupt = path.join(dir, 'corrupt.gguf');
     fs.writeFileSync(corrupt, Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(4096, 7)]));
     const error = await createLocalEngine({ modelPath: corrupt }).catch((e: unknown) => e);
@@ -105,7 +107,7 @@ describe('local engine start-up errors', () => {
   });
 });
 
-describe('local engine: deadlines', () => {
+describe.skipIf(!LOCAL_RUNTIME)(`local engine: deadlines ${NEEDS_LOCAL_RUNTIME}`, () => {
   it('turns an aborted decision into a timeout', async () => {
     const engine = await createLocalEngine({ modelPath: TINY_MODEL });
     try {
