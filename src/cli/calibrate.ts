@@ -1,13 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { fitAll, type Fit } from '../eval/calibrate.js';
 import { planEval } from '../eval/plan.js';
-import { askAll } from '../eval/run.js';
 import type { Calibration, Limits } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { CLIENT_EXIT } from './client-exit.js';
 import { CliFailure } from './config.js';
-import { DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
-import { evalProgress } from './eval-progress.js';
+import { askShowingProgress, DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { withStore } from './ledger-access.js';
 
@@ -32,15 +30,8 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   // The readings as asked: the reversed ones only measure position bias.
   const plan = { ...full, asks: full.asks.filter((ask) => ask.variant !== 'reversed') };
   const target = await localTarget(flags);
-  const progress = await evalProgress(plan.asks.length, { json: Boolean(flags.json) });
   const started = performance.now();
-  let outcomes;
-  try {
-    outcomes = await askAll(plan.asks, target.decide, { concurrency: flags.concurrency, onSettled: progress.update });
-  } finally {
-    await progress.stop();
-    await target.close();
-  }
+  const outcomes = await askShowingProgress(plan.asks, target, flags);
   const fits = fitAll(plan, outcomes);
   if (fits.length === 0) throw new CliFailure('every reading failed: nothing to fit', CLIENT_EXIT.service);
   const { name: engine, model, debias } = target.engine;

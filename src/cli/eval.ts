@@ -11,7 +11,7 @@ import { engineDecider } from '../eval/engine-decider.js';
 import { readSet, SetError, type EvalItem } from '../eval/item.js';
 import { planEval, type Plan } from '../eval/plan.js';
 import { buildReport, nothingMeasured, type EvalReport } from '../eval/report.js';
-import { askAll, type Decider } from '../eval/run.js';
+import { askAll, type Decider, type Outcome } from '../eval/run.js';
 import { reliabilitySvg } from '../eval/svg.js';
 import { connect, explain, retryNotice } from './client-call.js';
 import { CLIENT_EXIT, exitFor } from './client-exit.js';
@@ -51,15 +51,8 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   if (flags.out) makeFolder(flags.out);
   const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags, flags.db);
 
-  const progress = await evalProgress(plan.asks.length, { json: Boolean(flags.json) });
   const started = performance.now();
-  let outcomes;
-  try {
-    outcomes = await askAll(plan.asks, target.decide, { concurrency: flags.concurrency, onSettled: progress.update });
-  } finally {
-    await progress.stop();
-    await target.close();
-  }
+  const outcomes = await askShowingProgress(plan.asks, target, flags);
   const model = [...outcomes.values()].find((o) => o.ok);
   const engine = { ...target.engine, model: model?.ok ? model.decided.model : target.engine.model };
   const report = buildReport({ file: shownPath(file), engine, plan, outcomes, durationMs: performance.now() - started });
@@ -73,6 +66,21 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   if (nothingMeasured(plan, outcomes)) {
     const codes = Object.entries(report.failed.byCode).map(([code, n]) => `${code} ${n}`).join(', ');
     throw new CliFailure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
+  }
+}
+
+/** Asks every request on `target` with the progress bar (or lines), then closes the target. */
+export async function askShowingProgress(
+  asks: Plan['asks'],
+  target: Target,
+  flags: Pick<EvalFlags, 'concurrency' | 'json'>,
+): Promise<Map<string, Outcome>> {
+  const progress = await evalProgress(asks.length, { json: Boolean(flags.json) });
+  try {
+    return await askAll(asks, target.decide, { concurrency: flags.concurrency, onSettled: progress.update });
+  } finally {
+    await progress.stop();
+    await target.close();
   }
 }
 

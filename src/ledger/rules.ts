@@ -1,4 +1,4 @@
-import type { Channel, Limits, MetricsRow } from './store.js';
+import type { Calibration, Channel, Limits, MetricsRow } from './store.js';
 
 /**
  * The rules both ledger implementations (SQLite and PostgreSQL) apply the same way;
@@ -98,6 +98,33 @@ export function checkKeyLimit(perIpLimit: number): void {
 /** Setting names: short, plain identifiers (they are never user input, but keep them tidy). */
 export function checkSettingName(name: string): void {
   if (!/^[a-z][a-z0-9_.]{0,62}$/.test(name)) throw new Error(`Bad setting name ${JSON.stringify(name)}.`);
+}
+
+/** A `calibrations` row as both stores read it back (`fitted_at`: SQLite text, PostgreSQL timestamptz). */
+export interface CalibrationRow {
+  engine: string;
+  model: string;
+  target: Calibration['target'];
+  temperature: number;
+  fitted: number;
+  held_out: number;
+  ece_before: number;
+  ece_after: number;
+  fitted_at: string | Date;
+}
+
+export function calibrationOf(r: CalibrationRow): Calibration {
+  return {
+    engine: r.engine,
+    model: r.model,
+    target: r.target,
+    temperature: r.temperature,
+    fitted: r.fitted,
+    heldOut: r.held_out,
+    eceBefore: r.ece_before,
+    eceAfter: r.ece_after,
+    fittedAt: r.fitted_at instanceof Date ? r.fitted_at.toISOString() : r.fitted_at,
+  };
 }
 
 export function checkCalibration(c: { temperature: number; fitted: number; heldOut: number; eceBefore: number; eceAfter: number }): void {

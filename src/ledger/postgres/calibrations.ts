@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { checkCalibration } from '../rules.js';
+import { calibrationOf, type CalibrationRow, checkCalibration } from '../rules.js';
 import type { Calibration, Calibrations } from '../store.js';
 import { prepared, queryAgain } from './database.js';
 
@@ -14,18 +14,6 @@ const SQL = prepared('calibrations', {
   reset: 'DELETE FROM calibrations WHERE engine = $1 AND model = $2',
 });
 
-interface Row {
-  engine: string;
-  model: string;
-  target: Calibration['target'];
-  temperature: number;
-  fitted: number;
-  held_out: number;
-  ece_before: number;
-  ece_after: number;
-  fitted_at: Date;
-}
-
 /** The fitted temperatures in the PostgreSQL ledger, shared by every server on it. */
 export class PgCalibrations implements Calibrations {
   constructor(private readonly pool: pg.Pool) {}
@@ -36,18 +24,10 @@ export class PgCalibrations implements Calibrations {
   }
 
   async list(of?: { engine: string; model: string }): Promise<Calibration[]> {
-    const { rows } = of ? await queryAgain<Row>(this.pool, SQL.of, [of.engine, of.model]) : await queryAgain<Row>(this.pool, SQL.all);
-    return rows.map((r) => ({
-      engine: r.engine,
-      model: r.model,
-      target: r.target,
-      temperature: r.temperature,
-      fitted: r.fitted,
-      heldOut: r.held_out,
-      eceBefore: r.ece_before,
-      eceAfter: r.ece_after,
-      fittedAt: r.fitted_at.toISOString(),
-    }));
+    const { rows } = of
+      ? await queryAgain<CalibrationRow>(this.pool, SQL.of, [of.engine, of.model])
+      : await queryAgain<CalibrationRow>(this.pool, SQL.all);
+    return rows.map(calibrationOf);
   }
 
   async reset(of: { engine: string; model: string }): Promise<number> {

@@ -1,30 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { checkCalibration } from '../rules.js';
+import { calibrationOf, type CalibrationRow, checkCalibration } from '../rules.js';
 import type { Calibration, Calibrations } from '../store.js';
-
-interface Row {
-  engine: string;
-  model: string;
-  target: Calibration['target'];
-  temperature: number;
-  fitted: number;
-  held_out: number;
-  ece_before: number;
-  ece_after: number;
-  fitted_at: string;
-}
-
-const fromRow = (r: Row): Calibration => ({
-  engine: r.engine,
-  model: r.model,
-  target: r.target,
-  temperature: r.temperature,
-  fitted: r.fitted,
-  heldOut: r.held_out,
-  eceBefore: r.ece_before,
-  eceAfter: r.ece_after,
-  fittedAt: r.fitted_at,
-});
 
 /** The fitted temperatures in the SQLite ledger; every call goes through `unlocked` (busy.ts). */
 export class SqliteCalibrations implements Calibrations {
@@ -53,7 +29,7 @@ export class SqliteCalibrations implements Calibrations {
 
   async list(of?: { engine: string; model: string }): Promise<Calibration[]> {
     const rows = await this.unlocked(() => (of ? this.s.of.all(of.engine, of.model) : this.s.all.all()));
-    return (rows as Row[]).map(fromRow);
+    return (rows as CalibrationRow[]).map(calibrationOf);
   }
 
   async reset(of: { engine: string; model: string }): Promise<number> {
