@@ -1,13 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { fitAll, type Fit } from '../eval/calibrate.js';
 import { planEval } from '../eval/plan.js';
-import type { Calibration, Limits } from '../ledger/store.js';
-import { limitsFromEnv } from '../service/limits.js';
+import type { Calibration } from '../ledger/store.js';
 import { CLIENT_EXIT } from './client-exit.js';
 import { CliFailure } from './config.js';
 import { askShowingProgress, DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
-import { EXIT, Failure } from './exit-codes.js';
-import { withStore } from './ledger-access.js';
+import { ledgerLimits, withStore } from './ledger-access.js';
 
 export interface CalibrateFlags extends Pick<EvalFlags, 'set' | 'limit' | 'concurrency' | 'json' | 'model' | 'debias'> {
   db: string;
@@ -36,7 +34,7 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   if (fits.length === 0) throw new CliFailure('every reading failed: nothing to fit', CLIENT_EXIT.service);
   const { name: engine, model, debias } = target.engine;
   const fittedAt = new Date().toISOString();
-  await withStore(flags.db, limits(), async (store) => {
+  await withStore(flags.db, ledgerLimits(), async (store) => {
     for (const fit of fits) {
       await store.calibrations.save({ engine, model, target: fit.target, temperature: fit.temperature, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore ?? 0, eceAfter: fit.eceAfter ?? 0, fittedAt });
     }
@@ -73,7 +71,7 @@ function table(rows: string[][]): string {
 }
 
 async function show(flags: CalibrateFlags): Promise<void> {
-  const all = await withStore(flags.db, limits(), (store) => store.calibrations.list());
+  const all = await withStore(flags.db, ledgerLimits(), (store) => store.calibrations.list());
   if (flags.json) {
     process.stdout.write(JSON.stringify(all) + '\n');
     return;
@@ -91,15 +89,7 @@ async function reset(flags: CalibrateFlags): Promise<void> {
   const target = await localTarget(flags);
   await target.close();
   const { name: engine, model } = target.engine;
-  const removed = await withStore(flags.db, limits(), (store) => store.calibrations.reset({ engine, model }));
+  const removed = await withStore(flags.db, ledgerLimits(), (store) => store.calibrations.reset({ engine, model }));
   if (flags.json) process.stdout.write(JSON.stringify({ engine, model, removed }) + '\n');
   else process.stdout.write(`Removed ${removed} temperature(s) of ${engine} ${model} from ${flags.db}.\n`);
-}
-
-function limits(): Limits {
-  try {
-    return limitsFromEnv();
-  } catch (error) {
-    throw new Failure((error as Error).message, EXIT.config);
-  }
 }

@@ -6,7 +6,7 @@ import { DecideError as ClientError } from '../client/errors.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
 import { type Temperatures, temperaturesOf } from '../decision/temperature.js';
-import { withStore } from './ledger-access.js';
+import { ledgerLimits, withStore } from './ledger-access.js';
 import { engineDecider } from '../eval/engine-decider.js';
 import { readSet, SetError, type EvalItem } from '../eval/item.js';
 import { planEval, type Plan } from '../eval/plan.js';
@@ -113,8 +113,7 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'debias'>, ca
 }
 
 async function storedTemperatures(db: string, engine: string, model: string): Promise<Temperatures> {
-  const limits = { freePerKey: 20, freePerIp: 0, freePerSite: 0 };
-  return temperaturesOf(await withStore(db, limits, (store) => store.calibrations.list({ engine, model })));
+  return temperaturesOf(await withStore(db, ledgerLimits(), (store) => store.calibrations.list({ engine, model })));
 }
 
 /**

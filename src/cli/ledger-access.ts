@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describeLocation, isPostgresUrl, openStore } from '../ledger/open.js';
+import { sqliteCode } from '../ledger/sqlite/busy.js';
 import type { Limits, Store } from '../ledger/store.js';
+import { limitsFromEnv } from '../service/limits.js';
 import { EXIT, Failure } from './exit-codes.js';
 
 /**
@@ -37,14 +39,6 @@ export function ledgerFailure(db: string, error: unknown): Failure {
   return new Failure(`cannot use the database ${where}: ${message}`, EXIT.unavailable);
 }
 
-function sqliteCode(error: unknown): string | undefined {
-  for (const candidate of [error, (error as { cause?: unknown } | null)?.cause]) {
-    const code = (candidate as { code?: unknown } | null)?.code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
-  }
-  return undefined;
-}
-
 /** What the file system says about a path SQLite could not open, when it says something plain. */
 function whyUnopenable(file: string): string | undefined {
   try {
@@ -70,6 +64,15 @@ function withoutPassword(message: string, db: string): string {
 }
 
 const oneLine = (text: string) => text.split('\n')[0].trim();
+
+/** The ledger's limits from the environment; a bad variable is a configuration error, not the database's. */
+export function ledgerLimits(): Limits {
+  try {
+    return limitsFromEnv();
+  } catch (error) {
+    throw new Failure((error as Error).message, EXIT.config);
+  }
+}
 
 /**
  * Opens the ledger, runs `work`, and closes the store whatever happened, before any

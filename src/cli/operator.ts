@@ -1,21 +1,11 @@
 import { Command } from 'commander';
-import type { Limits, Store } from '../ledger/store.js';
-import { limitsFromEnv } from '../service/limits.js';
+import type { Store } from '../ledger/store.js';
 import { EXIT, fail, Failure } from './exit-codes.js';
-import { withStore } from './ledger-access.js';
+import { ledgerLimits, withStore } from './ledger-access.js';
 import { dbOption, integer, MAX_FUNDING } from './options.js';
 
-/** The ledger's limits from the environment; a bad variable is a configuration error, not the database's. */
-function limits(): Limits {
-  try {
-    return limitsFromEnv();
-  } catch (error) {
-    throw new Failure((error as Error).message, EXIT.config);
-  }
-}
-
 /** Opens the ledger `--db` names for `work`; every failure is a Failure raised after the store is closed. */
-const onLedger = <T>(db: string, work: (store: Store) => Promise<T>): Promise<T> => withStore(db, limits(), work);
+const onLedger = <T>(db: string, work: (store: Store) => Promise<T>): Promise<T> => withStore(db, ledgerLimits(), work);
 
 /** A command's action whose Failures end the process with their sentence and code, and nothing else does. */
 function reporting<A extends unknown[]>(action: (...args: A) => Promise<void>): (...args: A) => Promise<void> {

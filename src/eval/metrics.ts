@@ -1,3 +1,5 @@
+import { round4 } from '../decision/outcome.js';
+
 /**
  * The figures of an evaluation, as pure functions of readings and labels
  * (docs/eval.md defines each). A reading is a distribution over an item's classes in
@@ -130,6 +132,4 @@ export function mean(values: readonly number[]): number | null {
 }
 
 /** Figures are reported to 4 decimals, as the API reports probabilities. */
-export function round(x: number): number {
-  return Math.round(x * 10_000) / 10_000 + 0;
-}
+export const round = round4;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MODES } from '../contract/index.js';
 import { DEBIAS_MODES } from '../decision/debias.js';
 import { isSufficient } from './item.js';
-import { auroc, mean, quality, round, type Scored, topIndices, totalVariation } from './metrics.js';
+import { auroc, mean, quality, type Scored, topIndices, totalVariation } from './metrics.js';
 import type { ItemPlan, Plan } from './plan.js';
 import { answerIndex, distribution } from './readings.js';
 import type { Decided, Outcome } from './run.js';
@@ -87,17 +87,24 @@ export function buildReport({ file, engine, plan, outcomes, durationMs }: Report
 
 type Lookup = (key: string | null) => Decided | null;
 
+/** The item's distributions in two readings (as written, and `other`), for the items where both were read. */
+function pairsOf(plans: readonly ItemPlan[], decided: Lookup, other: 'reversed' | 'withoutFact'): { a: number[]; b: number[] }[] {
+  return plans.flatMap((plan) => {
+    const a = decided(plan.given);
+    const b = decided(plan[other]);
+    return a && b ? [{ a: distribution(plan.item, a), b: distribution(plan.item, b) }] : [];
+  });
+}
+
+const changed = ({ a, b }: { a: number[]; b: number[] }) => (topIndices(a)[0] === topIndices(b)[0] ? 0 : 1);
+
 /** Readings in both orders: how often the top answer changes, by how much, and whether the first place gains. */
 function positionBias(plans: readonly ItemPlan[], decided: Lookup): EvalReport['positionBias'] {
-  const pairs = plans.flatMap(({ item, given, reversed }) => {
-    const a = decided(given);
-    const b = decided(reversed);
-    return a && b ? [{ a: distribution(item, a), b: distribution(item, b) }] : [];
-  });
+  const pairs = pairsOf(plans, decided, 'reversed');
   const last = (p: number[]) => p.length - 1;
   return {
     n: pairs.length,
-    flipRate: mean(pairs.map(({ a, b }) => (topIndices(a)[0] === topIndices(b)[0] ? 0 : 1))),
+    flipRate: mean(pairs.map(changed)),
     meanShift: mean(pairs.map(({ a, b }) => totalVariation(a, b))),
     // As written, the item's first class is shown first; reversed, its last is. A
     // positive primacy is the probability a class gains by being shown first.
@@ -134,15 +141,11 @@ function sufficiency(plans: readonly ItemPlan[], decided: Lookup): EvalReport['s
 
 /** What removing the decisive fact does to the answer: an engine that reads the facts should move. */
 function decisiveFact(plans: readonly ItemPlan[], decided: Lookup): EvalReport['decisiveFact'] {
-  const pairs = plans.flatMap(({ item, given, withoutFact }) => {
-    const a = decided(given);
-    const b = decided(withoutFact);
-    return a && b ? [{ a: distribution(item, a), b: distribution(item, b) }] : [];
-  });
+  const pairs = pairsOf(plans, decided, 'withoutFact');
   return {
     n: pairs.length,
-    changedRate: mean(pairs.map(({ a, b }) => (topIndices(a)[0] === topIndices(b)[0] ? 0 : 1))),
-    meanShift: mean(pairs.map(({ a, b }) => round(totalVariation(a, b)))),
+    changedRate: mean(pairs.map(changed)),
+    meanShift: mean(pairs.map(({ a, b }) => totalVariation(a, b))),
   };
 }
 

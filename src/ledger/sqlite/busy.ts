@@ -42,7 +42,11 @@ export async function whenUnlocked<T>(work: () => T, waitMs: number = LOCK_WAIT_
   }
 }
 
-function sqliteCode(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : null;
+/** SQLite's result code of a failure: better-sqlite3's own, or that of the driver error a `ledger_unavailable` carries as its cause. */
+export function sqliteCode(error: unknown): string | null {
+  for (const candidate of [error, (error as { cause?: unknown } | null)?.cause]) {
+    const code = (candidate as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+  }
+  return null;
 }
