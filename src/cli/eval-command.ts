@@ -21,6 +21,11 @@ export function evalCommand(): Command {
     .option('--out <dir>', 'also write report.json and a reliability diagram per mode (SVG) into this folder')
     .addOption(modelOption())
     .addOption(debiasOption())
+    .addOption(
+      new Option('--depth <depth>', 'ask every decision at this depth: stress adds the checks, and its contextSufficiency weighs them')
+        .choices(['standard', 'stress'])
+        .default('standard'),
+    )
     .option('--db <path>', 'apply the temperatures decide calibrate kept in this ledger (a SQLite file or postgres:// URL)')
     .option('--url <url>', 'evaluate a running decide service instead of the engine configured here (costs decisions of the key)')
     .option('--key-file <path>', 'with --url: file holding the API key (default: the DECIDE_API_KEY variable)')

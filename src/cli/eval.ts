@@ -3,11 +3,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { DecideError as ClientError } from '../client/errors.js';
+import type { Depth } from '../contract/index.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
 import { type Temperatures, temperaturesOf } from '../decision/temperature.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
 import { engineDecider } from '../eval/engine-decider.js';
+import { STRESS_COST } from '../ledger/rules.js';
 import { readSet, SetError, type EvalItem } from '../eval/item.js';
 import { planEval, type Plan } from '../eval/plan.js';
 import { buildReport, nothingMeasured, type EvalReport } from '../eval/report.js';
@@ -32,6 +34,7 @@ export interface EvalFlags extends ConnectionFlags {
   out?: string;
   model?: string;
   debias?: Debias;
+  depth: Depth;
   /** A ledger whose temperatures (`decide calibrate`) to apply. */
   db?: string;
   yes?: boolean;
@@ -47,7 +50,7 @@ export interface Target {
 export async function runEval(flags: EvalFlags): Promise<void> {
   const file = flags.set ?? DEFAULT_SET;
   const items = loadSet(file, flags.limit);
-  const plan = planEval(items);
+  const plan = planEval(items, flags.depth);
   if (flags.out) makeFolder(flags.out);
   const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags, flags.db);
 
@@ -55,7 +58,7 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   const outcomes = await askShowingProgress(plan.asks, target, flags);
   const model = [...outcomes.values()].find((o) => o.ok);
   const engine = { ...target.engine, model: model?.ok ? model.decided.model : target.engine.model };
-  const report = buildReport({ file: shownPath(file), engine, plan, outcomes, durationMs: performance.now() - started });
+  const report = buildReport({ file: shownPath(file), engine, depth: flags.depth, plan, outcomes, durationMs: performance.now() - started });
 
   if (flags.json) process.stdout.write(JSON.stringify(report) + '\n');
   else {
@@ -131,10 +134,14 @@ async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
     throw explain(error, connection);
   }
   const n = plan.asks.length;
-  const free = Math.min(n, usage.freeRemaining);
-  const credits = n - free;
+  // Stress decisions never draw on the free allowance.
+  const free = flags.depth === 'stress' ? 0 : Math.min(n, usage.freeRemaining);
+  const credits = flags.depth === 'stress' ? n * STRESS_COST : n - free;
   const short = credits > usage.passCredits ? `; it holds ${usage.passCredits}, so the run stops when they run out` : '';
-  const cost = `The evaluation makes ${n} decisions at ${where}: ${free} from today's free allowance, then ${credits} credit(s) of the key's pass${short}.`;
+  const cost =
+    flags.depth === 'stress'
+      ? `The evaluation makes ${n} stress decisions at ${where}: ${credits} credit(s) of the key's pass (${STRESS_COST} each)${short}.`
+      : `The evaluation makes ${n} decisions at ${where}: ${free} from today's free allowance, then ${credits} credit(s) of the key's pass${short}.`;
   if (flags.yes) process.stderr.write(`decide: ${cost}\n`);
   else {
     if (!process.stdin.isTTY) throw new CliFailure(`${cost} Add --yes to go ahead (standard input is not a terminal to ask on).`, CLIENT_EXIT.usage);

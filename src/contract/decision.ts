@@ -4,6 +4,7 @@ import { boundedText, comparable } from './text.js';
 export const MODES = ['choice', 'noul', 'score'] as const;
 export const Mode = z.enum(MODES);
 export const Depth = z.enum(['standard', 'stress']);
+export type Depth = z.infer<typeof Depth>;
 
 const question = boundedText(8, 300).meta({ description: 'What is to be decided.' });
 const context = boundedText(20, 2000).meta({

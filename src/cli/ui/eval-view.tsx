@@ -85,7 +85,7 @@ export function EvalTable({ report }: { report: EvalReport }) {
     .join(', ');
   return (
     <Box flexDirection="column">
-      <Paint bold>{`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}`}</Paint>
+      <Paint bold>{`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}${report.depth === 'stress' ? ', stress depth' : ''}`}</Paint>
       <Text>
         {`${report.set.file}: ${report.set.items} items (${report.set.insufficient} without their deciding fact), ` +
           `${report.asked} decisions in ${took(report.durationMs)}`}
