@@ -2,7 +2,7 @@
 import { documentOf, Layout, type PageProps } from './layout.js';
 
 function curlSnippet(base: string): string {
-  return `export DECIDE_API_KEY=dcd_api_…   # the key you create below
+  return `export DECIDE_API_KEY=dcd_api_…   # your key, from "Get an API key" above
 
 curl -s ${base}/v1/decisions \\
   -H "Authorization: Bearer $DECIDE_API_KEY" \\
@@ -84,17 +84,18 @@ export function homePage(props: PageProps): Promise<string> {
           ></div>
         ) : null}
         <p>
+          {/* Disabled until the page's script runs: without it the button would do nothing. */}
           <button
             id="create-key"
             type="button"
             data-has-pass={pass ? '1' : '0'}
             data-needs-token={needsWidget ? '1' : '0'}
-            disabled={needsWidget}
+            disabled
           >
             Create a key
           </button>
         </p>
-        <p id="create-error" class="error" role="alert" hidden></p>
+        <p id="create-error" class="error" role="alert" tabindex={-1} hidden></p>
         <div id="new-key" class="new-key" hidden>
           <p class="warning">
             <strong>Copy this key now: it will not be shown again.</strong> The service keeps only its fingerprint,
