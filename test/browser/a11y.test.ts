@@ -118,7 +118,7 @@ describe('the pages for keyboards and screen readers, in headless Chromium', () 
     await page.close();
   });
 
-  it('a refused "Create a key" puts the focus on the reason; a revoke on what became of the key', async () => {
+  it('a refused "Create a key" puts the focus on the reason, and leaves no pass behind', async () => {
     const { page } = await freshPage();
     await createKey(page, svc);
     await createKey(page, svc); // this IP's two keys of the day
@@ -129,6 +129,37 @@ describe('the pages for keyboards and screen readers, in headless Chromium', () 
     await expect(page.textContent('#create-error')).resolves.toMatch(/^No key was created: this network has created 2 keys today/);
     await expect(page.textContent('#pass-state')).resolves.toContain('holds no pass'); // the empty pass went with the refusal
     expect(await browser.context.cookies(svc.url)).toEqual([]);
+    await page.close();
+  });
+
+  it('Revoke, once armed, disarms on Escape, on leaving it, and after 5 seconds; the revoke puts the focus on the key', async () => {
+    const { page } = await freshPage();
+    await page.clock.install(); // the page's timers run when the test says
+    await createKey(page, svc);
+    await page.goto(`${svc.url}/pass`);
+    const revoke = page.locator('button.revoke');
+    const arm = async () => {
+      await revoke.click();
+      await expect(revoke.textContent()).resolves.toMatch(/^Confirm: revoke dcd_api_…/);
+    };
+
+    await arm();
+    await page.keyboard.press('Escape');
+    await expect(revoke.textContent()).resolves.toBe('Revoke');
+    await arm();
+    await page.keyboard.press('Tab'); // the focus leaves it
+    await expect(revoke.textContent()).resolves.toBe('Revoke');
+    await arm();
+    await page.clock.runFor(4_000);
+    await expect(revoke.textContent()).resolves.toMatch(/^Confirm/);
+    await page.clock.runFor(1_500);
+    await expect(revoke.textContent()).resolves.toBe('Revoke');
+
+    await arm();
+    await revoke.click();
+    await focusOnce(page, '#keys tbody tr td.status');
+    await expect(page.textContent('#keys tbody tr td.status')).resolves.toMatch(/^revoked \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(await page.isDisabled('#decide-form button[type="submit"]')).toBe(true); // no key left to pay with
     await page.close();
   });
 });
