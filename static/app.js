@@ -295,7 +295,7 @@ function initDecisionForm() {
       const answer = await api('POST', '/v1/web/decisions', request);
       if (answer.status === 200) {
         window.decideRender(answer.body);
-        $('#answer h3').focus();
+        $('#answer > h3').focus();
       } else if (answer.status === 400 && answer.body?.issues) {
         showIssues(form, answer.body.issues, inputOf);
       } else {

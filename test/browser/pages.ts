@@ -78,6 +78,7 @@ export function leanOnTransactions(svc: Running) {
  * them to docs/, otherwise they are only checked to be images.
  */
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = { fullPage: true }) {
+  await page.evaluate(() => (globalThis as any).document.activeElement?.blur()); // no focus ring in the picture
   const png = await page.screenshot(options);
   expect(png.subarray(1, 4).toString()).toBe('PNG');
   if (process.env.DECIDE_SCREENSHOTS === '1') fs.writeFileSync(path.join(ROOT, 'docs', `screenshot-${name}.png`), png);

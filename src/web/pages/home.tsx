@@ -115,12 +115,17 @@ export function homePage(props: PageProps): Promise<string> {
       <section class="card">
         <h2>Call it</h2>
         <p>From a server or a script, never from public client code. Over HTTP:</p>
-        <pre id="curl-snippet"><code>{curlSnippet(baseUrl)}</code></pre>
+        {/* Focusable regions: on a phone they scroll sideways, and a keyboard must be able to scroll them too. */}
+        <pre id="curl-snippet" tabindex={0} role="region" aria-label="curl example">
+          <code>{curlSnippet(baseUrl)}</code>
+        </pre>
         <p>
           As a tool server for MCP clients (tools <code>weigh_decision</code>, <code>stress_test_decision</code>,{' '}
           <code>get_usage</code>):
         </p>
-        <pre id="mcp-snippet"><code>{mcpSnippet(baseUrl)}</code></pre>
+        <pre id="mcp-snippet" tabindex={0} role="region" aria-label="MCP client configuration">
+          <code>{mcpSnippet(baseUrl)}</code>
+        </pre>
         <p class="muted">
           Every field and error: <a href="/openapi.json">/openapi.json</a>. Today's processing times:{' '}
           <a href="/v1/metrics">/v1/metrics</a>.
