@@ -91,8 +91,8 @@ export function checkFunding(credits: number): void {
   if (!Number.isSafeInteger(credits) || credits < 1) throw new Error('Credits must be a positive integer.');
 }
 
-export function checkKeyLimit(perIpLimit: number): void {
-  if (!Number.isSafeInteger(perIpLimit) || perIpLimit < 0) throw new Error('A key creation limit must be a non-negative integer.');
+export function checkPerIpLimit(perIpLimit: number): void {
+  if (!Number.isSafeInteger(perIpLimit) || perIpLimit < 0) throw new Error('A creation limit per IP must be a non-negative integer.');
 }
 
 /** Setting names: short, plain identifiers (they are never user input, but keep them tidy). */

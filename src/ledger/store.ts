@@ -176,9 +176,16 @@ export interface Store {
    */
   setting(name: string, initial: string): Promise<string>;
   /**
+   * A new pass, unless `ip` already created `perIpLimit` passes on `day` (0 = no
+   * limit): then null, and nothing is written. The count and the pass move in one
+   * transaction; only a fingerprint of the IP is stored.
+   */
+  createPassLimited(request: { ip: string; day: string; perIpLimit: number }): Promise<{ passId: string; createdAt: string } | null>;
+  /**
    * A new key on `passId`, unless `ip` already created `perIpLimit` keys on `day`:
-   * then null, and nothing is written. The count and the key move in one
-   * transaction; only a fingerprint of the IP is stored. Throws for an unknown pass.
+   * then null, the count unchanged, and a pass that holds nothing (no key ever, never
+   * funded) removed, since it was made for this key and would stay empty. All of it
+   * in one transaction; only a fingerprint of the IP is stored. Throws for an unknown pass.
    */
   createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null>;
   /** Revokes an active key of `passId`; null when the pass has no such active key. */

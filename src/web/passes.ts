@@ -8,13 +8,13 @@ import {
 } from '../contract/index.js';
 import type { Caller, Store } from '../ledger/store.js';
 import { secondsToMidnight, utcDay } from '../service/clock.js';
-import { KEYS_PER_IP_PER_DAY } from '../service/limits.js';
+import { KEYS_PER_IP_PER_DAY, PASSES_PER_IP_PER_DAY } from '../service/limits.js';
 import type { DecideAnswer, DecisionService } from '../service/service.js';
 
 /**
- * What the browser's routes do with a pass, in the contract's words: its record, its
- * keys (created at most 2 per IP per UTC day, revoked by id), and decisions paid by
- * one of its keys through the one decision path every channel shares.
+ * What the browser's routes do with a pass: create it (at most 5 per IP per UTC day),
+ * its record, its keys (created at most 2 per IP per UTC day, revoked by id), and
+ * decisions paid by one of its keys through the one decision path every channel shares.
  */
 export class PassDesk {
   constructor(
@@ -37,10 +37,23 @@ export class PassDesk {
     };
   }
 
-  async createPass(): Promise<string> {
-    return (await this.store.createPass()).passId;
+  async createPass(ip: string): Promise<string> {
+    const now = this.service.now();
+    const created = await this.store.createPassLimited({ ip, day: utcDay(now), perIpLimit: PASSES_PER_IP_PER_DAY });
+    if (!created) {
+      throw new DecideError(
+        'rate_limited',
+        `this network has verified ${PASSES_PER_IP_PER_DAY} browsers today, the most a day; more can be verified after the next UTC midnight`,
+        secondsToMidnight(now),
+      );
+    }
+    return created.passId;
   }
 
+  /**
+   * A new key on the pass. Refused (429), a pass that holds nothing is removed with
+   * the refusal, so that the browser's first try leaves no empty pass behind.
+   */
   async createKey(passId: string, ip: string): Promise<KeyCreated> {
     const now = this.service.now();
     const created = await this.store.createKeyLimited({ passId, ip, day: utcDay(now), perIpLimit: KEYS_PER_IP_PER_DAY });

@@ -1,5 +1,5 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { DecideError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
 import { clientIp } from '../http/client-ip.js';
 import type { AppEnv } from '../http/env.js';
@@ -29,9 +29,8 @@ export interface WebOptions {
 type WebEnv = { Variables: AppEnv['Variables'] & { pass: PassRecord } };
 
 /**
- * The pages (`/`, `/pass`, their assets) and the cookie-authenticated routes of
- * CONTRACT.md's "Browser flow". Checks run in the contract's order, with the origin
- * check first: route and method (404/405), Origin (403), the pass cookie (401), the
+ * The pages (`/`, `/pass`, their assets) and the cookie-authenticated routes the
+ * pages call. Checks run in the documented order, with the origin check first: route and method (404/405), Origin (403), the pass cookie (401), the
  * body (413/415/400), the request (400), the site's limits (429), the charge and
  * the engine.
  */
@@ -95,16 +94,23 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
     const held = await currentPass(c);
     if (held) return c.json(held, 200); // verified once per browser
     await verifier.verify(parsed.data.verificationToken, clientIp(c, options.trustProxy));
-    const passId = await desk.createPass();
+    const passId = await desk.createPass(clientIp(c, options.trustProxy));
     issue(c, passId);
     return c.json(await desk.record(passId), 201);
   });
   web.get('/v1/pass', origin, requirePass, (c) => c.json(c.get('pass')));
   web.all('/v1/pass', methodNotAllowed(['GET', 'POST']));
 
-  web.post('/v1/keys', origin, requirePass, async (c) =>
-    c.json(await desk.createKey(c.get('pass').passId, clientIp(c, options.trustProxy)), 201),
-  );
+  web.post('/v1/keys', origin, requirePass, async (c) => {
+    const { passId } = c.get('pass');
+    try {
+      return c.json(await desk.createKey(passId, clientIp(c, options.trustProxy)), 201);
+    } catch (error) {
+      // A refusal removes a pass that held nothing; its cookie then names nothing.
+      if (!(await desk.record(passId))) deleteCookie(c, cookies.name(secure(c)), { path: '/', secure: secure(c) });
+      throw error;
+    }
+  });
   web.all('/v1/keys', methodNotAllowed(['POST']));
   web.delete('/v1/keys/:id', origin, requirePass, async (c) =>
     c.json(await desk.revokeKey(c.get('pass').passId, c.req.param('id'))),

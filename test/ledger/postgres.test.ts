@@ -65,6 +65,7 @@ describe('PostgreSQL: schema and migrations', () => {
       'key_creations',
       'keys',
       'metrics',
+      'pass_creations',
       'passes',
       'settings',
       'site_usage',

@@ -144,6 +144,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (engine, model, target)
   );
   `,
+  // 5: passes created from a page, counted per client IP and day, as SQLite's step 5.
+  `
+  CREATE TABLE pass_creations (
+    ip_fingerprint bytea NOT NULL CHECK (octet_length(ip_fingerprint) = 32),
+    day            date NOT NULL,
+    created        integer NOT NULL CHECK (created >= 0),
+    PRIMARY KEY (ip_fingerprint, day)
+  );
+  `,
 ];
 
 /** The table recording which steps a database has had. */

@@ -155,6 +155,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (engine, model, target)
   ) STRICT;
   `,
+  // 5: passes created from a page, counted per client IP and day as keys are.
+  `
+  CREATE TABLE pass_creations (
+    ip_fingerprint BLOB NOT NULL CHECK (length(ip_fingerprint) = 32),
+    day            TEXT NOT NULL,
+    created        INTEGER NOT NULL CHECK (created >= 0),
+    PRIMARY KEY (ip_fingerprint, day)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /**

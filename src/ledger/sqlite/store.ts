@@ -238,6 +238,10 @@ export class SqliteStore implements Store {
     return this.unlocked(() => this.web.setting(name, initial));
   }
 
+  async createPassLimited(request: { ip: string; day: string; perIpLimit: number }): Promise<{ passId: string; createdAt: string } | null> {
+    return this.unlocked(() => this.web.createPassLimited(request));
+  }
+
   async createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
     return this.unlocked(() => this.web.createKeyLimited(request));
   }
