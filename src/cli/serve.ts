@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
-import { createApp } from '../http/app.js';
-import { listen, type RunningServer } from '../http/server.js';
+import { createApp } from '../server/app.js';
+import { listen, type RunningServer } from '../server/listen.js';
 import { describeLocation, expiryMarginFromEnv, openStore } from '../ledger/open.js';
 import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
@@ -99,7 +99,8 @@ async function serve(flags: ServeFlags) {
   const app = createApp({
     service,
     trustProxy: process.env.DECIDE_TRUST_PROXY === '1',
-    web: { store, verifier: web.verifier, cookieSecret, publicUrl: web.publicUrl },
+    publicUrl: web.publicUrl,
+    web: { store, verifier: web.verifier, cookieSecret },
   });
   let server: RunningServer;
   try {

@@ -1,7 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { DecideError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
-import { clientIp } from '../http/client-ip.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
@@ -10,7 +9,7 @@ import type { DecisionService } from '../service/service.js';
 import { mountAssets } from './assets.js';
 import { COOKIE_MAX_AGE_S, PassCookies, REISSUE_AFTER_S } from './cookie.js';
 import { noStore, pageHeaders } from './headers.js';
-import { isHttps, ownOrigin, sameOrigin, type OriginPolicy } from './origin.js';
+import { isHttps, sameOrigin } from './origin.js';
 import { homePage } from './pages/home.js';
 import { passPage } from './pages/pass.js';
 import { PassDesk } from './passes.js';
@@ -22,8 +21,6 @@ export interface WebOptions {
   verifier: Verifier;
   /** Signs the pass cookie (DECIDE_COOKIE_SECRET, or the one the database keeps). */
   cookieSecret: string;
-  /** The origin browsers use, when a proxy makes it differ from the Host the server sees. */
-  publicUrl?: string | null;
 }
 
 type WebEnv = { Variables: AppEnv['Variables'] & { pass: PassRecord } };
@@ -34,16 +31,15 @@ type WebEnv = { Variables: AppEnv['Variables'] & { pass: PassRecord } };
  * body (413/415/400), the request (400), the site's limits (429), the charge and
  * the engine.
  */
-export function webRoutes(service: DecisionService, options: WebOptions & { trustProxy: boolean }): Hono<WebEnv> {
+export function webRoutes(service: DecisionService, options: WebOptions): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
-  const policy: OriginPolicy = { publicUrl: options.publicUrl ?? null, trustProxy: options.trustProxy };
   const cookies = new PassCookies(options.cookieSecret);
   const desk = new PassDesk(options.store, service);
   const { verifier } = options;
-  const origin = sameOrigin(policy);
+  const origin = sameOrigin() as unknown as MiddlewareHandler<WebEnv>;
   const json = jsonBody as unknown as MiddlewareHandler<WebEnv>[]; // AppEnv's middleware, on WebEnv's wider variables
 
-  const secure = (c: Context) => isHttps(ownOrigin(c, policy));
+  const secure = (c: Context<WebEnv>) => isHttps(c.get('origin'));
   const issue = (c: Context, passId: string) =>
     setCookie(c, cookies.name(secure(c)), cookies.sign(passId, service.now()), {
       path: '/',
@@ -93,8 +89,8 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
     if (!parsed.success) throw invalidRequest(parsed.error);
     const held = await currentPass(c);
     if (held) return c.json(held, 200); // verified once per browser
-    await verifier.verify(parsed.data.verificationToken, clientIp(c, options.trustProxy));
-    const passId = await desk.createPass(clientIp(c, options.trustProxy));
+    await verifier.verify(parsed.data.verificationToken, c.get('clientIp'));
+    const passId = await desk.createPass(c.get('clientIp'));
     issue(c, passId);
     return c.json(await desk.record(passId), 201);
   });
@@ -104,7 +100,7 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
   web.post('/v1/keys', origin, requirePass, async (c) => {
     const { passId } = c.get('pass');
     try {
-      return c.json(await desk.createKey(passId, clientIp(c, options.trustProxy)), 201);
+      return c.json(await desk.createKey(passId, c.get('clientIp')), 201);
     } catch (error) {
       // A refusal removes a pass that held nothing; its cookie then names nothing.
       if (!(await desk.record(passId))) deleteCookie(c, cookies.name(secure(c)), { path: '/', secure: secure(c) });
@@ -122,7 +118,7 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
     if (!parsed.success) throw invalidRequest(parsed.error);
     const caller = await desk.payer(c.get('pass').passId, parsed.data.keyId);
     c.set('caller', caller); // the access log shows the paying key's hint
-    const answer = await desk.decide(parsed.data, caller, clientIp(c, options.trustProxy), c.get('startedAt'));
+    const answer = await desk.decide(parsed.data, caller, c.get('clientIp'), c.get('startedAt'));
     return c.body(answer.json, 200, { 'Content-Type': 'application/json' });
   });
   web.all('/v1/web/decisions', methodNotAllowed(['POST']));
@@ -131,12 +127,12 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
   const headers = pageHeaders(verifier.widget);
   web.get('/', headers, async (c) => {
     const pass = await currentPass(c);
-    return c.html(await homePage({ assets, verifier, pass, baseUrl: ownOrigin(c, policy) }));
+    return c.html(await homePage({ assets, verifier, pass, baseUrl: c.get('origin') }));
   });
   web.all('/', methodNotAllowed(['GET']));
   web.get('/pass', headers, async (c) => {
     const pass = await currentPass(c);
-    return c.html(await passPage({ assets, verifier, pass, baseUrl: ownOrigin(c, policy) }));
+    return c.html(await passPage({ assets, verifier, pass, baseUrl: c.get('origin') }));
   });
   web.all('/pass', methodNotAllowed(['GET']));
   return web;

@@ -79,7 +79,7 @@ describe('served over https (DECIDE_PUBLIC_URL, or X-Forwarded-Proto from a trus
   let proxied: Running;
   const PUBLIC = 'https://decide.example.com';
   beforeAll(async () => {
-    svc = await startWithOpenAI({ web: { publicUrl: PUBLIC } });
+    svc = await startWithOpenAI({ publicUrl: PUBLIC });
     proxied = await startWithOpenAI({ trustProxy: true });
   });
   afterAll(async () => {

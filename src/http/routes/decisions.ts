@@ -1,14 +1,14 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { DecideError, DecisionRequest, IdempotencyKey, invalidRequest } from '../../contract/index.js';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey } from '../auth.js';
-import { clientIp } from '../client-ip.js';
 import type { AppEnv } from '../env.js';
 import { errorResponse, methodNotAllowed } from '../errors.js';
 import { jsonBody } from '../json-body.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 
-export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trustProxy: boolean) {
+export function decisionRoutes(service: DecisionService): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.post('/v1/decisions', requireKey(service), ...jsonBody, async (c) => {
     const parsed = DecisionRequest.safeParse(c.get('body'));
     if (!parsed.success) throw invalidRequest(parsed.error);
@@ -21,7 +21,7 @@ export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trus
       const answer = await service.decide(parsed.data, {
         caller: c.get('caller'),
         channel: 'api',
-        ip: clientIp(c, trustProxy),
+        ip: c.get('clientIp'),
         idempotencyKey,
         startedAt: c.get('startedAt'),
       });
@@ -41,4 +41,5 @@ export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trus
     }
   });
   app.all('/v1/decisions', methodNotAllowed(['POST']));
+  return app;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { PASS_COOKIE_SCHEME, webPaths } from '../web/openapi.js';
 import { DecisionRequest, DecisionResponse, KeyRevoked, Metrics, Usage } from '../contract/index.js';
-import { bodyFailures, decisionFailures, failure, json } from './openapi-parts.js';
+import { bodyFailures, decisionFailures, failure, json } from '../http/openapi-parts.js';
 
 const unauthorized = failure('Key missing, malformed, unknown or revoked', ['unauthorized']);
 
