@@ -144,6 +144,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (engine, model, target)
   );
   `,
+  // 5: several standard decisions paid together, as SQLite's step 5.
+  `
+  ALTER TABLE charges ADD COLUMN group_id text;
+  CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
+  `,
 ];
 
 /** The table recording which steps a database has had. */
