@@ -7,6 +7,7 @@ import { mcpRoutes } from '../mcp/route.js';
 import { openApiDocument } from './openapi.js';
 import { accountRoutes } from './routes/account.js';
 import { decisionRoutes } from './routes/decisions.js';
+import { systemOneRoutes } from './routes/systemone.js';
 import { webRoutes, type WebOptions } from '../web/routes.js';
 
 export interface AppOptions {
@@ -32,6 +33,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   decisionRoutes(app, options.service, options.trustProxy ?? false);
   accountRoutes(app, options.service);
+  systemOneRoutes(app, options.service, options.trustProxy ?? false);
   mcpRoutes(app, { service: options.service, trustProxy: options.trustProxy ?? false, log });
   if (options.web) app.route('/', webRoutes(options.service, { ...options.web, trustProxy: options.trustProxy ?? false }));
 
