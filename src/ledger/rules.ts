@@ -23,6 +23,10 @@ export function unitsOf(request: ReserveRequest): number {
   return units;
 }
 
+export function refuse(code: Refusal): ReserveOutcome {
+  return { ok: false, code };
+}
+
 /**
  * Thrown inside a reserve of several units when one of them cannot be paid: the
  * transaction rolls back the units already taken, and the refusal is the answer.

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { Access } from '../../contract/index.js';
-import { type ChargeRow, groupReservation, STANDARD_COST, STRESS_COST, UnitRefused, unitsKept, unitsOf } from '../rules.js';
+import { type ChargeRow, groupReservation, refuse, STANDARD_COST, STRESS_COST, UnitRefused, unitsKept, unitsOf } from '../rules.js';
 import { ipFingerprint, newId } from '../sqlite/ids.js';
-import type { Caller, CommitOutcome, Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
+import type { Caller, CommitOutcome, Limits, ReserveOutcome, ReserveRequest } from '../store.js';
 import { isConnectionLoss, prepared, queryAgain, transaction } from './database.js';
 
 /** Every guarded counter write: the first unit of a day inserts the row, later ones pass the guard or change nothing. */
@@ -299,8 +299,4 @@ interface NewCharge {
   group: string | null;
   credits: number;
   fundedEver: boolean;
-}
-
-function refuse(code: Refusal): ReserveOutcome {
-  return { ok: false, code };
 }

@@ -1,7 +1,7 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { Access } from '../../contract/index.js';
-import type { Caller, CommitOutcome, Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
-import { type ChargeRow, groupReservation, STANDARD_COST, STRESS_COST, UnitRefused, unitsKept, unitsOf } from '../rules.js';
+import type { Caller, CommitOutcome, Limits, ReserveOutcome, ReserveRequest } from '../store.js';
+import { type ChargeRow, groupReservation, refuse, STANDARD_COST, STRESS_COST, UnitRefused, unitsKept, unitsOf } from '../rules.js';
 import { ipFingerprint, newId } from './ids.js';
 
 export { STANDARD_COST, STRESS_COST };
@@ -252,8 +252,4 @@ interface NewCharge {
   expiresAt: string;
   credits: number;
   fundedEver: boolean;
-}
-
-function refuse(code: Refusal): ReserveOutcome {
-  return { ok: false, code };
 }
