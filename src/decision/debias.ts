@@ -1,7 +1,8 @@
 import type { DecisionRequest } from '../contract/decision.js';
 import type { Answer, Questions } from '../engine/engine.js';
 import type { Reading } from './outcome.js';
-import { identityOrder, MAIN, mainQuestion, type Order, readMain, readYes, reversedOrder, SUFFICIENCY, sufficiencyQuestion } from './questions.js';
+import { identityOrder, type Order, readYes, reversedOrder } from './orders.js';
+import { MAIN, mainQuestion, readMain, SUFFICIENCY, sufficiencyQuestion } from './questions.js';
 
 /**
  * Order debiasing. A model reading options in one order favours some places (the

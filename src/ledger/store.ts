@@ -36,12 +36,23 @@ export interface ReserveRequest {
   ip: string;
   /** UTC day, `YYYY-MM-DD`. */
   day: string;
+  /**
+   * Standard decisions paid for together (the questions of one System One request):
+   * each unit what one standard decision costs, taken in turn (free while the
+   * allowance and the site's limits allow, then one credit), all of them or none.
+   * 1 when absent; only at standard depth.
+   */
+  units?: number;
 }
 
 export interface Reservation {
   id: string;
-  /** `free`: one unit of the key's daily allowance; `credits`: pass credits. */
+  /**
+   * `free`: the key's daily allowance; `credits`: pass credits. Of several units (free
+   * ones are taken first): `credits` as soon as one of them took a credit.
+   */
   kind: 'free' | 'credits';
+  /** Credits; of several units, how many (each one free unit or one credit). */
   cost: number;
 }
 
@@ -103,6 +114,11 @@ export interface Settlement {
   sample: { day: string; channel: Channel; ms: number };
   /** The running Idempotency-Key record that keeps the answer (status 200) for replays. */
   idempotency?: { keyId: string; idemKey: string };
+  /**
+   * Of a reservation of several units: how many the answer used (1 or more). The rest
+   * are given back in the same transaction, credits before free units. All when absent.
+   */
+  units?: number;
   /**
    * The answer's body, once the commit knows whether it charged; `api` is the `api`
    * channel's metrics of the sample's day with this sample counted. Called inside the

@@ -5,6 +5,7 @@ import { methodNotAllowed, notFound, onError } from '../http/errors.js';
 import { requestContext } from '../http/request-context.js';
 import { accountRoutes } from '../http/routes/account.js';
 import { decisionRoutes } from '../http/routes/decisions.js';
+import { systemOneRoutes } from '../http/routes/systemone.js';
 import { mcpRoutes } from '../mcp/route.js';
 import type { DecisionService } from '../service/service.js';
 import { webRoutes, type WebOptions } from '../web/routes.js';
@@ -39,6 +40,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.route('/', decisionRoutes(options.service));
   app.route('/', accountRoutes(options.service));
+  app.route('/', systemOneRoutes(options.service));
   app.route('/', mcpRoutes({ service: options.service, trustProxy: options.trustProxy ?? false, log }));
   if (options.web) app.route('/', webRoutes(options.service, options.web));
 

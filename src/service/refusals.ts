@@ -4,7 +4,8 @@ import type { Depth, Limits, Refusal } from '../ledger/store.js';
 import { secondsToMidnight } from './clock.js';
 
 /** The ledger's refusal as the contract words it. */
-export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits): DecideError {
+export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits, units = 1): DecideError {
+  if (units > 1) return unitsRefusal(code, units, now, limits);
   switch (code) {
     case 'pass_required':
       return new DecideError('pass_required', 'a stress decision costs 5 credits and needs a funded pass; the pass holds 0 credits');
@@ -25,6 +26,28 @@ export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits):
       return new DecideError(
         'rate_limited',
         'the site\'s daily limit of free decisions is reached; it resets at the next UTC midnight',
+        secondsToMidnight(now),
+      );
+  }
+}
+
+/** The refusal of several decisions paid together (the questions of a System One request). */
+function unitsRefusal(code: Refusal, units: number, now: Date, limits: Limits): DecideError {
+  const cost = `${units} questions cost ${units} decisions (1 each, from the free allowance of ${limits.freePerKey} a day, then 1 credit)`;
+  switch (code) {
+    case 'insufficient_credits':
+    case 'pass_required':
+      return new DecideError('insufficient_credits', `${cost}; what is left of today's free allowance and the pass's credits does not cover them`);
+    case 'free_limit_reached':
+      return new DecideError(
+        'free_limit_reached',
+        `${cost}; what is left of today's free allowance does not cover them. It resets at the next UTC midnight, or fund the key's pass`,
+        secondsToMidnight(now),
+      );
+    case 'rate_limited':
+      return new DecideError(
+        'rate_limited',
+        `${cost}; the site's daily limit of free decisions is reached and the pass's credits do not cover them; it resets at the next UTC midnight`,
         secondsToMidnight(now),
       );
   }

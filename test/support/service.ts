@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Debias } from '../../src/decision/debias.js';
+import type { Temperatures } from '../../src/decision/temperature.js';
 import { createOpenAIEngine } from '../../src/engine/openai.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import { createLocalEngine } from '../../src/engine/local/local.js';
@@ -49,6 +51,9 @@ export interface StartOptions {
   publicUrl?: string;
   /** The SQLite store's timing: expiry, sweep, how long a call waits for a lock. */
   ledger?: SqliteStoreOptions;
+  /** Order debiasing and fitted temperatures, as `decide serve` would apply them. */
+  debias?: Debias;
+  temperatures?: Temperatures;
 }
 
 /**
@@ -67,6 +72,8 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
     engineTimeoutMs: options.engineTimeoutMs ?? scaled(5_000),
     clock: options.clock,
     maxInFlight: options.maxInFlight,
+    debias: options.debias,
+    temperatures: options.temperatures,
   });
   const logs: string[] = [];
   const web: WebOptions = { store, verifier: noVerification, cookieSecret: randomBytes(32).toString('base64url'), ...options.web };

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
-import { DecideError, DecisionRequest, IdempotencyKey, invalidRequest } from '../../contract/index.js';
+import { DecideError, DecisionRequest, invalidRequest } from '../../contract/index.js';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { errorResponse, methodNotAllowed } from '../errors.js';
+import { idempotencyKeyOf } from '../idempotency-key.js';
 import { jsonBody } from '../json-body.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 
@@ -12,10 +13,7 @@ export function decisionRoutes(service: DecisionService): Hono<AppEnv> {
   app.post('/v1/decisions', requireKey(service), ...jsonBody, async (c) => {
     const parsed = DecisionRequest.safeParse(c.get('body'));
     if (!parsed.success) throw invalidRequest(parsed.error);
-    const idempotencyKey = c.req.header('idempotency-key');
-    if (idempotencyKey !== undefined && !IdempotencyKey.safeParse(idempotencyKey).success) {
-      throw new DecideError('invalid_request', 'Idempotency-Key header: must be 1 to 255 printable ASCII characters');
-    }
+    const idempotencyKey = idempotencyKeyOf(c);
     const freeLimit = service.limits.freePerKey;
     try {
       const answer = await service.decide(parsed.data, {

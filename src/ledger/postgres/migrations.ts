@@ -153,6 +153,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (ip_fingerprint, day)
   );
   `,
+  // 6: several standard decisions paid together, as SQLite's step 6.
+  `
+  ALTER TABLE charges ADD COLUMN group_id text;
+  CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
+  `,
 ];
 
 /** The table recording which steps a database has had. */

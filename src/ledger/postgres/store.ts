@@ -268,7 +268,7 @@ export class PostgresStore implements Store {
     // One transaction: the charge, the sample and the kept answer, or none of them.
     const settle = () =>
       transaction(this.pool, async (client): Promise<CommitOutcome> => {
-        const { outcome, fresh } = await this.charges.settle(client, reservationId, now);
+        const { outcome, fresh } = await this.charges.settle(client, reservationId, now, settlement?.units);
         if (!settlement || !fresh) return outcome;
         const { day, channel, ms } = settlement.sample;
         const uncharged = outcome.charged ? 0 : 1;

@@ -8,7 +8,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const ID_CHARS = 22;
 
 /** A random id such as `pass_3kTq…`; the prefix tells a reader of logs what it names. */
-export function newId(prefix: 'pass' | 'key' | 'chg' | 'fund'): string {
+export function newId(prefix: 'pass' | 'key' | 'chg' | 'res' | 'fund'): string {
   let out = '';
   while (out.length < ID_CHARS) {
     for (const byte of randomBytes(32)) {

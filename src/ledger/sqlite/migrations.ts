@@ -164,6 +164,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (ip_fingerprint, day)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 6: several standard decisions paid together (the questions of one System One
+  // request): one charge row per unit, as for a decision, named together by group_id,
+  // so they are committed or released together.
+  `
+  ALTER TABLE charges ADD COLUMN group_id TEXT;
+  CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
+  `,
 ];
 
 /**

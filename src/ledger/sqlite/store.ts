@@ -270,7 +270,7 @@ export class SqliteStore implements Store {
     }
     // One IMMEDIATE transaction: the charge, the sample and the kept answer, or none of them.
     return this.write((): CommitOutcome => {
-      const { outcome, fresh } = this.charges.settle(reservationId, now);
+      const { outcome, fresh } = this.charges.settle(reservationId, now, settlement?.units);
       if (!settlement || !fresh) return outcome;
       const { day, channel, ms } = settlement.sample;
       this.s.sample.run(day, channel, Math.round(ms), outcome.charged ? 0 : 1);
