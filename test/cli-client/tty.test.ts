@@ -51,8 +51,8 @@ describe('decide ask on a terminal', () => {
     // The final frame: the answer, with the spinner gone from it.
     const answer = seen.slice(seen.lastIndexOf(CHOICE.question));
     expect(answer).toMatch(/PostgreSQL\s+█+░+\s+75\.0%\s+← selected/);
-    expect(answer).toContain('Signal:  directional');
-    expect(answer).toContain('Context: sufficient (90%)');
+    expect(answer).toContain('Signal:   directional');
+    expect(answer).toContain('Context:  sufficient (90%)');
     expect(answer).not.toMatch(DOTS);
     expect(answer).not.toContain('Deciding…');
   });

@@ -22,7 +22,8 @@ export interface Terminal {
 
 export function terminalOf(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): Terminal {
   const interactive = Boolean(stream.isTTY) && env.TERM !== 'dumb';
-  return { interactive, color: interactive && !env.NO_COLOR, columns: stream.columns || 100 };
+  // A pipe or a file has no width: 80 columns, the width every reader of text handles.
+  return { interactive, color: interactive && !env.NO_COLOR, columns: stream.columns || 80 };
 }
 
 export interface Presentation<T> {
@@ -31,7 +32,8 @@ export interface Presentation<T> {
   label: string;
   /** The call; `notify` tells the user about a retry (beside the spinner, or on stderr). */
   work: (notify: (message: string) => void) => Promise<T>;
-  view: (value: T) => ReactElement;
+  /** The result, laid out for the terminal's width. */
+  view: (value: T, columns: number) => ReactElement;
 }
 
 /**
@@ -43,13 +45,14 @@ export async function present<T>({ terminal, label, work, view }: Presentation<T
   const scoped = (node: ReactElement) => <ColorScope color={terminal.color}>{node}</ColorScope>;
   if (!terminal.interactive) {
     const value = await work((message) => process.stderr.write(`decide: ${message}\n`));
-    process.stdout.write(renderToString(scoped(view(value)), { columns: terminal.columns }) + '\n');
+    process.stdout.write(renderToString(scoped(view(value, terminal.columns)), { columns: terminal.columns }) + '\n');
     return value;
   }
   const app = render(scoped(<Waiting label={label} />), { patchConsole: false });
   try {
     const value = await work((message) => app.rerender(scoped(<Waiting label={`${label} ${message}`} />)));
-    app.rerender(scoped(view(value)));
+    // The width now, not when the spinner started: the window may have been resized.
+    app.rerender(scoped(view(value, process.stdout.columns || terminal.columns)));
     return value;
   } catch (error) {
     // Take the spinner off the screen before the error is written to stderr.
@@ -61,5 +64,5 @@ export async function present<T>({ terminal, label, work, view }: Presentation<T
   }
 }
 
-export const decisionView = (response: DecisionResponse) => <DecisionView response={response} />;
+export const decisionView = (response: DecisionResponse, columns: number) => <DecisionView response={response} columns={columns} />;
 export const usageView = (usage: Usage) => <UsageView usage={usage} />;
