@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { render, renderToString } from 'ink';
 import type { ReactElement } from 'react';
 import type { DecisionResponse, Usage } from '../../contract/index.js';
@@ -36,6 +37,9 @@ export interface Presentation<T> {
   view: (value: T, columns: number) => ReactElement;
 }
 
+/** Longer than ink's 33 ms between frames: by then the last frame asked for is drawn. */
+const FRAME_SETTLE_MS = 50;
+
 /**
  * Runs `work` and shows its result. On a live terminal ink draws a spinner that the
  * result replaces; elsewhere (a pipe, a file, TERM=dumb) the same components are
@@ -55,8 +59,14 @@ export async function present<T>({ terminal, label, work, view }: Presentation<T
     app.rerender(scoped(view(value, process.stdout.columns || terminal.columns)));
     return value;
   } catch (error) {
-    // Take the spinner off the screen before the error is written to stderr.
+    // Take the spinner off the screen before the error is written to stderr, and the
+    // line it stood on with it, so the message takes its place. ink draws even an
+    // empty frame as a line; clear() erases what it drew, once the empty frame has
+    // landed (ink draws at most every 33 ms). The unmount below then finds nothing
+    // new to draw.
     app.rerender(<></>);
+    await sleep(FRAME_SETTLE_MS);
+    app.clear();
     throw error;
   } finally {
     app.unmount();
