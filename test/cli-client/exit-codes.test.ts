@@ -198,8 +198,19 @@ describe('decide ask: exit codes for every error class', () => {
     expect(help.stdout).toContain('Exit codes of serve and the operator commands (key, pass):');
     expect(help.stdout).toMatch(/ 64 {2}bad flags or arguments/);
     expect(help.stdout).toMatch(/ 65 {2}the database file is not a SQLite database, or is damaged/);
-    expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass: no such pass/);
+    expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass: no such\s+pass/);
     expect(help.stdout).toMatch(/ 69 {2}port taken; database locked by another process, PostgreSQL unreachable/);
     expect(help.stdout).toMatch(/ 74 {2}the database file cannot be opened/);
+  });
+
+  it('every --help fits 80 columns, the exit codes wrapped under their descriptions', async () => {
+    const commands = [[], ['ask'], ['stress'], ['usage'], ['revoke'], ['serve'], ['eval'], ['calibrate']];
+    const helps = await Promise.all(commands.map((command) => decide([...command, '--help'])));
+    helps.forEach((help, i) => {
+      expect(help.code).toBe(0);
+      for (const line of help.stdout.split('\n')) expect([...line].length, `decide ${commands[i].join(' ')} --help: ${line}`).toBeLessThanOrEqual(80);
+    });
+    const ask = helps[1].stdout;
+    expect(ask).toMatch(/\n {3}2 {2}usage error or invalid input, the message names the field \(400, 413, 415,\n {6}422\); revoke not confirmed\n/);
   });
 });
