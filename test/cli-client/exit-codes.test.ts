@@ -34,7 +34,7 @@ describe('decide ask: exit codes for every error class', () => {
   const noul = ['ask', NOUL.question, '--context', NOUL.context];
   const choice = ['ask', CHOICE.question, '--context', CHOICE.context, '--option', 'PostgreSQL', '--option', 'MongoDB'];
 
-  /** Runs and checks the exit code, that stdout is empty and stderr one `decide:` line without the key. */
+  /** Runs and checks the exit code, that stdout is empty and stderr says why after `decide:`, without the key. */
   async function fails(code: number, args: string[], env: Record<string, string>, key?: string): Promise<Run> {
     const run = await decide(args, { env });
     expect(run.code, run.stderr).toBe(code);
@@ -66,6 +66,21 @@ describe('decide ask: exit codes for every error class', () => {
     it.each(cases)('%s', async (message, args) => {
       const run = await fails(2, args, env());
       expect(run.stderr).toContain(message);
+      expect(stub.requests).toHaveLength(0);
+    });
+
+    it('several invalid fields: one line each, every field and its flag named', async () => {
+      const run = await fails(2, ['ask', 'Short?', '--context', 'short', '--option', 'a', '--option', 'B'], env());
+      expect(run.stderr).toBe(
+        [
+          'decide: invalid input:',
+          '  <question> (question): must be 8 to 300 characters long (got 6)',
+          '  --context (context): must be 20 to 2000 characters long (got 5)',
+          '  --option #1 (options.0): must be 2 to 100 characters long (got 1)',
+          '  --option #2 (options.1): must be 2 to 100 characters long (got 1)',
+          '',
+        ].join('\n'),
+      );
       expect(stub.requests).toHaveLength(0);
     });
 
