@@ -95,6 +95,8 @@ describe('decide ask: exit codes for every error class', () => {
     it('no key at all: 3, saying how to give one, no request made', async () => {
       const run = await fails(3, noul, { DECIDE_URL: stub.url });
       expect(run.stderr).toContain('no API key: set DECIDE_API_KEY, or pass --key-file PATH');
+      // Where to get one: the service's own page in a browser, or the operator's command.
+      expect(run.stderr).toContain(`Get a key in a browser at ${stub.url}/ (the service's home page), or from its operator (\`decide key create\`).`);
       expect(stub.requests).toHaveLength(0);
     });
 
