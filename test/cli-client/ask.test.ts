@@ -108,6 +108,16 @@ describe('decide ask / stress against the service', () => {
     expect(run.stdout).toContain('pass credits left: 0');
   });
 
+  it('a stress test where no fact decides it says so', async () => {
+    const { key } = await client.svc.newKey(5);
+    client.svc.fake.respond(scripted({ PostgreSQL: 0.7, MongoDB: 0.3 }, { Yes: 0.9, No: 0.1 }));
+    const run = await decide(['stress', CHOICE.question, '--context', CHOICE.context, ...options(...CHOICE.options)], { env: env(key) });
+    expect(run.code).toBe(0);
+    // The sentence may wrap at 80 columns: read it with its lines joined.
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain('No single fact decides it: leaving one out never flips the answer or moves it 10% or more.');
+    expect(run.stdout).not.toContain('»');
+  });
+
   it('yes/no and score in words', async () => {
     const { key } = await client.svc.newKey();
     client.svc.fake.respond(scripted({ Yes: 0.3, No: 0.7, low: 0.2, medium: 0.5, high: 0.3 }, { Yes: 0.6, No: 0.4 }));

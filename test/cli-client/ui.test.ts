@@ -86,6 +86,21 @@ describe('ink components', () => {
     expect(single).toContain('No single fact decides it: the context holds a single fact.');
   });
 
+  it('no pivot although a fact moves the answer: "no single fact decides it", without a reason the checks do not bear out', () => {
+    const moving = { ...STRESS, pivot: null };
+    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: moving }, columns: 80 }));
+    expect(frame).toContain('No single fact decides it.');
+    expect(frame).not.toContain('never flips');
+  });
+
+  it('a pivot tied with another fact: both shifts shown alike, and the sentence says the first is named', () => {
+    const third = { ...STRESS.checks[1], factIndex: 2, fact: 'Reports need joins.' } as const;
+    const tied = { ...STRESS, checks: [...STRESS.checks, third] };
+    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: tied }, columns: 80 }));
+    expect(frame.match(/ no {2,}41\.0% {2}MongoDB/g)).toHaveLength(2);
+    expect(frame.replace(/\s+/g, ' ')).toContain('Leaving out fact 3 moves it as much; the first is named.');
+  });
+
   it('colour is used only inside a colour scope, and the pivot is styled there', () => {
     const response = { ...CHOICE, stress: STRESS };
     // renderToString uses chalk's level for this process; force one so the test means something.
