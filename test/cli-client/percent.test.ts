@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { columnDecimals, percent, percentTo, shares } from '../../src/cli/ui/percent.js';
+import { columnDecimals, percent, percentTo, shares, wholePercent } from '../../src/cli/ui/percent.js';
 
 /** Per cent as the terminal shows it: from the API's 4-decimal steps, never off by a binary fraction. */
 
@@ -26,6 +26,10 @@ describe('per cent', () => {
     expect(percent(0.3095)).toBe('31.0%');
     expect(percent(0.0004)).toBe('0.0%');
     expect(percent(1)).toBe('100.0%');
+  });
+
+  it('one value to a whole per cent: half up on the exact step, where p * 100 would round down', () => {
+    expect([0.145, 0.285, 0.565, 0.875, 0.5, 0.0049].map(wholePercent)).toEqual(['15%', '29%', '57%', '88%', '50%', '0%']);
   });
 
   it('the shares of one answer sum to exactly 100.0%', () => {

@@ -3,8 +3,8 @@ import type { Stress } from '../../contract/index.js';
 import { AGREES_WIDTH, GAP, MARKER_WIDTH, tableWidths } from './layout.js';
 import { Paint } from './paint.js';
 import { Prose } from './prose.js';
-import { columnDecimals, percentTo } from './percent.js';
-import { checkName, noPivotWords, quote, tiedWithPivot, topAnswer, wholePercent } from './words.js';
+import { columnDecimals, percentTo, wholePercent } from './percent.js';
+import { checkName, noPivotWords, quote, tiedWithPivot, topAnswer } from './words.js';
 
 interface CellsProps {
   name: string;

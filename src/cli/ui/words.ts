@@ -1,13 +1,11 @@
 import type { DecisionResponse, DecisionResult, Signal, Stress, StressCheck } from '../../contract/index.js';
 import { PIVOT_MIN_SHIFT } from '../../decision/stress.js';
-import { percent, shares } from './percent.js';
+import { percent, shares, wholePercent } from './percent.js';
 
 /**
  * The words and numbers of the human output, apart from the components that lay them
  * out, so both are tested on their own and the thresholds live in one place.
  */
-
-export const wholePercent = (p: number): string => `${Math.round(p * 100)}%`;
 
 /** Cells of a bar of `width` for probability p: [filled, empty]. */
 export function barCells(p: number, width: number): [number, number] {
