@@ -3,6 +3,7 @@ import { createElement as h } from 'react';
 import { describe, expect, it } from 'vitest';
 import type { DecisionResponse, DecisionResult, Stress } from '../../src/contract/index.js';
 import { DecisionView } from '../../src/cli/ui/decision-view.js';
+import { EvalProgress } from '../../src/cli/ui/eval-view.js';
 import { ColorScope } from '../../src/cli/ui/paint.js';
 
 /** The human output at the widths people use: 80 and 120 columns, and 60, the narrowest it fits. */
@@ -105,5 +106,16 @@ describe.each([60, 80, 120])('at %i columns', (columns) => {
     const shown = lines.filter((line) => line.includes('█') || line.includes('░')).map((line) => Number(line.match(/(\d+\.\d)%/)![1]));
     expect(shown).toEqual([33.4, 33.3, 33.3]);
     expect(Math.round(shown.reduce((a, b) => a + b, 0) * 10)).toBe(1000);
+  });
+});
+
+describe.each([60, 80, 120])('decide eval progress at %i columns', (columns) => {
+  it('fits: the bar gives way to the counts, and no word is broken', () => {
+    const progress = { done: 123, total: 1266, failed: 13, elapsedMs: 400_000 };
+    const at = (width: number) => renderToString(h(EvalProgress, { ...progress, columns: width }), { columns: width }).split('\n');
+    const lines = at(columns);
+    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
+    expect(lines[0]).toMatch(/^Evaluating █+░+ 123\/1266 decisions,/);
+    expect(words(lines)).toEqual(words(at(1000)));
   });
 });

@@ -1,4 +1,5 @@
 import { Box } from 'ink';
+import type { ReactElement } from 'react';
 import { Paint, type PaintProps } from './paint.js';
 
 /**
@@ -7,15 +8,24 @@ import { Paint, type PaintProps } from './paint.js';
  * line before filled the width exactly, which shifts that line one column right; here
  * each word is a box and ink's flex wrap breaks between them instead.
  */
-export function Prose({ children, ...style }: Omit<PaintProps, 'children'> & { children: string }) {
-  const words = children.split(' ').filter((word) => word !== '');
+export function Prose({ children, ...style }: PaintStyle & { children: string }) {
   return (
     <Box flexWrap="wrap" columnGap={1}>
-      {words.map((word, i) => (
-        <Paint key={i} {...style}>
-          {word}
-        </Paint>
-      ))}
+      {words(children, style)}
     </Box>
   );
+}
+
+export type PaintStyle = Omit<PaintProps, 'children'>;
+
+/** The words of `text`, each its own element, for a box that wraps (`flexWrap="wrap"`, `columnGap={1}`). */
+export function words(text: string, style: PaintStyle = {}, key = ''): ReactElement[] {
+  return text
+    .split(' ')
+    .filter((word) => word !== '')
+    .map((word, i) => (
+      <Paint key={`${key}${i}`} {...style}>
+        {word}
+      </Paint>
+    ));
 }
