@@ -28,16 +28,16 @@ function label(path: readonly PropertyKey[]): string {
   return typeof index === 'number' ? `${flag} #${index + 1} (${field})` : `${flag} (${field})`;
 }
 
-/** The contract's complaints, with the flag beside each field name. */
+/** The contract's complaints, one line each, with the flag beside each field name. */
 function describe(error: z.ZodError, mode: ModeName): string {
   return error.issues
-    .slice(0, 3)
-    .map((issue) =>
+    .flatMap((issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => `${label([key])}: not allowed with mode ${mode}`).join('; ')
-        : `${label(issue.path)}: ${issue.message}`,
+        ? issue.keys.map((key) => `${label([key])}: not allowed with mode ${mode}`)
+        : [`${label(issue.path)}: ${issue.message}`],
     )
-    .join('; ');
+    .map((line) => `\n  ${line}`)
+    .join('');
 }
 
 /** The mode from the flags: --mode if given, else options → choice, levels → score, neither → noul. */
@@ -68,6 +68,6 @@ export function buildRequest(question: string, context: string, flags: RequestFl
   if (flags.option?.length) candidate.options = flags.option;
   if (flags.level?.length) candidate.levels = flags.level;
   const parsed = DecisionRequest.safeParse(candidate);
-  if (!parsed.success) throw new CliFailure(`invalid input: ${describe(parsed.error, mode)}`, CLIENT_EXIT.usage);
+  if (!parsed.success) throw new CliFailure(`invalid input:${describe(parsed.error, mode)}`, CLIENT_EXIT.usage);
   return parsed.data;
 }

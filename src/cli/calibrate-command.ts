@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { CLIENT_EXIT } from './client-exit.js';
 import { runAction } from './client-commands.js';
 import { EXIT } from './exit-codes.js';
+import { helpText } from './help-text.js';
 import { dbOption, debiasOption, integer, modelOption } from './options.js';
 
 /** `decide calibrate`: only its flags live here; its code is imported when it runs. */
@@ -20,13 +21,21 @@ export function calibrateCommand(): Command {
     .option('--json', 'print the result as one JSON object')
     .addHelpText(
       'after',
-      `
-The engine is configured as for decide serve (flags and DECIDE_* variables); fit with
-the --debias you serve with. Half the set's items (by id) fit a temperature per mode
-and for the sufficiency probe; the other half shows the ECE before and after.
-
-Exit codes: ${CLIENT_EXIT.ok} fitted (shown, reset); ${CLIENT_EXIT.usage} bad flags or a bad line of the set; ${CLIENT_EXIT.service} every reading failed;
-${EXIT.dataErr}, ${EXIT.unavailable}, ${EXIT.ioErr} the ledger cannot be used; ${EXIT.notFound}, ${EXIT.config} the engine could not start.`,
+      helpText(
+        'The engine is configured as for decide serve (flags and DECIDE_* variables); fit with the --debias you ' +
+          "serve with. Half the set's items (by id) fit a temperature per mode and for the sufficiency probe; the " +
+          'other half shows the ECE before and after.',
+        {
+          heading: 'Exit codes of calibrate:',
+          items: [
+            [CLIENT_EXIT.ok, 'fitted (shown, reset)'],
+            [CLIENT_EXIT.usage, 'bad flags or a bad line of the set'],
+            [CLIENT_EXIT.service, 'every reading failed'],
+            [`${EXIT.dataErr}, ${EXIT.unavailable}, ${EXIT.ioErr}`, 'the ledger cannot be used'],
+            [`${EXIT.notFound}, ${EXIT.config}`, 'the engine could not start'],
+          ],
+        },
+      ),
     )
     .action((flags) => runAction(async () => (await import('./calibrate.js')).runCalibrate(flags)));
 }

@@ -15,7 +15,7 @@ export interface Connection {
 /** Resolves URL and key (exit 2 / 3 on a bad one) and makes the client. */
 export function connect(flags: ConnectionFlags, onRetry?: (event: RetryEvent) => void): Connection {
   const url = resolveUrl(flags);
-  const key = resolveKey(flags);
+  const key = resolveKey(flags, process.env, url);
   const keySource = flags.keyFile !== undefined ? `the key file ${flags.keyFile}` : 'DECIDE_API_KEY';
   return { client: new DecideClient({ url, apiKey: key, onRetry }), url, key, keySource };
 }

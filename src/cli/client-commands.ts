@@ -3,6 +3,7 @@ import { MODES } from '../contract/decision.js';
 import { CLIENT_EXIT, CLIENT_EXIT_HELP } from './client-exit.js';
 import { CliFailure } from './config.js';
 import { fail, Failure } from './exit-codes.js';
+import { helpText } from './help-text.js';
 
 /**
  * The client commands: `ask`, `stress`, `usage`, `revoke`, talking to a running service
@@ -36,7 +37,7 @@ function connectionOptions(command: Command): Command {
 function clientCommand(name: string): Command {
   return new Command(name)
     .exitOverride((error) => process.exit(error.exitCode === 0 ? CLIENT_EXIT.ok : CLIENT_EXIT.usage))
-    .addHelpText('after', CLIENT_EXIT_HELP);
+    .addHelpText('after', helpText(...CLIENT_EXIT_HELP));
 }
 
 function decisionCommand(name: string, depth: 'standard' | 'stress', description: string): Command {

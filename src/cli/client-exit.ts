@@ -1,5 +1,6 @@
 import type { DecideError } from '../client/errors.js';
 import { EXIT } from './exit-codes.js';
+import type { HelpBlock } from './help-text.js';
 import { MAX_FUNDING } from './options.js';
 
 /**
@@ -37,29 +38,37 @@ export function exitFor(error: DecideError): number {
 }
 
 /** The epilog of each client command's help. */
-export const CLIENT_EXIT_HELP = `
-Exit codes of ask, stress, usage and revoke:
-  ${CLIENT_EXIT.ok}  decided (usage shown, key revoked)
-  ${CLIENT_EXIT.gate}  the yes/no answer tripped --fail-on
-  ${CLIENT_EXIT.usage}  usage error or invalid input, the message names the field (400, 413, 415, 422); revoke not confirmed
-  ${CLIENT_EXIT.auth}  no key, a malformed key, or the key was refused (401)
-  ${CLIENT_EXIT.limit}  payment or limit: 402 pass_required / insufficient_credits, 429 free_limit_reached / rate_limited
-  ${CLIENT_EXIT.service}  engine or service failure: 429 engine_busy, 5xx, not a decide service, unreachable
-  ${CLIENT_EXIT.internal} an internal error of the CLI (a bug)
-
-Environment: DECIDE_URL (default http://127.0.0.1:8787) and DECIDE_API_KEY, or --url and
---key-file PATH (a file holding the key); a key is never taken as a flag value.`;
+export const CLIENT_EXIT_HELP: HelpBlock[] = [
+  {
+    heading: 'Exit codes of ask, stress, usage and revoke:',
+    items: [
+      [CLIENT_EXIT.ok, 'decided (usage shown, key revoked)'],
+      [CLIENT_EXIT.gate, 'the yes/no answer tripped --fail-on'],
+      [CLIENT_EXIT.usage, 'usage error or invalid input, the message names the field (400, 413, 415, 422); revoke not confirmed'],
+      [CLIENT_EXIT.auth, 'no key, a malformed key, or the key was refused (401)'],
+      [CLIENT_EXIT.limit, 'payment or limit: 402 pass_required / insufficient_credits, 429 free_limit_reached / rate_limited'],
+      [CLIENT_EXIT.service, 'engine or service failure: 429 engine_busy, 5xx, not a decide service, unreachable'],
+      [CLIENT_EXIT.internal, 'an internal error of the CLI (a bug)'],
+    ],
+  },
+  'Environment: DECIDE_URL (default http://127.0.0.1:8787) and DECIDE_API_KEY, or --url and ' +
+    '--key-file PATH (a file holding the key); a key is never taken as a flag value.',
+];
 
 /** The epilog of `decide --help`: both sets of exit codes. */
-export const EXIT_CODES_HELP = `${CLIENT_EXIT_HELP}
-
-Exit codes of serve and the operator commands (key, pass):
-  ${EXIT.ok}   success
-  ${EXIT.usage}  bad flags or arguments (numbers in digits only; --credits 1 to ${MAX_FUNDING})
-  ${EXIT.dataErr}  the database file is not a SQLite database, or is damaged: restore it
-  ${EXIT.notFound}  serve: the model file is missing or cannot be loaded; key, pass: no such pass
-  ${EXIT.unavailable}  port taken; database locked by another process, PostgreSQL unreachable, or the
-     default model cannot be fetched: try again
-  ${EXIT.ioErr}  the database file cannot be opened: a directory, a missing folder, no permission
-  ${EXIT.config}  configuration missing or wrong; the local engine without node-llama-cpp
-Each failure is one line on stderr naming the database (a URL's password masked).`;
+export const EXIT_CODES_HELP: HelpBlock[] = [
+  ...CLIENT_EXIT_HELP,
+  {
+    heading: 'Exit codes of serve and the operator commands (key, pass):',
+    items: [
+      [EXIT.ok, 'success'],
+      [EXIT.usage, `bad flags or arguments (numbers in digits only; --credits 1 to ${MAX_FUNDING})`],
+      [EXIT.dataErr, 'the database file is not a SQLite database, or is damaged: restore it'],
+      [EXIT.notFound, 'serve: the model file is missing or cannot be loaded; key, pass: no such pass'],
+      [EXIT.unavailable, 'port taken; database locked by another process, PostgreSQL unreachable, or the default model cannot be fetched: try again'],
+      [EXIT.ioErr, 'the database file cannot be opened: a directory, a missing folder, no permission'],
+      [EXIT.config, 'configuration missing or wrong; the local engine without node-llama-cpp'],
+    ],
+  },
+  "Each failure is one line on stderr naming the database (a URL's password masked).",
+];

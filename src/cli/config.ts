@@ -51,9 +51,10 @@ export function shownUrl(value: string): string {
  * The API key: from the file `--key-file` names (trimmed), else DECIDE_API_KEY. Never a
  * flag value, which every user of the machine could read in `ps`. Its shape and
  * checksum are checked here, so a mistyped key fails (exit 3) without a round trip.
- * Messages name where the key came from, never the key.
+ * Messages name where the key came from, never the key; without one, they say where
+ * to get one: the home page of the service at `url`, or its operator.
  */
-export function resolveKey(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveKey(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, url: string = DEFAULT_URL): string {
   let key: string;
   let source: string;
   if (flags.keyFile !== undefined) {
@@ -70,7 +71,7 @@ export function resolveKey(flags: ConnectionFlags, env: NodeJS.ProcessEnv = proc
   } else {
     throw new CliFailure(
       'no API key: set DECIDE_API_KEY, or pass --key-file PATH (a file holding the key). ' +
-        'The operator creates keys with `decide key create`.',
+        `Get a key in a browser at ${shownUrl(url)}/ (the service's home page), or from its operator (\`decide key create\`).`,
       CLIENT_EXIT.auth,
     );
   }

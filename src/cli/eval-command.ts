@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { CLIENT_EXIT } from './client-exit.js';
 import { EXIT } from './exit-codes.js';
+import { helpText } from './help-text.js';
 import { debiasOption, integer, modelOption } from './options.js';
 import { runAction } from './client-commands.js';
 
@@ -32,20 +33,22 @@ export function evalCommand(): Command {
     .option('--yes', 'with --url: spend the decisions without asking (required when standard input is not a terminal)')
     .addHelpText(
       'after',
-      `
-Without --url the engine is the one \`decide serve\` would run, from the same flags and
-environment (DECIDE_ENGINE, DECIDE_MODEL, …), in this process and without a ledger.
-Failed decisions are counted by code in the report; they end the run only with --url
-when the key is refused or its pass runs out.
-
-Exit codes of eval:
-  ${CLIENT_EXIT.ok}  the report was printed (failed decisions are counted in it)
-  ${CLIENT_EXIT.usage}  bad flags, a line of the set that is not an item (line and field named),
-     --out not writable, or spending not confirmed
-  ${CLIENT_EXIT.auth}  with --url: no key, a malformed key, or the key was refused (401)
-  ${CLIENT_EXIT.limit}  with --url: the pass ran out or a limit was reached (the run stops)
-  ${CLIENT_EXIT.service}  every item failed: nothing was measured
-  ${EXIT.notFound}, ${EXIT.unavailable}, ${EXIT.config}  the engine could not start, as for decide serve`,
+      helpText(
+        'Without --url the engine is the one `decide serve` would run, from the same flags and environment ' +
+          '(DECIDE_ENGINE, DECIDE_MODEL, …), in this process and without a ledger. Failed decisions are counted ' +
+          'by code in the report; they end the run only with --url when the key is refused or its pass runs out.',
+        {
+          heading: 'Exit codes of eval:',
+          items: [
+            [CLIENT_EXIT.ok, 'the report was printed (failed decisions are counted in it)'],
+            [CLIENT_EXIT.usage, 'bad flags, a line of the set that is not an item (line and field named), --out not writable, or spending not confirmed'],
+            [CLIENT_EXIT.auth, 'with --url: no key, a malformed key, or the key was refused (401)'],
+            [CLIENT_EXIT.limit, 'with --url: the pass ran out or a limit was reached (the run stops)'],
+            [CLIENT_EXIT.service, 'every item failed: nothing was measured'],
+            [`${EXIT.notFound}, ${EXIT.unavailable}, ${EXIT.config}`, 'the engine could not start, as for decide serve'],
+          ],
+        },
+      ),
     )
     .action((flags) => runAction(async () => (await import('./eval.js')).runEval(flags)));
 }

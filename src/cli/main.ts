@@ -4,6 +4,7 @@ import { EXIT_CODES_HELP } from './client-exit.js';
 import { calibrateCommand } from './calibrate-command.js';
 import { evalCommand } from './eval-command.js';
 import { EXIT } from './exit-codes.js';
+import { helpText } from './help-text.js';
 import { mcpCommand } from './mcp.js';
 import { operatorCommands } from './operator.js';
 import { serveCommand } from './serve.js';
@@ -28,6 +29,6 @@ usageExit(program);
 for (const command of clientCommands()) program.addCommand(command);
 program.addCommand(evalCommand());
 program.addCommand(calibrateCommand());
-program.addHelpText('after', EXIT_CODES_HELP);
+program.addHelpText('after', helpText(...EXIT_CODES_HELP));
 
 await program.parseAsync();

@@ -10,6 +10,7 @@ import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
 import { startEngine } from './engine-startup.js';
 import { EXIT, fail, type Failure } from './exit-codes.js';
+import { helpText } from './help-text.js';
 import { ledgerFailure } from './ledger-access.js';
 import { dbOption, debiasOption, integer, modelOption } from './options.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
@@ -33,9 +34,10 @@ export function serveCommand() {
     .addOption(debiasOption())
     .addHelpText(
       'after',
-      `
-Engine: DECIDE_ENGINE=local (the default: --model, else a small model fetched once
-into your cache), openai, systemone or anthropic; see the README's Configuration.`,
+      helpText(
+        'Engine: DECIDE_ENGINE=local (the default: --model, else a small model fetched once into your cache), ' +
+          "openai, systemone or anthropic; see the README's Configuration.",
+      ),
     )
     .action(serve);
 }

@@ -44,6 +44,9 @@ describe('configuration', () => {
     expect(resolveKey({ keyFile: tmp.write('k', `${other}\r\n`) }, { DECIDE_API_KEY: key })).toBe(other);
     expect(failureOf(() => resolveKey({}, {}))).toMatchObject({ exitCode: CLIENT_EXIT.auth });
     expect(failureOf(() => resolveKey({}, { DECIDE_API_KEY: '   ' })).message).toContain('no API key');
+    expect(failureOf(() => resolveKey({}, {}, 'https://user:pw@decide.example.org/')).message).toContain(
+      'in a browser at https://decide.example.org/ (the service\'s home page)',
+    );
     const typo = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
     const refused = failureOf(() => resolveKey({}, { DECIDE_API_KEY: typo }));
     expect(refused.exitCode).toBe(3);

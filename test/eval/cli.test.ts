@@ -75,7 +75,7 @@ describe('decide eval', () => {
     const run = await decide(['eval', '--set', file, '--out', out], { env: engineEnv() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('systemone, model simulated');
-    expect(run.stdout).toMatch(/3 items \(0 without their deciding fact\), 8 decisions/);
+    expect(run.stdout).toMatch(/3 items \(0 without their deciding\s+fact\), 8 decisions/);
     expect(run.stdout).toMatch(/^\s+n\s+accuracy\s+Brier\s+log loss\s+ECE$/m);
     expect(run.stdout).toMatch(/^overall\s+3\s/m);
     expect(run.stdout).toMatch(/^Position bias\s+flip rate 0\.0%/m);
