@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { MODES } from './modes.js';
 import { boundedText, comparable } from './text.js';
 
-export const MODES = ['choice', 'noul', 'score'] as const;
+export { MODES };
 export const Mode = z.enum(MODES);
 export const Depth = z.enum(['standard', 'stress']);
 
