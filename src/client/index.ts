@@ -21,6 +21,7 @@ export { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 // client's DecideError is the one callers catch.
 export {
   Access,
+  ChoiceResponse,
   DecisionRequest,
   DecisionResponse,
   DecisionResult,
@@ -32,6 +33,8 @@ export {
   Metrics,
   Mode,
   MODES,
+  NoulResponse,
+  ScoreResponse,
   Signal,
   Stress,
   StressCheck,

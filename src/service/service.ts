@@ -170,6 +170,7 @@ export class DecisionService {
         context.idempotencyKey === undefined ? undefined : { keyId: context.caller.keyId, idemKey: context.idempotencyKey },
       answer: (committed, apiRow) => {
         const api = metricsRecord(day, [apiRow]).api;
+        // outcome.result has the shape of request.mode (decision/outcome.ts reads it by mode).
         response = {
           mode: request.mode,
           question: request.question,
@@ -187,7 +188,7 @@ export class DecisionService {
             averageMsToday: api.meanMs,
             samplesToday: api.samples === 0 ? null : api.samples,
           },
-        };
+        } as DecisionResponse;
         json = JSON.stringify(response);
         return json;
       },
