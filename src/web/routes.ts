@@ -29,11 +29,11 @@ export interface WebOptions {
 type WebEnv = { Variables: AppEnv['Variables'] & { pass: PassRecord } };
 
 /**
- * The pages (`/`, `/pass`, their assets) and the cookie-authenticated routes of
- * CONTRACT.md's "Browser flow". Checks run in the contract's order, with the origin
- * check first: route and method (404/405), Origin (403), the pass cookie (401), the
- * body (413/415/400), the request (400), the site's limits (429), the charge and
- * the engine.
+ * The pages (`/`, `/pass`, their assets) and the cookie-authenticated routes of the
+ * browser flow (docs/api.md, "Passes, keys and decisions from a browser"). Checks run
+ * in the order given there, with the origin check first: route and method (404/405),
+ * Origin (403), the pass cookie (401), the body (413/415/400), the request (400), the
+ * site's limits (429), the charge and the engine.
  */
 export function webRoutes(service: DecisionService, options: WebOptions & { trustProxy: boolean }): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
