@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { DecideError as ClientError } from '../client/errors.js';
+import { DecideError } from '../client/errors.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
 import { type Temperatures, temperaturesOf } from '../decision/temperature.js';
@@ -145,7 +145,7 @@ async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
       try {
         return await connection.client.decide(request);
       } catch (error) {
-        const code = error instanceof ClientError ? exitFor(error) : CLIENT_EXIT.internal;
+        const code = error instanceof DecideError ? exitFor(error) : CLIENT_EXIT.internal;
         if (code === CLIENT_EXIT.auth || code === CLIENT_EXIT.limit) throw explain(error, connection);
         throw error;
       }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
-  DecideError,
+  ServiceError,
   keyFingerprint,
   isWellFormedKey,
   type DecisionRequest,
@@ -100,13 +100,13 @@ export class DecisionService {
         return { response: JSON.parse(begun.body), json: begun.body, replayed: true };
       }
       if (begun.state === 'mismatch') {
-        throw new DecideError(
+        throw new ServiceError(
           'idempotency_key_reused',
           'Idempotency-Key was already used with a different request body',
         );
       }
       if (begun.state === 'in_progress') {
-        throw new DecideError(
+        throw new ServiceError(
           'idempotency_in_progress',
           'a request with this Idempotency-Key is still running; retry when it has finished',
           1,
@@ -133,7 +133,7 @@ export class DecisionService {
    */
   private async charged(request: DecisionRequest, context: DecideContext, startedAt: number): Promise<DecideAnswer> {
     if (this.inFlight >= this.maxInFlight) {
-      throw new DecideError('engine_busy', 'the decision engine is saturated; retry shortly', 1);
+      throw new ServiceError('engine_busy', 'the decision engine is saturated; retry shortly', 1);
     }
     const now = this.now();
     const day = utcDay(now);
@@ -231,7 +231,7 @@ export class DecisionService {
   async revoke(caller: Caller): Promise<KeyRevoked> {
     const revoked = await this.store.revokeKey(caller.keyId, this.now());
     // Revoked between authentication and now: the same answer as any unknown key.
-    if (!revoked) throw new DecideError('unauthorized', 'the API key is missing, unknown or revoked');
+    if (!revoked) throw new ServiceError('unauthorized', 'the API key is missing, unknown or revoked');
     return { revoked: true, ...revoked };
   }
 

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { DecideError } from '../contract/index.js';
+import { ServiceError } from '../contract/index.js';
 
 /**
  * The server's own origin, which a browser's `Origin` must equal on the
@@ -55,7 +55,7 @@ export function sameOrigin(policy: OriginPolicy): MiddlewareHandler {
     if (origin === undefined && safe) return next();
     const own = ownOrigin(c, policy);
     if (origin === undefined || normalised(origin) !== own) {
-      throw new DecideError(
+      throw new ServiceError(
         'forbidden_origin',
         origin === undefined
           ? `this route answers only the service's own pages; the request carries no Origin (expected ${own})`

@@ -1,6 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { DecideError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
+import { ServiceError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
 import { clientIp } from '../http/client-ip.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed } from '../http/errors.js';
@@ -67,7 +67,7 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
   const requirePass: MiddlewareHandler<WebEnv> = async (c, next) => {
     const pass = await currentPass(c);
     if (!pass) {
-      throw new DecideError('pass_missing', 'this browser holds no valid pass; open the home page (/) to verify it');
+      throw new ServiceError('pass_missing', 'this browser holds no valid pass; open the home page (/) to verify it');
     }
     c.set('pass', pass);
     await next();

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { DecideError, DecisionRequest, IdempotencyKey, invalidRequest } from '../../contract/index.js';
+import { ServiceError, DecisionRequest, IdempotencyKey, invalidRequest } from '../../contract/index.js';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey } from '../auth.js';
 import { clientIp } from '../client-ip.js';
@@ -14,7 +14,7 @@ export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trus
     if (!parsed.success) throw invalidRequest(parsed.error);
     const idempotencyKey = c.req.header('idempotency-key');
     if (idempotencyKey !== undefined && !IdempotencyKey.safeParse(idempotencyKey).success) {
-      throw new DecideError('invalid_request', 'Idempotency-Key header: must be 1 to 255 printable ASCII characters');
+      throw new ServiceError('invalid_request', 'Idempotency-Key header: must be 1 to 255 printable ASCII characters');
     }
     const freeLimit = service.limits.freePerKey;
     try {
@@ -34,7 +34,7 @@ export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trus
         ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
       });
     } catch (error) {
-      if (error instanceof DecideError && error.code === 'free_limit_reached') {
+      if (error instanceof ServiceError && error.code === 'free_limit_reached') {
         return errorResponse(c, error, rateLimitHeaders(freeLimit, 0, error.retryAfter ?? 1));
       }
       throw error;
