@@ -20,8 +20,9 @@ import { MAIN, mainQuestion, readMain, SUFFICIENCY, sufficiencyQuestion } from '
  * debiasing is on.
  */
 
-export const DEBIAS_MODES = ['none', 'reverse', 'cyclic'] as const;
-export type Debias = (typeof DEBIAS_MODES)[number];
+import type { Debias } from './debias-modes.js';
+
+export { DEBIAS_MODES, type Debias } from './debias-modes.js';
 
 /**
  * Unless the operator chooses: on the local engine readings cost only local compute,

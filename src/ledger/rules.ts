@@ -10,7 +10,7 @@ import type { Calibration, Channel, Limits, MetricsRow, Refusal, Reservation, Re
 export const STANDARD_COST = 1;
 export const STRESS_COST = 5;
 
-/** How long a stored answer can be replayed (CONTRACT.md, "Idempotent retries"). */
+/** How long a stored answer can be replayed (docs/api.md, "Idempotency"). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export const CHANNELS: readonly Channel[] = ['api', 'web'];

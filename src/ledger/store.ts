@@ -214,7 +214,7 @@ export interface Store {
   /**
    * Takes what a decision costs, in one transaction: the key's free allowance for a
    * standard decision while it lasts (and the site's limits allow), else pass credits.
-   * Decides 402/429 exactly as CONTRACT.md says.
+   * Decides 402/429 as docs/api.md's "Charges" says.
    */
   reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome>;
   /**

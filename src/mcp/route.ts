@@ -61,7 +61,7 @@ function messagesOf(body: unknown): unknown[] {
   return Array.isArray(body) ? body : [body];
 }
 
-/** Only `tools/call` needs a key (spec 4.5); a 2025-03-26 batch needs one if any member calls a tool. */
+/** Only `tools/call` needs a key (docs/api.md, "Tool server"); a 2025-03-26 batch needs one if any member calls a tool. */
 function callsTool(body: unknown): boolean {
   return messagesOf(body).some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call');
 }

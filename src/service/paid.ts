@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type Access, DecideError, type Timing } from '../contract/index.js';
+import { type Access, ServiceError, type Timing } from '../contract/index.js';
 import type { Caller, Channel, CommitOutcome, Depth, Limits, Settlement, Store } from '../ledger/store.js';
 import { type Clock, utcDay } from './clock.js';
 import { GiveBack } from './give-back.js';
@@ -87,10 +87,10 @@ export class PaidRequests {
       const begun = await store.beginIdempotent(context.caller.keyId, idem, requestHash, this.options.clock());
       if (begun.state === 'replay') return { response: JSON.parse(begun.body), json: begun.body, replayed: true };
       if (begun.state === 'mismatch') {
-        throw new DecideError('idempotency_key_reused', 'Idempotency-Key was already used with a different request body');
+        throw new ServiceError('idempotency_key_reused', 'Idempotency-Key was already used with a different request body');
       }
       if (begun.state === 'in_progress') {
-        throw new DecideError('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry when it has finished', 1);
+        throw new ServiceError('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry when it has finished', 1);
       }
     }
     try {
@@ -107,7 +107,7 @@ export class PaidRequests {
   private async charged<R, T>(work: PaidWork<R, T>, context: DecideContext, startedAt: number): Promise<PaidAnswer<R>> {
     const { store, clock, limits } = this.options;
     if (this.inFlight >= this.options.maxInFlight) {
-      throw new DecideError('engine_busy', 'the decision engine is saturated; retry shortly', 1);
+      throw new ServiceError('engine_busy', 'the decision engine is saturated; retry shortly', 1);
     }
     const now = clock();
     const day = utcDay(now);

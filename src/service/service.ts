@@ -1,5 +1,5 @@
 import {
-  DecideError,
+  ServiceError,
   keyFingerprint,
   isWellFormedKey,
   type DecisionRequest,
@@ -92,19 +92,22 @@ export class DecisionService {
           made: await runDecision(request, this.engine, { signal, debias: this.debias, temperatures: this.temperatures }),
           units: 1,
         }),
-        respond: (outcome, { access, timing, evaluatedAt }): DecisionResponse => ({
-          mode: request.mode,
-          question: request.question,
-          result: outcome.result,
-          signal: outcome.signal,
-          contextSufficiency: outcome.contextSufficiency,
-          model: outcome.model,
-          inputTokens: outcome.inputTokens,
-          evaluatedAt,
-          access,
-          stress: outcome.stress,
-          timing,
-        }),
+        // The result was read in the request's own mode, so mode and result pair as one
+        // arm of the union; the compiler cannot follow that through runDecision.
+        respond: (outcome, { access, timing, evaluatedAt }) =>
+          ({
+            mode: request.mode,
+            question: request.question,
+            result: outcome.result,
+            signal: outcome.signal,
+            contextSufficiency: outcome.contextSufficiency,
+            model: outcome.model,
+            inputTokens: outcome.inputTokens,
+            evaluatedAt,
+            access,
+            stress: outcome.stress,
+            timing,
+          }) as DecisionResponse,
       },
       context,
     );
@@ -133,7 +136,7 @@ export class DecisionService {
   async revoke(caller: Caller): Promise<KeyRevoked> {
     const revoked = await this.store.revokeKey(caller.keyId, this.now());
     // Revoked between authentication and now: the same answer as any unknown key.
-    if (!revoked) throw new DecideError('unauthorized', 'the API key is missing, unknown or revoked');
+    if (!revoked) throw new ServiceError('unauthorized', 'the API key is missing, unknown or revoked');
     return { revoked: true, ...revoked };
   }
 

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { DecideError } from '../contract/index.js';
+import { ServiceError } from '../contract/index.js';
 import type { AppEnv } from '../http/env.js';
 
 export function isHttps(origin: string): boolean {
@@ -27,7 +27,7 @@ export function sameOrigin(): MiddlewareHandler<AppEnv> {
     if (origin === undefined && safe) return next();
     const own = c.get('origin');
     if (origin === undefined || normalised(origin) !== own) {
-      throw new DecideError(
+      throw new ServiceError(
         'forbidden_origin',
         origin === undefined
           ? `this route answers only the service's own pages; the request carries no Origin (expected ${own})`

@@ -1,5 +1,5 @@
 import {
-  DecideError,
+  ServiceError,
   type DecisionRequest,
   type KeyCreated,
   type KeyRevoked,
@@ -41,7 +41,7 @@ export class PassDesk {
     const now = this.service.now();
     const created = await this.store.createPassLimited({ ip, day: utcDay(now), perIpLimit: PASSES_PER_IP_PER_DAY });
     if (!created) {
-      throw new DecideError(
+      throw new ServiceError(
         'rate_limited',
         `this network has verified ${PASSES_PER_IP_PER_DAY} browsers today, the most a day; more can be verified after the next UTC midnight`,
         secondsToMidnight(now),
@@ -58,7 +58,7 @@ export class PassDesk {
     const now = this.service.now();
     const created = await this.store.createKeyLimited({ passId, ip, day: utcDay(now), perIpLimit: KEYS_PER_IP_PER_DAY });
     if (!created) {
-      throw new DecideError(
+      throw new ServiceError(
         'rate_limited',
         `this network has created ${KEYS_PER_IP_PER_DAY} keys today, the most a day; more can be created after the next UTC midnight`,
         secondsToMidnight(now),
@@ -69,7 +69,7 @@ export class PassDesk {
 
   async revokeKey(passId: string, keyId: string): Promise<KeyRevoked> {
     const revoked = await this.store.revokePassKey(passId, keyId, this.service.now());
-    if (!revoked) throw new DecideError('not_found', `this pass has no active key ${keyId}`);
+    if (!revoked) throw new ServiceError('not_found', `this pass has no active key ${keyId}`);
     return { revoked: true, ...revoked };
   }
 
@@ -78,7 +78,7 @@ export class PassDesk {
     const caller = await this.store.passCaller(passId, keyId);
     if (caller) return caller;
     const message = 'not an active key of this pass';
-    throw new DecideError('invalid_request', `keyId: ${message}`, undefined, [{ field: 'keyId', message }]);
+    throw new ServiceError('invalid_request', `keyId: ${message}`, undefined, [{ field: 'keyId', message }]);
   }
 
   /** A web decision: the key's free allowance, then the pass's credits; a `web` sample in the metrics. */

@@ -1,6 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { DecideError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
+import { ServiceError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
@@ -26,10 +26,11 @@ export interface WebOptions {
 type WebEnv = { Variables: AppEnv['Variables'] & { pass: PassRecord } };
 
 /**
- * The pages (`/`, `/pass`, their assets) and the cookie-authenticated routes the
- * pages call. Checks run in the documented order, with the origin check first: route and method (404/405), Origin (403), the pass cookie (401), the
- * body (413/415/400), the request (400), the site's limits (429), the charge and
- * the engine.
+ * The pages (`/`, `/pass`, their assets) and the cookie-authenticated routes of the
+ * browser flow (docs/api.md, "Passes, keys and decisions from a browser"). Checks run
+ * in the order given there, with the origin check first: route and method (404/405),
+ * Origin (403), the pass cookie (401), the body (413/415/400), the request (400), the
+ * site's limits (429), the charge and the engine.
  */
 export function webRoutes(service: DecisionService, options: WebOptions): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
@@ -62,7 +63,7 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
   const requirePass: MiddlewareHandler<WebEnv> = async (c, next) => {
     const pass = await currentPass(c);
     if (!pass) {
-      throw new DecideError('pass_missing', 'this browser holds no valid pass; open the home page (/) to verify it');
+      throw new ServiceError('pass_missing', 'this browser holds no valid pass; open the home page (/) to verify it');
     }
     c.set('pass', pass);
     await next();

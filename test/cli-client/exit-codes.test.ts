@@ -212,7 +212,7 @@ describe('decide ask: exit codes for every error class', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes of ask, stress, usage and revoke:');
     expect(help.stdout).toMatch(/ 3 {2}no key, a malformed key, or the key was refused \(401\)/);
-    expect(help.stdout).toContain('Exit codes of serve and the operator commands (key, pass):');
+    expect(help.stdout).toContain('Exit codes of serve, mcp and the operator commands (key, pass):');
     expect(help.stdout).toMatch(/ 64 {2}bad flags or arguments/);
     expect(help.stdout).toMatch(/ 65 {2}the database file is not a SQLite database, or is damaged/);
     expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass: no such\s+pass/);

@@ -1,7 +1,7 @@
 import { renderToString } from 'ink';
 import { createElement as h } from 'react';
 import { describe, expect, it } from 'vitest';
-import type { DecisionResponse, DecisionResult, Stress } from '../../src/contract/index.js';
+import type { ChoiceResponse, DecisionResponse, Stress } from '../../src/contract/index.js';
 import { DecisionView } from '../../src/cli/ui/decision-view.js';
 import { EvalProgress } from '../../src/cli/ui/eval-view.js';
 import { ColorScope } from '../../src/cli/ui/paint.js';
@@ -17,7 +17,7 @@ const FACTS = [
   'The reporting queries slow the checkout down every Monday morning.',
 ];
 
-const choice = (selected: string): DecisionResult => ({ selected, confidence: 0.3, probabilities: { [LONG]: 0.3334, [SHORT]: 0.3333, [THIRD]: 0.3333 } });
+const choice = (selected: string): ChoiceResponse['result'] => ({ selected, confidence: 0.3, probabilities: { [LONG]: 0.3334, [SHORT]: 0.3333, [THIRD]: 0.3333 } });
 
 const STRESS: Stress = {
   agreement: 0.25,

@@ -119,9 +119,17 @@ describe('GET /openapi.json', () => {
     expect(choice.properties.options).toMatchObject({ minItems: 2, maxItems: 6 });
     expect(choice.additionalProperties).toBe(false);
     expect(schemas.Error.properties.code.enum.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
-    expect(schemas.DecisionResponse.required).toEqual(
-      expect.arrayContaining(['mode', 'question', 'result', 'signal', 'contextSufficiency', 'model', 'evaluatedAt', 'access', 'timing']),
+    // One object per mode, its result that mode's.
+    expect(schemas.DecisionResponse.oneOf.map((s: any) => s.$ref)).toEqual(
+      ['ChoiceResponse', 'NoulResponse', 'ScoreResponse'].map((id) => `#/components/schemas/${id}`),
     );
+    for (const [id, mode, result] of [['ChoiceResponse', 'choice', 'selected'], ['NoulResponse', 'noul', 'yesProbability'], ['ScoreResponse', 'score', 'score']]) {
+      expect(schemas[id].required).toEqual(
+        expect.arrayContaining(['mode', 'question', 'result', 'signal', 'contextSufficiency', 'model', 'evaluatedAt', 'access', 'timing']),
+      );
+      expect(schemas[id].properties.mode.const).toBe(mode);
+      expect(schemas[id].properties.result.required).toContain(result);
+    }
     expect(doc.paths['/v1/metrics'].get.security).toBeUndefined();
     expect(doc.paths['/v1/usage'].get.security).toEqual([{ bearer: [] }]);
   });

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { DecideError, DecisionRequest, invalidRequest } from '../../contract/index.js';
+import { ServiceError, DecisionRequest, invalidRequest } from '../../contract/index.js';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey } from '../auth.js';
 import type { AppEnv } from '../env.js';
@@ -32,7 +32,7 @@ export function decisionRoutes(service: DecisionService): Hono<AppEnv> {
         ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
       });
     } catch (error) {
-      if (error instanceof DecideError && error.code === 'free_limit_reached') {
+      if (error instanceof ServiceError && error.code === 'free_limit_reached') {
         return errorResponse(c, error, rateLimitHeaders(freeLimit, 0, error.retryAfter ?? 1));
       }
       throw error;
