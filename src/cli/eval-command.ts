@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { CLIENT_EXIT } from './client-exit.js';
 import { EXIT } from './exit-codes.js';
-import { debiasOption, integer, modelOption } from './options.js';
+import { debiasOption, integer, modelOption, threadsOption } from './options.js';
 import { runAction } from './client-commands.js';
 
 /**
@@ -20,6 +20,7 @@ export function evalCommand(): Command {
     .option('--json', 'print the report as one JSON object on stdout, nothing else')
     .option('--out <dir>', 'also write report.json and a reliability diagram per mode (SVG) into this folder')
     .addOption(modelOption())
+    .addOption(threadsOption())
     .addOption(debiasOption())
     .option('--db <path>', 'apply the temperatures decide calibrate kept in this ledger (a SQLite file or postgres:// URL)')
     .option('--url <url>', 'evaluate a running decide service instead of the engine configured here (costs decisions of the key)')

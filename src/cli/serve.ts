@@ -8,10 +8,10 @@ import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
-import { startEngine } from './engine-startup.js';
+import { engineEnv, startEngine } from './engine-startup.js';
 import { EXIT, fail, type Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
-import { dbOption, debiasOption, integer, modelOption } from './options.js';
+import { dbOption, debiasOption, integer, modelOption, threadsOption } from './options.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
 import { describeTemperatures, type Temperatures, temperaturesOf } from '../decision/temperature.js';
 
@@ -20,6 +20,7 @@ interface ServeFlags {
   host: string;
   db: string;
   model?: string;
+  threads?: number;
   debias?: Debias;
 }
 
@@ -30,6 +31,7 @@ export function serveCommand() {
     .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
     .addOption(dbOption())
     .addOption(modelOption())
+    .addOption(threadsOption())
     .addOption(debiasOption())
     .addHelpText(
       'after',
@@ -57,7 +59,7 @@ async function serve(flags: ServeFlags) {
   } catch (error) {
     fail((error as Error).message, EXIT.config);
   }
-  const engine: Engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
+  const engine: Engine = await startEngine(engineEnv(flags));
   const debias = flags.debias ?? defaultDebias(engine.name);
 
   let store: Store;

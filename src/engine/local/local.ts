@@ -2,13 +2,32 @@ import { access, constants } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Engine, EngineError, type EngineReply, type Questions } from '../engine.js';
 import { fromLibrary, toLibraryQuestions } from './questions.js';
-import { type Llama, type LlamaDecisionContext, type LlamaModel, LocalEngineError, loadRuntime, startLlama, threads } from './runtime.js';
+import { backendName, type Llama, type LlamaDecisionContext, type LlamaModel, LocalEngineError, loadRuntime, startLlama } from './runtime.js';
+import { defaultThreads } from './threads.js';
 
 export interface LocalEngineOptions {
   /** A GGUF file. */
   modelPath: string;
   /** The model name reported in decisions; the file name by default. */
   model?: string;
+  /** llama.cpp threads; threads.ts `defaultThreads()` unless given. */
+  threads?: number;
+}
+
+/** What the operator is told at start: how the engine runs. */
+export interface LocalSettings {
+  threads: number;
+  /** CPU, CUDA, Vulkan, Metal. */
+  backend: string;
+  /** Tokens one sequence holds. */
+  contextSize: number;
+  sequences: number;
+}
+
+export type LocalEngine = Engine & { readonly settings: LocalSettings };
+
+export function describeSettings({ threads, backend, contextSize, sequences }: LocalSettings): string {
+  return `${threads} thread${threads === 1 ? '' : 's'} on ${backend}, context ${contextSize} tokens, ${sequences} sequences`;
 }
 
 /**
@@ -25,15 +44,16 @@ const CONTEXT_TOKENS = 4096;
  * node-llama-cpp's decision context, which reads the probability of each option's
  * answer token directly (noul, choice and score are its own question types).
  */
-export async function createLocalEngine(options: LocalEngineOptions): Promise<Engine> {
+export async function createLocalEngine(options: LocalEngineOptions): Promise<LocalEngine> {
   const { modelPath } = options;
+  const threads = options.threads ?? defaultThreads();
   try {
     await access(modelPath, constants.R_OK);
   } catch {
     throw new LocalEngineError('model', `the model file ${modelPath} does not exist or cannot be read`);
   }
   const runtime = await loadRuntime();
-  const llama = await startLlama(runtime);
+  const llama = await startLlama(runtime, threads);
   let model: LlamaModel;
   let context: LlamaDecisionContext;
   try {
@@ -44,7 +64,7 @@ export async function createLocalEngine(options: LocalEngineOptions): Promise<En
   }
   try {
     context = await model.createDecisionContext({
-      threads: threads(),
+      threads,
       parallelQuestions: SEQUENCES,
       contextSize: { max: Math.min(CONTEXT_TOKENS, model.trainContextSize) },
     });
@@ -53,14 +73,16 @@ export async function createLocalEngine(options: LocalEngineOptions): Promise<En
     await llama.dispose();
     throw new LocalEngineError('model', `cannot create a context for the model ${modelPath}: ${firstLine(error)}`);
   }
-  return new LocalEngine(options.model ?? basename(modelPath, '.gguf'), llama, model, context);
+  const settings = { threads, backend: backendName(llama.gpu), contextSize: context.contextSize, sequences: SEQUENCES };
+  return new DecisionContextEngine(options.model ?? basename(modelPath, '.gguf'), settings, llama, model, context);
 }
 
-class LocalEngine implements Engine {
+class DecisionContextEngine implements LocalEngine {
   readonly name = 'local';
 
   constructor(
     readonly model: string,
+    readonly settings: LocalSettings,
     private readonly llama: Llama,
     private readonly llamaModel: LlamaModel,
     private readonly context: LlamaDecisionContext,

@@ -1,5 +1,3 @@
-import { availableParallelism } from 'node:os';
-
 /**
  * The part of node-llama-cpp the local engine uses, described here rather than
  * imported: the package is optional, and `npm install --omit=optional` must still
@@ -24,6 +22,7 @@ export interface NodeLlamaCpp {
 }
 
 export interface Llama {
+  /** The backend llama.cpp runs on: `cuda`, `vulkan`, `metal`, or false for the CPU. */
   readonly gpu: string | false;
   loadModel(options: { modelPath: string }): Promise<LlamaModel>;
   dispose(): Promise<void>;
@@ -90,15 +89,15 @@ export async function loadRuntime(specifier = 'node-llama-cpp'): Promise<NodeLla
 }
 
 /**
- * One llama.cpp runtime per process. Threads: one per core the process may use;
- * the library's CPU default is at least 4, which oversubscribes a 2-core machine
- * and slows every decision down. Building from source is never attempted (it
- * would download llama.cpp at run time); the prebuilt binaries come with npm.
+ * One llama.cpp runtime per process, on at most `threads` threads (threads.ts: the
+ * library's CPU default is at least 4, which oversubscribes a small machine and
+ * slows every decision down). Building from source is never attempted (it would
+ * download llama.cpp at run time); the prebuilt binaries come with npm.
  */
-export async function startLlama(runtime: NodeLlamaCpp): Promise<Llama> {
+export async function startLlama(runtime: NodeLlamaCpp, threads: number): Promise<Llama> {
   return runtime.getLlama({
     build: 'never',
-    maxThreads: threads(),
+    maxThreads: threads,
     logLevel: 'error',
     logger: (level, message) => {
       const text = message.trim();
@@ -107,6 +106,8 @@ export async function startLlama(runtime: NodeLlamaCpp): Promise<Llama> {
   });
 }
 
-export function threads(): number {
-  return availableParallelism();
+/** How the backend is named to the operator. */
+export function backendName(gpu: string | false): string {
+  if (gpu === false) return 'CPU';
+  return gpu === 'cuda' ? 'CUDA' : gpu === 'vulkan' ? 'Vulkan' : gpu === 'metal' ? 'Metal' : gpu;
 }
