@@ -56,6 +56,13 @@ export interface Engine {
   /** The model name reported in decisions. */
   readonly model: string;
   /**
+   * Decisions the engine works on at once, when it knows (the local engine: its
+   * context's sequences). The service then queues decisions beyond it as long as
+   * the deadline allows and refuses the rest with 429 (service/admission.ts);
+   * without it, a provider queues on its own side.
+   */
+  readonly capacity?: number;
+  /**
    * Answers every question about one state. `signal` carries the decision's
    * deadline: when it aborts, the engine gives up and throws `EngineError('timeout')`.
    */

@@ -12,10 +12,11 @@ import {
 } from '../contract/index.js';
 import type { Debias } from '../decision/debias.js';
 import type { Temperatures } from '../decision/temperature.js';
-import { runDecision } from '../decision/run.js';
+import { type DecisionOutcome, runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
-import type { Caller, Channel, CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
+import type { Caller, Channel, CommitOutcome, Limits, Reservation, ReserveOutcome, Settlement, Store } from '../ledger/store.js';
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
+import { Admission, type Slot } from './admission.js';
 import { GiveBack } from './give-back.js';
 import { engineFailure, refusal } from './refusals.js';
 import { metricsRecord } from './metrics.js';
@@ -31,7 +32,7 @@ export interface ServiceOptions {
   /** Temperatures fitted for this engine and model (decision/temperature.ts); none by default. */
   temperatures?: Temperatures;
   clock?: Clock;
-  /** Decisions running at once before new ones get 429 `engine_busy`. */
+  /** Decisions running (and waiting for an engine that declares its capacity) before new ones get 429 `engine_busy`. */
   maxInFlight?: number;
   /** Where the operator is told what they should know (one line each, never a key); stderr by default. */
   warn?: (line: string) => void;
@@ -53,6 +54,16 @@ export interface DecideAnswer {
   replayed: boolean;
 }
 
+/** A decision run under its reservation, not yet committed. */
+interface Ran {
+  day: string;
+  reserved: Extract<ReserveOutcome, { ok: true }>;
+  reservation: Reservation;
+  outcome: DecisionOutcome;
+  release: () => Promise<unknown>;
+  releasing: string;
+}
+
 /** Every channel (HTTP, MCP, web) makes decisions through this one path. */
 export class DecisionService {
   readonly limits: Limits;
@@ -62,9 +73,8 @@ export class DecisionService {
   private readonly engineTimeoutMs: number;
   private readonly debias: Debias;
   private readonly temperatures: Temperatures;
-  private readonly maxInFlight: number;
+  private readonly admission: Admission;
   private readonly warn: (line: string) => void;
-  private inFlight = 0;
   private readonly giveBack: GiveBack;
 
   constructor(options: ServiceOptions) {
@@ -75,9 +85,21 @@ export class DecisionService {
     this.engineTimeoutMs = options.engineTimeoutMs;
     this.debias = options.debias ?? 'none';
     this.temperatures = options.temperatures ?? {};
-    this.maxInFlight = options.maxInFlight ?? 512;
+    const maxInFlight = options.maxInFlight ?? 512;
+    const { capacity } = options.engine;
+    this.admission = new Admission({
+      slots: capacity ?? maxInFlight,
+      queue: capacity !== undefined,
+      deadlineMs: options.engineTimeoutMs,
+      maxInFlight,
+    });
     this.warn = options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`));
     this.giveBack = new GiveBack(this.warn);
+  }
+
+  /** Decisions with the engine now, and waiting for it (service/admission.ts). */
+  get engineLoad(): { running: number; waiting: number } {
+    return this.admission.load;
   }
 
   now(): Date {
@@ -126,40 +148,29 @@ export class DecisionService {
   }
 
   /**
-   * Reserve → run → commit, or release on any failure, before the error is answered.
+   * Admit → reserve → run → commit, or release on any failure, before the error is
+   * answered. Admission comes first, so a decision refused for a busy engine (429)
+   * is charged nothing; the deadline runs from there, so time spent waiting for the
+   * engine counts against it.
    * The commit writes the charge, the metrics sample and the answer kept for the
    * Idempotency-Key in one transaction: a process that dies before it leaves nothing
    * charged (the retry runs afresh), one that dies after it leaves an answer to replay.
    */
   private async charged(request: DecisionRequest, context: DecideContext, startedAt: number): Promise<DecideAnswer> {
-    if (this.inFlight >= this.maxInFlight) {
-      throw new DecideError('engine_busy', 'the decision engine is saturated; retry shortly', 1);
-    }
-    const now = this.now();
-    const day = utcDay(now);
-    const reserved = await this.store.reserve(
-      { caller: context.caller, depth: request.depth, ip: context.ip, day },
-      now,
-    );
-    if (!reserved.ok) throw refusal(reserved.code, request.depth, now, this.limits);
-    const { reservation } = reserved;
-
-    this.inFlight++;
-    let outcome;
-    const release = () => this.store.release(reservation.id, this.now());
-    const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
+    const deadline = AbortSignal.timeout(this.engineTimeoutMs);
+    let slot: Slot;
     try {
-      outcome = await runDecision(request, this.engine, {
-        signal: AbortSignal.timeout(this.engineTimeoutMs),
-        debias: this.debias,
-        temperatures: this.temperatures,
-      });
+      slot = await this.admission.enter(request.depth, deadline);
     } catch (error) {
-      await this.giveBack.soon(releasing, release);
       throw engineFailure(error);
-    } finally {
-      this.inFlight--;
     }
+    let ran: Ran;
+    try {
+      ran = await this.reserveAndRun(request, context, deadline);
+    } finally {
+      slot.leave();
+    }
+    const { day, reserved, reservation, outcome, release, releasing } = ran;
 
     const processingMs = Math.max(0, Math.round(performance.now() - startedAt));
     let response: DecisionResponse | undefined;
@@ -211,6 +222,24 @@ export class DecisionService {
     }
     if (!response) throw new Error('the ledger committed a decision without asking for its answer');
     return { response, json, replayed: false };
+  }
+
+  /** The charge reserved and the engine run under `deadline`; the reservation given back if the run fails. */
+  private async reserveAndRun(request: DecisionRequest, context: DecideContext, deadline: AbortSignal): Promise<Ran> {
+    const now = this.now();
+    const day = utcDay(now);
+    const reserved = await this.store.reserve({ caller: context.caller, depth: request.depth, ip: context.ip, day }, now);
+    if (!reserved.ok) throw refusal(reserved.code, request.depth, now, this.limits);
+    const { reservation } = reserved;
+    const release = () => this.store.release(reservation.id, this.now());
+    const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
+    try {
+      const outcome = await runDecision(request, this.engine, { signal: deadline, debias: this.debias, temperatures: this.temperatures });
+      return { day, reserved, reservation, outcome, release, releasing };
+    } catch (error) {
+      await this.giveBack.soon(releasing, release);
+      throw engineFailure(error);
+    }
   }
 
   async usage(caller: Caller): Promise<Usage> {

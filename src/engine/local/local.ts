@@ -79,6 +79,8 @@ export async function createLocalEngine(options: LocalEngineOptions): Promise<Lo
 
 class DecisionContextEngine implements LocalEngine {
   readonly name = 'local';
+  /** A decision's call asks 2 to 4 questions at once: about half the sequences each. */
+  readonly capacity = SEQUENCES / 2;
 
   constructor(
     readonly model: string,
