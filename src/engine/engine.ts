@@ -67,6 +67,13 @@ export interface Engine {
    * deadline: when it aborts, the engine gives up and throws `EngineError('timeout')`.
    */
   ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>>;
+  /**
+   * Several states' questions as one job (a decision's base call and its
+   * without-fact checks), replies in call order, for an engine that can share work
+   * between them: the local engine evaluates what their prompts have in common once.
+   * Without it, each call is an `ask` of its own.
+   */
+  askAll?(calls: ReadonlyArray<{ state: string; questions: Questions }>, signal: AbortSignal): Promise<EngineReply[]>;
   close?(): Promise<void>;
 }
 

@@ -19,6 +19,8 @@ export interface NodeLlamaCpp {
     skipExisting: boolean;
     deleteTempFileOnCancel: boolean;
   }): Promise<{ download(options?: { signal?: AbortSignal }): Promise<string>; cancel(): Promise<void> }>;
+  resolveChatWrapper(model: LlamaModel): ChatWrapper;
+  LlamaText(values: ReadonlyArray<string | object>): LlamaTextValue;
 }
 
 export interface Llama {
@@ -28,34 +30,58 @@ export interface Llama {
   dispose(): Promise<void>;
 }
 
+export type Token = number;
+
 export interface LlamaModel {
   readonly trainContextSize: number;
-  createDecisionContext(options: {
-    threads: number;
-    parallelQuestions: number;
-    contextSize: { max: number };
-  }): Promise<LlamaDecisionContext>;
+  readonly tokenizer: unknown;
+  tokenize(text: string, specialTokens: false, options: 'trimLeadingSpace'): Token[];
+  detokenize(tokens: readonly Token[]): string;
+  createContext(options: { threads: number; sequences: number; contextSize: { max: number } }): Promise<LlamaContext>;
   dispose(): Promise<void>;
 }
 
-export type LibraryQuestion =
-  | { type: 'noul'; instruction: string; criteria?: { true: string; false: string } }
-  | { type: 'choice'; instruction: string; criteria: Record<string, string> }
-  | { type: 'score'; instruction: string; criteria: string[] };
-
-export type LibraryAnswer =
-  | { type: 'noul'; value: number }
-  | { type: 'choice'; probabilities: Record<string, number> }
-  | { type: 'score'; probabilities: number[] };
-
-export interface LlamaDecisionContext {
+export interface LlamaContext {
+  /** Tokens one sequence holds. */
   readonly contextSize: number;
-  decideWithMeta(
-    document: string,
-    questions: Record<string, LibraryQuestion>,
-    options: { signal: AbortSignal; onOverflow: 'throw' },
-  ): Promise<{ answers: Record<string, LibraryAnswer>; tokenUsage: { input: number; output: number } }>;
+  readonly sequencesLeft: number;
+  getSequence(): LlamaSequence;
   dispose(): Promise<void>;
+}
+
+/** What the logits of one evaluated token are asked for: only those of `tokens`. */
+export type LogitsRequest = [Token, { generateNext: { logits: { filter: { tokens: Token[] } } } }];
+
+/** One sequence of a context: its evaluated tokens stay in memory until erased. */
+export interface LlamaSequence {
+  readonly contextTokens: Token[];
+  readonly nextTokenIndex: number;
+  /** True for models (recurrent, hybrid, sliding-window) whose state cannot be cut back without checkpoints. */
+  readonly needsCheckpoints: boolean;
+  /** Keeps the longest prefix of `tokens` the sequence holds and erases the rest. */
+  adaptStateToTokens(tokens: Token[], allowShift: false): Promise<void>;
+  eraseContextTokenRanges(ranges: { start: number; end: number }[]): Promise<void>;
+  evaluateWithoutGeneratingNewTokens(tokens: Token[]): Promise<void>;
+  controlledEvaluate(input: Array<Token | LogitsRequest>): Promise<Array<undefined | { next?: { logits?: Map<Token, number> } }>>;
+  takeCheckpoint(): Promise<void>;
+  /**
+   * Internal to node-llama-cpp (its decision context shares a prefix this way): makes
+   * this sequence hold `other`'s first `upTo` tokens without evaluating them. May be
+   * missing from another version; the engine then evaluates instead.
+   */
+  _copyStateFromOtherSequence?(other: LlamaSequence, upTo: number): Promise<boolean>;
+}
+
+/** A chat template, rendered around marker strings to find where the user's text and the answer go. */
+export interface ChatWrapper {
+  generateContextState(options: { chatHistory: Array<{ type: 'user'; text: string } | { type: 'model'; response: string[] }> }): {
+    contextText: LlamaTextValue;
+  };
+}
+
+export interface LlamaTextValue {
+  readonly values: ReadonlyArray<string | object>;
+  tokenize(tokenizer: unknown, options: 'trimLeadingSpace'): Token[];
 }
 
 /** Why the local engine cannot start: its runtime is missing, or the model file is unusable. */
