@@ -89,33 +89,55 @@ export async function evaluateTree(pool: SequencePool, readings: readonly Readin
     return logits;
   }
 
+  /**
+   * Evaluates `node`'s first branch down to its first reading in one go, then every
+   * branch left along the way at once: each on a free sequence copied from this one
+   * at its branch point, the rest here one after another, the deepest first (it
+   * shares the most with what the sequence holds). So the tree takes about as many
+   * rounds of evaluation as it has levels of branches taken side by side, not one
+   * per branch point: on a small model each round costs more than its tokens.
+   */
   async function walk(node: Node, lease: Lease): Promise<void> {
     check();
     const { sequence } = lease;
-    const letters = node.readings.length > 0 ? [...new Set(node.readings.flatMap((i) => readings[i].letters))] : null;
-    const logits = await extend(sequence, node.path, letters);
-    for (const i of node.readings) probabilities[i] = softmax(readings[i].letters.map((letter) => logits!.get(letter) ?? -Infinity));
-    if (node.children.length > 1 && sequence.needsCheckpoints) await sequence.takeCheckpoint();
+    const chain = [node];
+    for (let last = node; last.readings.length === 0 && last.children.length > 0; ) chain.push((last = last.children[0]));
+    const end = chain[chain.length - 1];
+    if (sequence.needsCheckpoints) {
+      // Such a state cannot be cut back to a branch point unless a checkpoint was taken there.
+      for (const step of chain.slice(0, -1)) {
+        await extend(sequence, step.path, null);
+        if (step.children.length > 1) await sequence.takeCheckpoint();
+      }
+    }
+    const letters = end.readings.length > 0 ? [...new Set(end.readings.flatMap((i) => readings[i].letters))] : null;
+    const logits = await extend(sequence, end.path, letters);
+    for (const i of end.readings) probabilities[i] = softmax(readings[i].letters.map((letter) => logits!.get(letter) ?? -Infinity));
 
-    const [first, ...others] = node.children;
-    const forks: Promise<void>[] = [];
-    const later: Node[] = [];
+    const left = [
+      ...chain.slice(0, -1).flatMap((step) => step.children.slice(1).map((child) => ({ child, upTo: step.path.length }))),
+      ...end.children.map((child) => ({ child, upTo: end.path.length })),
+    ];
     const failed = (error: unknown) => {
       stop.abort();
       throw error;
     };
-    for (const child of others) {
-      const extra = await borrowCopy(sequence, node.path.length, child.path);
+    // Every copy first, then every branch at once, so llama.cpp evaluates them in one batch.
+    const extras = await Promise.all(left.map(({ child, upTo }) => borrowCopy(sequence, upTo, child.path)));
+    const forks: Promise<void>[] = [];
+    const here: Node[] = [];
+    left.forEach(({ child }, i) => {
+      const extra = extras[i];
       if (!extra) {
-        later.push(child);
-        continue;
+        here.unshift(child);
+        return;
       }
       const fork = walk(child, extra).catch(failed).finally(() => extra.release());
       fork.catch(() => undefined); // awaited below, once this branch is done; not an unhandled rejection meanwhile
       forks.push(fork);
-    }
+    });
     try {
-      for (const child of first ? [first, ...later] : []) await walk(child, lease);
+      for (const child of here) await walk(child, lease);
     } catch (error) {
       failed(error);
     } finally {
