@@ -4,7 +4,8 @@
 // wall time, alternating so drift of the machine hits both alike. Before reuse the
 // stress decision evaluated its prompts whole: about 5x the standard's tokens; the
 // goal is 2x at most, tokens and time. The prompt tokens (what inputTokens reports)
-// are shown beside: what evaluating every reading whole would cost.
+// are shown beside: what evaluating every reading whole would cost. Each decision
+// asks a question of its own, so no decision reuses another's evaluated prompt.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { STANDARD, STRESS } from '../lib/bodies.js';
@@ -31,7 +32,11 @@ export default {
     const threads = Number(process.env.BENCH_LOCAL_THREADS ?? 1);
     const engine = await createLocalEngine({ modelPath, threads });
     const runs = Number(process.env.BENCH_LOCAL_RUNS ?? 30);
-    const once = async (body) => {
+    // Each decision asks its own question, so none finds another's prompt already
+    // evaluated: the figures are what a decision costs on its own.
+    let run = 0;
+    const once = async (template) => {
+      const body = { ...template, question: `${template.question} (case ${++run})` };
       const before = engine.stats();
       const started = performance.now();
       await runDecision(DecisionRequest.parse(body), engine, { signal: new AbortController().signal, debias: 'reverse' });
