@@ -6,10 +6,9 @@
 // goal is 2x at most, tokens and time. The prompt tokens (what inputTokens reports)
 // are shown beside: what evaluating every reading whole would cost. Each decision
 // asks a question of its own, so no decision reuses another's evaluated prompt.
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { STANDARD, STRESS } from '../lib/bodies.js';
-import { ROOT } from '../lib/config.js';
+import { localModel, median } from '../lib/local.js';
 import { fmt, fmtInt, ratioLine } from '../lib/report.js';
 
 const dist = (file) => import(new URL(`../../dist/${file}`, import.meta.url).href);
@@ -18,15 +17,9 @@ export default {
   id: 'local-prefix',
   title: '5b Local prefix reuse',
   async run(ctx) {
-    const modelPath = process.env.BENCH_LOCAL_MODEL ?? path.resolve(ROOT, '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
-    if (!existsSync(modelPath)) return { skipped: `no model at ${modelPath}; set BENCH_LOCAL_MODEL` };
-    let createLocalEngine;
-    try {
-      ({ createLocalEngine } = await dist('engine/local/local.js'));
-      await import('node-llama-cpp');
-    } catch (error) {
-      return { skipped: `node-llama-cpp is not installed (${String(error.message).split('\n')[0]})` };
-    }
+    const { modelPath, skipped } = await localModel();
+    if (skipped) return { skipped };
+    const { createLocalEngine } = await dist('engine/local/local.js');
     const { DecisionRequest } = await dist('contract/decision.js');
     const { runDecision } = await dist('decision/run.js');
     const threads = Number(process.env.BENCH_LOCAL_THREADS ?? 1);
@@ -93,9 +86,3 @@ export default {
     }
   },
 };
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}

@@ -6,22 +6,17 @@
 // least 1; engine/local/threads.ts) was chosen from this table; the ratio lines
 // compare 1 thread against 2 within each condition.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { BENCH, ROOT } from '../lib/config.js';
+import { BENCH } from '../lib/config.js';
+import { localModel } from '../lib/local.js';
 import { fmt, ratioLine, table } from '../lib/report.js';
 
 export default {
   id: 'local-threads',
   title: '5c Local threads',
   async run(ctx) {
-    const modelPath = process.env.BENCH_LOCAL_MODEL ?? path.resolve(ROOT, '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
-    if (!existsSync(modelPath)) return { skipped: `no model at ${modelPath}; set BENCH_LOCAL_MODEL` };
-    try {
-      await import('node-llama-cpp');
-    } catch (error) {
-      return { skipped: `node-llama-cpp is not installed (${String(error.message).split('\n')[0]})` };
-    }
+    const { modelPath, skipped } = await localModel();
+    if (skipped) return { skipped };
     const seconds = Math.max(1, Math.round(5 * ctx.config.scale));
     const rows = [];
     for (const load of ['as it is', 'two busy loops']) {

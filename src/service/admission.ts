@@ -1,6 +1,7 @@
 import { DecideError } from '../contract/index.js';
 import type { Depth } from '../ledger/store.js';
 import { EngineError } from '../engine/engine.js';
+import { WaitingLine } from '../engine/waiting-line.js';
 
 export interface AdmissionOptions {
   /** Decisions the engine works on at once. */
@@ -21,11 +22,6 @@ export interface AdmissionOptions {
 /** A decision let in: it holds a slot until it leaves, and its time in the slot is measured. */
 export interface Slot {
   leave(): void;
-}
-
-interface Waiter {
-  depth: Depth;
-  grant: (slot: Slot) => void;
 }
 
 /**
@@ -55,7 +51,7 @@ export class Admission {
   readonly #now: () => number;
   /** When each running decision took its slot, and its depth. */
   readonly #running = new Set<{ depth: Depth; since: number }>();
-  readonly #waiting: Waiter[] = [];
+  readonly #waiting = new WaitingLine<Slot, Depth>();
   readonly #estimateMs = new Map<Depth, number>();
 
   constructor(options: AdmissionOptions) {
@@ -80,23 +76,7 @@ export class Admission {
     if (signal.aborted) throw new EngineError('timeout', 'the decision deadline passed before the engine was free');
     if (this.#running.size < this.#slots && this.#waiting.length === 0) return this.#take(depth);
     this.#judge(depth);
-    return new Promise<Slot>((resolve, reject) => {
-      const waiter: Waiter = {
-        depth,
-        grant: (slot) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(slot);
-        },
-      };
-      const onAbort = () => {
-        const at = this.#waiting.indexOf(waiter);
-        if (at < 0) return; // granted already: the slot is the caller's to leave
-        this.#waiting.splice(at, 1);
-        reject(new EngineError('timeout', 'the decision deadline passed while it waited for the engine'));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.push(waiter);
-    });
+    return this.#waiting.wait(depth, signal, () => new EngineError('timeout', 'the decision deadline passed while it waited for the engine'));
   }
 
   /** Throws the 429 when a newcomer of `depth` may not wait. */
@@ -125,7 +105,7 @@ export class Admission {
       if (estimate === undefined) return undefined;
       work += Math.max(0, estimate - (now - since));
     }
-    for (const { depth } of this.#waiting) {
+    for (const depth of this.#waiting.waiting) {
       const estimate = this.#estimateMs.get(depth);
       if (estimate === undefined) return undefined;
       work += estimate;
@@ -144,8 +124,8 @@ export class Admission {
         this.#running.delete(entry);
         this.#measure(depth, this.#now() - entry.since);
         // Handed over at once, so no newcomer slips into the slot in between.
-        const next = this.#waiting.shift();
-        if (next) next.grant(this.#take(next.depth));
+        const next = this.#waiting.next();
+        if (next) next.serve(this.#take(next.about));
       },
     };
   }

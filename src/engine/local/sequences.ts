@@ -1,15 +1,11 @@
 import { EngineError } from '../engine.js';
+import { WaitingLine } from '../waiting-line.js';
 import type { LlamaSequence, Token } from './runtime.js';
 
 /** A sequence lent to one job until it gives it back. */
 export interface Lease {
   readonly sequence: LlamaSequence;
   release(): void;
-}
-
-interface Waiter {
-  prefer: readonly Token[];
-  lend: (sequence: LlamaSequence) => void;
 }
 
 /**
@@ -21,7 +17,7 @@ interface Waiter {
  */
 export class SequencePool {
   readonly #free: LlamaSequence[];
-  readonly #waiting: Waiter[] = [];
+  readonly #waiting = new WaitingLine<LlamaSequence>();
 
   constructor(sequences: LlamaSequence[]) {
     this.#free = [...sequences];
@@ -30,24 +26,7 @@ export class SequencePool {
   async acquire(prefer: readonly Token[], signal: AbortSignal): Promise<Lease> {
     if (signal.aborted) throw deadlinePassed();
     if (this.#free.length > 0 && this.#waiting.length === 0) return this.#lend(this.#closest(prefer));
-    const sequence = await new Promise<LlamaSequence>((resolve, reject) => {
-      const waiter: Waiter = {
-        prefer,
-        lend: (lent) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(lent);
-        },
-      };
-      const onAbort = () => {
-        const at = this.#waiting.indexOf(waiter);
-        if (at < 0) return;
-        this.#waiting.splice(at, 1);
-        reject(deadlinePassed());
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.push(waiter);
-    });
-    return this.#lease(sequence);
+    return this.#lease(await this.#waiting.wait(undefined, signal, deadlinePassed));
   }
 
   /** Another sequence for a job that already holds one, only if it is free and nobody waits. */
@@ -68,8 +47,8 @@ export class SequencePool {
       release: () => {
         if (released) return;
         released = true;
-        const next = this.#waiting.shift();
-        if (next) next.lend(sequence);
+        const next = this.#waiting.next();
+        if (next) next.serve(sequence);
         else this.#free.push(sequence);
       },
     };
