@@ -23,6 +23,8 @@ const ROWS = [
   'ledger-sqlite', // 4: SQLite store charges/s vs raw better-sqlite3 inserts
   'ledger-postgres', // 4: PostgreSQL store vs raw pg inserts
   'local-engine', // 5: the local engine on a tiny model — its row module is written with the engine
+  'local-prefix', // 5b: the local engine's prefix reuse: 4-fact stress vs standard, tokens evaluated and wall time at c=1
+  'local-threads', // 5c: the local engine's decisions/s with 1 and 2 threads, c=1 and c=8, idle and beside two busy loops
   'ledger-lock', // 6: routes that need no write, while another process holds the SQLite file
   'cli-start', // 7: decide --help, usage --help and ask to its first request vs node -e 0
 ];

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { runAction } from './actions.js';
 import { CALIBRATE_EXIT_HELP, CLIENT_EXIT } from './exit-codes.js';
 import { helpText } from './help-text.js';
-import { dbOption, debiasOption, integer, modelOption } from './options.js';
+import { dbOption, debiasOption, integer, modelOption, threadsOption } from './options.js';
 
 /** `decide calibrate`: only its flags live here; its code is imported when it runs. */
 export function calibrateCommand(): Command {
@@ -13,6 +13,7 @@ export function calibrateCommand(): Command {
     .addOption(new Option('--concurrency <n>', 'decisions under way at once').default(4).argParser(integer(1)))
     .addOption(dbOption())
     .addOption(modelOption())
+    .addOption(threadsOption())
     .addOption(debiasOption())
     .option('--show', 'list the temperatures the ledger holds')
     .option('--reset', 'remove the temperatures of the engine and model configured here')

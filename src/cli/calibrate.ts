@@ -6,7 +6,7 @@ import { CLIENT_EXIT, Failure } from './exit-codes.js';
 import { askShowingProgress, DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
 
-export interface CalibrateFlags extends Pick<EvalFlags, 'set' | 'limit' | 'concurrency' | 'json' | 'model' | 'debias'> {
+export interface CalibrateFlags extends Pick<EvalFlags, 'set' | 'limit' | 'concurrency' | 'json' | 'model' | 'threads' | 'debias'> {
   db: string;
   show?: boolean;
   reset?: boolean;

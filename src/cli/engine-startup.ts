@@ -3,8 +3,9 @@ import type { Engine } from '../engine/engine.js';
 import { engineFromEnv } from '../engine/from-env.js';
 import { DEFAULT_MODEL, defaultModelSource } from '../engine/local/default-model.js';
 import { fetchModelFile } from '../engine/local/download.js';
-import { createLocalEngine } from '../engine/local/local.js';
+import { createLocalEngine, describeSettings } from '../engine/local/local.js';
 import { LocalEngineError, loadRuntime } from '../engine/local/runtime.js';
+import { threadsFromEnv } from '../engine/local/threads.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { progressPrinter } from './progress.js';
 
@@ -13,8 +14,9 @@ type Env = Record<string, string | undefined>;
 /**
  * The engine `decide serve` runs on: the provider the environment configures,
  * else the embedded local engine on `--model`/`DECIDE_MODEL`, else on the default
- * model, fetched once into the user's cache. Every failure is a Failure whose
- * sentence says what to do.
+ * model, fetched once into the user's cache, on `--threads`/`DECIDE_THREADS`
+ * threads. Every failure is a Failure whose sentence says what to do; a local
+ * engine that starts says on one line how it runs.
  */
 export async function startEngine(env: Env): Promise<Engine> {
   let remote: Engine | null;
@@ -25,6 +27,12 @@ export async function startEngine(env: Env): Promise<Engine> {
   }
   if (remote) return remote;
 
+  let threads: number;
+  try {
+    threads = threadsFromEnv(env);
+  } catch (error) {
+    throw new Failure((error as Error).message, EXIT.config);
+  }
   // The runtime first: without it no model is of use, least of all a 1 GB download.
   try {
     await loadRuntime();
@@ -35,7 +43,9 @@ export async function startEngine(env: Env): Promise<Engine> {
   const explicit = env.DECIDE_MODEL?.trim();
   const modelPath = explicit || (await defaultModel(env));
   try {
-    return await createLocalEngine({ modelPath, model: explicit ? undefined : DEFAULT_MODEL.name });
+    const engine = await createLocalEngine({ modelPath, model: explicit ? undefined : DEFAULT_MODEL.name, threads });
+    process.stderr.write(`decide: local engine: ${describeSettings(engine.settings)}\n`);
+    return engine;
   } catch (error) {
     if (error instanceof LocalEngineError) {
       const hint = explicit ? ' (--model or DECIDE_MODEL is a path to a .gguf file for the local engine)' : '';
@@ -43,6 +53,15 @@ export async function startEngine(env: Env): Promise<Engine> {
     }
     throw error;
   }
+}
+
+/** The environment an engine starts from, with the engine's flags (`--model`, `--threads`) over their variables. */
+export function engineEnv(flags: { model?: string; threads?: number }, env: Env = process.env): Env {
+  return {
+    ...env,
+    ...(flags.model === undefined ? {} : { DECIDE_MODEL: flags.model }),
+    ...(flags.threads === undefined ? {} : { DECIDE_THREADS: String(flags.threads) }),
+  };
 }
 
 async function defaultModel(env: Env): Promise<string> {

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { runAction } from './actions.js';
 import { CLIENT_EXIT, EVAL_EXIT_HELP } from './exit-codes.js';
 import { helpText } from './help-text.js';
-import { debiasOption, integer, modelOption } from './options.js';
+import { debiasOption, integer, modelOption, threadsOption } from './options.js';
 
 /**
  * `decide eval`: only its flags live here; the evaluation's code is imported when it
@@ -19,6 +19,7 @@ export function evalCommand(): Command {
     .option('--json', 'print the report as one JSON object on stdout, nothing else')
     .option('--out <dir>', 'also write report.json and a reliability diagram per mode (SVG) into this folder')
     .addOption(modelOption())
+    .addOption(threadsOption())
     .addOption(debiasOption())
     .addOption(
       new Option('--depth <depth>', 'ask every decision at this depth: stress adds the checks, and its contextSufficiency weighs them')

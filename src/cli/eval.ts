@@ -18,7 +18,7 @@ import { reliabilitySvg } from '../eval/svg.js';
 import { connect, explain, retryNotice } from './client-call.js';
 import { CLIENT_EXIT, EXIT, exitFor, Failure } from './exit-codes.js';
 import { shownUrl, type ConnectionFlags } from './config.js';
-import { startEngine } from './engine-startup.js';
+import { engineEnv, startEngine } from './engine-startup.js';
 import { confirm } from './input.js';
 import { evalProgress } from './eval-progress.js';
 
@@ -32,6 +32,8 @@ export interface EvalFlags extends ConnectionFlags {
   json?: boolean;
   out?: string;
   model?: string;
+  /** llama.cpp threads of the local engine (`--threads`). */
+  threads?: number;
   debias?: Debias;
   depth: Depth;
   /** A ledger whose temperatures (`decide calibrate`) to apply. */
@@ -97,14 +99,14 @@ export function loadSet(file: string, limit: number | undefined): EvalItem[] {
 }
 
 /** The engine `decide serve` would run, from the same flags and environment. */
-export async function localTarget(flags: Pick<EvalFlags, 'model' | 'debias'>, calibratedBy?: string): Promise<Target> {
+export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | 'debias'>, calibratedBy?: string): Promise<Target> {
   let timeoutMs: number;
   try {
     timeoutMs = engineTimeoutFromEnv();
   } catch (error) {
     throw new Failure((error as Error).message, EXIT.config);
   }
-  const engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
+  const engine = await startEngine(engineEnv(flags));
   const debias = flags.debias ?? defaultDebias(engine.name);
   const temperatures = calibratedBy === undefined ? {} : await storedTemperatures(calibratedBy, engine.name, engine.model);
   return {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { DEBIAS_MODES } from '../decision/debias-modes.js';
+import { MAX_THREADS } from '../engine/local/threads.js';
 
 /**
  * `--db`, shared by `serve` and the operator commands so they open the same ledger:
@@ -46,4 +47,13 @@ export function debiasOption() {
 /** `--model`, shared by `serve` and `eval` so both run the same engine from the same flags. */
 export function modelOption() {
   return new Option('--model <path|name>', 'GGUF file for the local engine, or the model name for a remote one').env('DECIDE_MODEL');
+}
+
+/**
+ * `--threads`, shared by `serve`, `eval` and `calibrate`: llama.cpp threads of the
+ * local engine (engine/local/threads.ts). Only the flag is checked here; the
+ * variable is read, and a bad one named, where the engine starts.
+ */
+export function threadsOption() {
+  return new Option('--threads <n>', 'llama.cpp threads of the local engine (else DECIDE_THREADS; default: see the README, Local engine)').argParser(integer(1, MAX_THREADS));
 }

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { runAction } from './actions.js';
 import { EXIT } from './exit-codes.js';
 import { helpText } from './help-text.js';
-import { dbOption, debiasOption, integer, modelOption } from './options.js';
+import { dbOption, debiasOption, integer, modelOption, threadsOption } from './options.js';
 
 /** `decide serve`: only its flags live here; the server (Hono, the ledger's drivers, the engine) loads when it runs. */
 export function serveCommand(): Command {
@@ -12,6 +12,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
     .addOption(dbOption())
     .addOption(modelOption())
+    .addOption(threadsOption())
     .addOption(debiasOption())
     .addHelpText(
       'after',

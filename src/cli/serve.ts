@@ -7,7 +7,7 @@ import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
-import { startEngine } from './engine-startup.js';
+import { engineEnv, startEngine } from './engine-startup.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
@@ -18,6 +18,7 @@ interface ServeFlags {
   host: string;
   db: string;
   model?: string;
+  threads?: number;
   debias?: Debias;
 }
 
@@ -35,7 +36,7 @@ export async function serve(flags: ServeFlags) {
   } catch (error) {
     throw new Failure((error as Error).message, EXIT.config);
   }
-  const engine: Engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
+  const engine: Engine = await startEngine(engineEnv(flags));
   const debias = flags.debias ?? defaultDebias(engine.name);
 
   let store: Store;

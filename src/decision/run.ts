@@ -34,7 +34,8 @@ interface Call {
 /**
  * Decides one parsed request (trimmed, depth defaulted). Standard depth is one engine
  * call; stress adds one call per fact, all run together under `concurrency`, so the
- * decision takes about one engine round. With `debias` (debias.ts) every call asks
+ * decision takes about one engine round (or all handed over at once to an engine
+ * that shares work between them, `askAll`). With `debias` (debias.ts) every call asks
  * its main question in each order as questions of the same call, and the answer is
  * their average; a stress decision's reversed check is then the reversed reading
  * itself, not a question of its own. Engine errors propagate unchanged; the first
@@ -82,15 +83,17 @@ export async function runDecision(
     ),
   ];
 
-  const asked = await mapBounded(
-    calls,
-    options.concurrency ?? DEFAULT_CONCURRENCY,
-    async (call, signal) => {
-      const reply = await engine.ask(call.state, call.questions, signal);
-      return call.read(reply.answers, reply.inputTokens);
-    },
-    options.signal,
-  );
+  const asked = engine.askAll
+    ? (await engine.askAll(calls, options.signal)).map((reply, i) => calls[i].read(reply.answers, reply.inputTokens))
+    : await mapBounded(
+        calls,
+        options.concurrency ?? DEFAULT_CONCURRENCY,
+        async (call, signal) => {
+          const reply = await engine.ask(call.state, call.questions, signal);
+          return call.read(reply.answers, reply.inputTokens);
+        },
+        options.signal,
+      );
 
   const [base] = asked.filter((a) => a.kind === 'base');
   const withoutFacts = asked.filter((a) => a.kind === 'without-fact').map(({ fact, main }) => ({ fact, weighed: main }));

@@ -56,10 +56,24 @@ export interface Engine {
   /** The model name reported in decisions. */
   readonly model: string;
   /**
+   * Decisions the engine works on at once, when it knows (the local engine: its
+   * context's sequences). The service then queues decisions beyond it as long as
+   * the deadline allows and refuses the rest with 429 (service/admission.ts);
+   * without it, a provider queues on its own side.
+   */
+  readonly capacity?: number;
+  /**
    * Answers every question about one state. `signal` carries the decision's
    * deadline: when it aborts, the engine gives up and throws `EngineError('timeout')`.
    */
   ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>>;
+  /**
+   * Several states' questions as one job (a decision's base call and its
+   * without-fact checks), replies in call order, for an engine that can share work
+   * between them: the local engine evaluates what their prompts have in common once.
+   * Without it, each call is an `ask` of its own.
+   */
+  askAll?(calls: ReadonlyArray<{ state: string; questions: Questions }>, signal: AbortSignal): Promise<EngineReply[]>;
   close?(): Promise<void>;
 }
 

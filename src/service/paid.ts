@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type Access, ServiceError, type Timing } from '../contract/index.js';
-import type { Caller, Channel, CommitOutcome, Depth, Limits, Settlement, Store } from '../ledger/store.js';
+import type { Caller, Channel, CommitOutcome, Depth, Limits, ReserveOutcome, Settlement, Store } from '../ledger/store.js';
+import type { Admission, Slot } from './admission.js';
 import { type Clock, utcDay } from './clock.js';
 import { GiveBack } from './give-back.js';
 import { metricsRecord } from './metrics.js';
@@ -57,7 +58,8 @@ export interface PaidOptions {
   clock: Clock;
   /** One deadline for the engine's whole part. */
   engineTimeoutMs: number;
-  maxInFlight: number;
+  /** The step in front of the engine (admission.ts): a slot, a wait for one, or 429 before anything is charged. */
+  admission: Admission;
   warn: (line: string) => void;
 }
 
@@ -69,11 +71,15 @@ export interface PaidOptions {
  * afresh), one that dies after it leaves an answer to replay.
  */
 export class PaidRequests {
-  private inFlight = 0;
   private readonly giveBack: GiveBack;
 
   constructor(private readonly options: PaidOptions) {
     this.giveBack = new GiveBack(options.warn);
+  }
+
+  /** Requests with the engine now, and waiting for it. */
+  get engineLoad(): { running: number; waiting: number } {
+    return this.options.admission.load;
   }
 
   async run<R, T>(work: PaidWork<R, T>, context: DecideContext): Promise<PaidAnswer<R>> {
@@ -106,28 +112,39 @@ export class PaidRequests {
 
   private async charged<R, T>(work: PaidWork<R, T>, context: DecideContext, startedAt: number): Promise<PaidAnswer<R>> {
     const { store, clock, limits } = this.options;
-    if (this.inFlight >= this.options.maxInFlight) {
-      throw new ServiceError('engine_busy', 'the decision engine is saturated; retry shortly', 1);
+    // Admission first, so a request refused for a busy engine (429) is charged nothing;
+    // the deadline runs from there, so time spent waiting for the engine counts against it.
+    const deadline = AbortSignal.timeout(this.options.engineTimeoutMs);
+    let slot: Slot;
+    try {
+      slot = await this.options.admission.enter(work.depth, deadline);
+    } catch (error) {
+      throw engineFailure(error);
     }
+    let ran: { made: T; units: number };
+    let reserved: Extract<ReserveOutcome, { ok: true }>;
+    let release: () => Promise<unknown>;
+    let releasing: string;
     const now = clock();
     const day = utcDay(now);
     const units = work.units ?? 1;
-    const reserved = await store.reserve({ caller: context.caller, depth: work.depth, ip: context.ip, day, units }, now);
-    if (!reserved.ok) throw refusal(reserved.code, work.depth, now, limits, units);
-    const { reservation } = reserved;
-
-    this.inFlight++;
-    let ran: { made: T; units: number };
-    const release = () => store.release(reservation.id, clock());
-    const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
     try {
-      ran = await work.run(AbortSignal.timeout(this.options.engineTimeoutMs));
-    } catch (error) {
-      await this.giveBack.soon(releasing, release);
-      throw engineFailure(error);
+      const outcome = await store.reserve({ caller: context.caller, depth: work.depth, ip: context.ip, day, units }, now);
+      if (!outcome.ok) throw refusal(outcome.code, work.depth, now, limits, units);
+      reserved = outcome;
+      const { reservation } = outcome;
+      release = () => store.release(reservation.id, clock());
+      releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
+      try {
+        ran = await work.run(deadline);
+      } catch (error) {
+        await this.giveBack.soon(releasing, release);
+        throw engineFailure(error);
+      }
     } finally {
-      this.inFlight--;
+      slot.leave();
     }
+    const { reservation } = reserved;
 
     const processingMs = Math.max(0, Math.round(performance.now() - startedAt));
     let response: R | undefined;

@@ -10,11 +10,12 @@ import {
 } from '../contract/index.js';
 import type { Debias } from '../decision/debias.js';
 import type { Temperatures } from '../decision/temperature.js';
-import { runDecision } from '../decision/run.js';
+import { type DecisionOutcome, runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import type { Caller, Limits, Store } from '../ledger/store.js';
 import type { SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
+import { Admission } from './admission.js';
 import { metricsRecord } from './metrics.js';
 import { type DecideContext, type PaidAnswer, PaidRequests } from './paid.js';
 import { systemOneWork } from './systemone.js';
@@ -32,7 +33,7 @@ export interface ServiceOptions {
   /** Temperatures fitted for this engine and model (decision/temperature.ts); none by default. */
   temperatures?: Temperatures;
   clock?: Clock;
-  /** Decisions running at once before new ones get 429 `engine_busy`. */
+  /** Decisions running (and waiting for an engine that declares its capacity) before new ones get 429 `engine_busy`. */
   maxInFlight?: number;
   /** Where the operator is told what they should know (one line each, never a key); stderr by default. */
   warn?: (line: string) => void;
@@ -62,14 +63,25 @@ export class DecisionService {
     this.clock = options.clock ?? systemClock;
     this.debias = options.debias ?? 'none';
     this.temperatures = options.temperatures ?? {};
+    const maxInFlight = options.maxInFlight ?? 512;
     this.paid = new PaidRequests({
       store: options.store,
       limits: options.limits,
       clock: this.clock,
       engineTimeoutMs: options.engineTimeoutMs,
-      maxInFlight: options.maxInFlight ?? 512,
+      admission: new Admission({
+        slots: options.engine.capacity ?? maxInFlight,
+        queue: options.engine.capacity !== undefined,
+        deadlineMs: options.engineTimeoutMs,
+        maxInFlight,
+      }),
       warn: options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`)),
     });
+  }
+
+  /** Decisions with the engine now, and waiting for it (service/admission.ts). */
+  get engineLoad(): { running: number; waiting: number } {
+    return this.paid.engineLoad;
   }
 
   now(): Date {

@@ -52,6 +52,35 @@ describe('decide serve on the local engine', () => {
     expect((await serving.stop()).code).toBe(0);
   });
 
+  it.skipIf(!LOCAL_RUNTIME)(`--threads over DECIDE_THREADS, said at start with the backend, context size and sequences ${NEEDS_LOCAL_RUNTIME}`, async () => {
+    const { db } = fresh();
+    const serving = await startServe(['--db', db, '--model', TINY_MODEL, '--threads', '3'], { DECIDE_THREADS: '2' }, scaled(20_000));
+    const line = await serving.waitForStderr(/local engine:/);
+    expect(line).toMatch(/^decide: local engine: 3 threads on (CPU|CUDA|Vulkan|Metal), context \d+ tokens, 8 sequences$/);
+    expect((await decide(serving.url, db)).status).toBe(200);
+  });
+
+  it.skipIf(!LOCAL_RUNTIME)(`DECIDE_THREADS alone sets the threads ${NEEDS_LOCAL_RUNTIME}`, async () => {
+    const { db } = fresh();
+    const serving = await startServe(['--db', db, '--model', TINY_MODEL], { DECIDE_THREADS: '1' }, scaled(20_000));
+    expect(await serving.waitForStderr(/local engine:/)).toMatch(/local engine: 1 thread on /);
+  });
+
+  it('a bad DECIDE_THREADS: exit 78 naming it, before any model is fetched', async () => {
+    const { env } = cache();
+    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url, DECIDE_THREADS: '0' });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('DECIDE_THREADS must be a whole number of threads from 1 to 256; got "0"');
+    expect(host.ranges).toEqual([]);
+  });
+
+  it('a bad --threads: exit 64 naming the flag', async () => {
+    const { db } = fresh();
+    const result = await runCli(['serve', '--port', '0', '--db', db, '--model', TINY_MODEL, '--threads', 'two']);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toContain("option '--threads <n>' argument 'two' is invalid");
+  });
+
   it.skipIf(!LOCAL_RUNTIME)(`no engine configured and the default model in the cache: starts on it without any download ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { env, model } = cache();
     fs.mkdirSync(path.dirname(model), { recursive: true });

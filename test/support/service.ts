@@ -44,6 +44,8 @@ export interface StartOptions {
   /** The decision deadline: a scaled 5 s unless a test wants it to fire. */
   engineTimeoutMs?: number;
   maxInFlight?: number;
+  /** Decisions the engine declares it works on at once, so the service queues in front of it (service/admission.ts). */
+  capacity?: number;
   /** The browser's side: verification `none` and a fresh cookie secret unless given. */
   web?: Partial<Omit<WebOptions, 'store'>>;
   trustProxy?: boolean;
@@ -67,7 +69,7 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
   const store = openSqliteStore(dbPath, limits, options.ledger);
   const service = new DecisionService({
     store,
-    engine,
+    engine: options.capacity === undefined ? engine : withCapacity(engine, options.capacity),
     limits,
     engineTimeoutMs: options.engineTimeoutMs ?? scaled(5_000),
     clock: options.clock,
@@ -103,6 +105,11 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `engine` declaring `capacity`, as the local engine does. */
+function withCapacity(engine: Engine, capacity: number): Engine {
+  return { name: engine.name, model: engine.model, capacity, ask: (state, questions, signal) => engine.ask(state, questions, signal), close: engine.close };
 }
 
 export async function startWithOpenAI(options: StartOptions = {}) {

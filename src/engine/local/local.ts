@@ -1,93 +1,174 @@
 import { access, constants } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Engine, EngineError, type EngineReply, type Questions } from '../engine.js';
-import { fromLibrary, toLibraryQuestions } from './questions.js';
-import { type Llama, type LlamaDecisionContext, type LlamaModel, LocalEngineError, loadRuntime, startLlama, threads } from './runtime.js';
+import { evaluateTree } from './prefix-tree.js';
+import { PromptLayout, type Reading, type TokenCache } from './prompt.js';
+import { answerOf, lettered } from './questions.js';
+import { backendName, type Llama, type LlamaContext, type LlamaModel, LocalEngineError, loadRuntime, startLlama } from './runtime.js';
+import { SequencePool } from './sequences.js';
+import { defaultThreads } from './threads.js';
 
 export interface LocalEngineOptions {
   /** A GGUF file. */
   modelPath: string;
   /** The model name reported in decisions; the file name by default. */
   model?: string;
+  /** llama.cpp threads; threads.ts `defaultThreads()` unless given. */
+  threads?: number;
+}
+
+/** What the operator is told at start: how the engine runs. */
+export interface LocalSettings {
+  threads: number;
+  /** CPU, CUDA, Vulkan, Metal. */
+  backend: string;
+  /** Tokens one sequence holds. */
+  contextSize: number;
+  sequences: number;
+}
+
+/** Prompt tokens since the start: all of them, and those the model actually evaluated. */
+export interface LocalStats {
+  promptTokens: number;
+  evaluatedTokens: number;
+}
+
+export type LocalEngine = Engine & { readonly settings: LocalSettings; stats(): LocalStats; askAll: NonNullable<Engine['askAll']> };
+
+export function describeSettings({ threads, backend, contextSize, sequences }: LocalSettings): string {
+  return `${threads} thread${threads === 1 ? '' : 's'} on ${backend}, context ${contextSize} tokens, ${sequences} sequences`;
 }
 
 /**
- * Questions evaluated at once, each in its own sequence of one shared context:
- * concurrent decisions and a stress decision's checks are batched together by
- * llama.cpp instead of waiting for one another.
+ * Sequences of the one context: each holds what it last evaluated, so concurrent
+ * decisions and the branches of one decision are evaluated side by side in llama.cpp's
+ * batches, and a later job finds its prefix already there.
  */
 const SEQUENCES = 8;
 /** Tokens per sequence: a 4,000-character context and its questions fit easily. */
 const CONTEXT_TOKENS = 4096;
 
 /**
- * The embedded engine: one GGUF model loaded once per process, answered through
- * node-llama-cpp's decision context, which reads the probability of each option's
- * answer token directly (noul, choice and score are its own question types).
+ * The embedded engine: one GGUF model loaded once per process. Every question is a
+ * lettered choice (questions.ts) laid out so a decision's readings share their
+ * prefixes (prompt.ts), evaluated once each (prefix-tree.ts); the answer is the
+ * probabilities of the letters as the next token, read directly, with no sampling.
  */
-export async function createLocalEngine(options: LocalEngineOptions): Promise<Engine> {
+export async function createLocalEngine(options: LocalEngineOptions): Promise<LocalEngine> {
   const { modelPath } = options;
+  const threads = options.threads ?? defaultThreads();
   try {
     await access(modelPath, constants.R_OK);
   } catch {
     throw new LocalEngineError('model', `the model file ${modelPath} does not exist or cannot be read`);
   }
   const runtime = await loadRuntime();
-  const llama = await startLlama(runtime);
+  const llama = await startLlama(runtime, threads);
   let model: LlamaModel;
-  let context: LlamaDecisionContext;
+  let context: LlamaContext;
   try {
     model = await llama.loadModel({ modelPath });
   } catch (error) {
     await llama.dispose();
     throw new LocalEngineError('model', `cannot load the model ${modelPath}: ${firstLine(error)} (is it a GGUF model file?)`);
   }
+  let layout: PromptLayout;
   try {
-    context = await model.createDecisionContext({
-      threads: threads(),
-      parallelQuestions: SEQUENCES,
-      contextSize: { max: Math.min(CONTEXT_TOKENS, model.trainContextSize) },
-    });
+    context = await model.createContext({ threads, sequences: SEQUENCES, contextSize: { max: Math.min(CONTEXT_TOKENS, model.trainContextSize) } });
+    layout = PromptLayout.create(runtime, model);
   } catch (error) {
     await model.dispose();
     await llama.dispose();
     throw new LocalEngineError('model', `cannot create a context for the model ${modelPath}: ${firstLine(error)}`);
   }
-  return new LocalEngine(options.model ?? basename(modelPath, '.gguf'), llama, model, context);
+  const sequences = Array.from({ length: SEQUENCES }, () => context.getSequence());
+  const settings = { threads, backend: backendName(llama.gpu), contextSize: context.contextSize, sequences: SEQUENCES };
+  return new TreeEngine(options.model ?? basename(modelPath, '.gguf'), settings, { llama, model, context, layout, pool: new SequencePool(sequences) });
 }
 
-class LocalEngine implements Engine {
+interface Parts {
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+  layout: PromptLayout;
+  pool: SequencePool;
+}
+
+type Call = { state: string; questions: Questions };
+
+class TreeEngine implements LocalEngine {
   readonly name = 'local';
+  /**
+   * Decisions let in at once (service/admission.ts): half the sequences, so each has
+   * one and can borrow another for its branches; more at once only slows each down.
+   */
+  readonly capacity = SEQUENCES / 2;
+  readonly #stats: LocalStats = { promptTokens: 0, evaluatedTokens: 0 };
 
   constructor(
     readonly model: string,
-    private readonly llama: Llama,
-    private readonly llamaModel: LlamaModel,
-    private readonly context: LlamaDecisionContext,
+    readonly settings: LocalSettings,
+    private readonly parts: Parts,
   ) {}
 
+  stats(): LocalStats {
+    return { ...this.#stats };
+  }
+
   async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
+    const [reply] = await this.askAll([{ state, questions }], signal);
+    return reply as EngineReply<Q>;
+  }
+
+  /**
+   * Every reading of every call as one tree, so what the calls share (a stress
+   * decision's facts before the one left out) is evaluated once. `inputTokens` of a
+   * reply counts every prompt token of its readings, evaluated or reused, as a
+   * provider would bill them.
+   */
+  async askAll(calls: readonly Call[], signal: AbortSignal): Promise<EngineReply[]> {
     if (signal.aborted) throw new EngineError('timeout', 'the decision deadline passed before the local model was asked');
-    let reply;
+    const { layout, pool } = this.parts;
+    const readings: Reading[] = [];
+    const tokens: TokenCache = new Map();
+    const placed = calls.map(({ state, questions }) =>
+      Object.entries(questions).map(([name, question]) => {
+        const reading = layout.reading(state, lettered(question), tokens);
+        if (reading.tokens.length > this.settings.contextSize) {
+          throw new EngineError('bad_response', `the local model could not answer: the prompt of "${name}" is ${reading.tokens.length} tokens, more than its context of ${this.settings.contextSize}`);
+        }
+        readings.push(reading);
+        return { name, question, index: readings.length - 1 };
+      }),
+    );
+    let probabilities: number[][];
+    let evaluated: number;
     try {
-      reply = await this.context.decideWithMeta(state, toLibraryQuestions(questions), { signal, onOverflow: 'throw' });
+      ({ probabilities, evaluated } = await evaluateTree(pool, readings, signal));
     } catch (error) {
       if (signal.aborted) throw new EngineError('timeout', 'the local model did not answer before the decision deadline');
+      if (error instanceof EngineError) throw error;
       throw new EngineError('bad_response', `the local model could not answer: ${firstLine(error)}`);
     }
-    const answers: Record<string, unknown> = {};
-    for (const [name, question] of Object.entries(questions)) {
-      const answer = fromLibrary(question, reply.answers[name]);
-      if (!answer) throw new EngineError('bad_response', `the local model gave no usable answer to "${name}"`);
-      answers[name] = answer;
-    }
-    return { answers: answers as EngineReply<Q>['answers'], inputTokens: reply.tokenUsage.input };
+    this.#stats.evaluatedTokens += evaluated;
+    return placed.map((entries) => {
+      const answers: Record<string, unknown> = {};
+      let inputTokens = 0;
+      for (const { name, question, index } of entries) {
+        const p = probabilities[index];
+        if (!p || p.some((x) => !Number.isFinite(x))) throw new EngineError('bad_response', `the local model gave no usable answer to "${name}"`);
+        answers[name] = answerOf(question, p);
+        inputTokens += readings[index].tokens.length;
+      }
+      this.#stats.promptTokens += inputTokens;
+      return { answers, inputTokens } as EngineReply;
+    });
   }
 
   async close(): Promise<void> {
-    await this.context.dispose();
-    await this.llamaModel.dispose();
-    await this.llama.dispose();
+    await this.parts.context.dispose();
+    await this.parts.model.dispose();
+    await this.parts.llama.dispose();
   }
 }
 

@@ -1,5 +1,3 @@
-import { availableParallelism } from 'node:os';
-
 /**
  * The part of node-llama-cpp the local engine uses, described here rather than
  * imported: the package is optional, and `npm install --omit=optional` must still
@@ -21,42 +19,69 @@ export interface NodeLlamaCpp {
     skipExisting: boolean;
     deleteTempFileOnCancel: boolean;
   }): Promise<{ download(options?: { signal?: AbortSignal }): Promise<string>; cancel(): Promise<void> }>;
+  resolveChatWrapper(model: LlamaModel): ChatWrapper;
+  LlamaText(values: ReadonlyArray<string | object>): LlamaTextValue;
 }
 
 export interface Llama {
+  /** The backend llama.cpp runs on: `cuda`, `vulkan`, `metal`, or false for the CPU. */
   readonly gpu: string | false;
   loadModel(options: { modelPath: string }): Promise<LlamaModel>;
   dispose(): Promise<void>;
 }
 
+export type Token = number;
+
 export interface LlamaModel {
   readonly trainContextSize: number;
-  createDecisionContext(options: {
-    threads: number;
-    parallelQuestions: number;
-    contextSize: { max: number };
-  }): Promise<LlamaDecisionContext>;
+  readonly tokenizer: unknown;
+  tokenize(text: string, specialTokens: false, options: 'trimLeadingSpace'): Token[];
+  detokenize(tokens: readonly Token[]): string;
+  createContext(options: { threads: number; sequences: number; contextSize: { max: number } }): Promise<LlamaContext>;
   dispose(): Promise<void>;
 }
 
-export type LibraryQuestion =
-  | { type: 'noul'; instruction: string; criteria?: { true: string; false: string } }
-  | { type: 'choice'; instruction: string; criteria: Record<string, string> }
-  | { type: 'score'; instruction: string; criteria: string[] };
-
-export type LibraryAnswer =
-  | { type: 'noul'; value: number }
-  | { type: 'choice'; probabilities: Record<string, number> }
-  | { type: 'score'; probabilities: number[] };
-
-export interface LlamaDecisionContext {
+export interface LlamaContext {
+  /** Tokens one sequence holds. */
   readonly contextSize: number;
-  decideWithMeta(
-    document: string,
-    questions: Record<string, LibraryQuestion>,
-    options: { signal: AbortSignal; onOverflow: 'throw' },
-  ): Promise<{ answers: Record<string, LibraryAnswer>; tokenUsage: { input: number; output: number } }>;
+  readonly sequencesLeft: number;
+  getSequence(): LlamaSequence;
   dispose(): Promise<void>;
+}
+
+/** What the logits of one evaluated token are asked for: only those of `tokens`. */
+export type LogitsRequest = [Token, { generateNext: { logits: { filter: { tokens: Token[] } } } }];
+
+/** One sequence of a context: its evaluated tokens stay in memory until erased. */
+export interface LlamaSequence {
+  readonly contextTokens: Token[];
+  readonly nextTokenIndex: number;
+  /** True for models (recurrent, hybrid, sliding-window) whose state cannot be cut back without checkpoints. */
+  readonly needsCheckpoints: boolean;
+  /** Keeps the longest prefix of `tokens` the sequence holds and erases the rest. */
+  adaptStateToTokens(tokens: Token[], allowShift: false): Promise<void>;
+  eraseContextTokenRanges(ranges: { start: number; end: number }[]): Promise<void>;
+  evaluateWithoutGeneratingNewTokens(tokens: Token[]): Promise<void>;
+  controlledEvaluate(input: Array<Token | LogitsRequest>): Promise<Array<undefined | { next?: { logits?: Map<Token, number> } }>>;
+  takeCheckpoint(): Promise<void>;
+  /**
+   * Internal to node-llama-cpp (its decision context shares a prefix this way): makes
+   * this sequence hold `other`'s first `upTo` tokens without evaluating them. May be
+   * missing from another version; the engine then evaluates instead.
+   */
+  _copyStateFromOtherSequence?(other: LlamaSequence, upTo: number): Promise<boolean>;
+}
+
+/** A chat template, rendered around marker strings to find where the user's text and the answer go. */
+export interface ChatWrapper {
+  generateContextState(options: { chatHistory: Array<{ type: 'user'; text: string } | { type: 'model'; response: string[] }> }): {
+    contextText: LlamaTextValue;
+  };
+}
+
+export interface LlamaTextValue {
+  readonly values: ReadonlyArray<string | object>;
+  tokenize(tokenizer: unknown, options: 'trimLeadingSpace'): Token[];
 }
 
 /** Why the local engine cannot start: its runtime is missing, or the model file is unusable. */
@@ -90,15 +115,15 @@ export async function loadRuntime(specifier = 'node-llama-cpp'): Promise<NodeLla
 }
 
 /**
- * One llama.cpp runtime per process. Threads: one per core the process may use;
- * the library's CPU default is at least 4, which oversubscribes a 2-core machine
- * and slows every decision down. Building from source is never attempted (it
- * would download llama.cpp at run time); the prebuilt binaries come with npm.
+ * One llama.cpp runtime per process, on at most `threads` threads (threads.ts: the
+ * library's CPU default is at least 4, which oversubscribes a small machine and
+ * slows every decision down). Building from source is never attempted (it would
+ * download llama.cpp at run time); the prebuilt binaries come with npm.
  */
-export async function startLlama(runtime: NodeLlamaCpp): Promise<Llama> {
+export async function startLlama(runtime: NodeLlamaCpp, threads: number): Promise<Llama> {
   return runtime.getLlama({
     build: 'never',
-    maxThreads: threads(),
+    maxThreads: threads,
     logLevel: 'error',
     logger: (level, message) => {
       const text = message.trim();
@@ -107,6 +132,8 @@ export async function startLlama(runtime: NodeLlamaCpp): Promise<Llama> {
   });
 }
 
-export function threads(): number {
-  return availableParallelism();
+/** How the backend is named to the operator. */
+export function backendName(gpu: string | false): string {
+  if (gpu === false) return 'CPU';
+  return gpu === 'cuda' ? 'CUDA' : gpu === 'vulkan' ? 'Vulkan' : gpu === 'metal' ? 'Metal' : gpu;
 }

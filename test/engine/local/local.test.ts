@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError } from '../../../src/engine/engine.js';
+import { DecisionRequest } from '../../../src/contract/decision.js';
+import { runDecision } from '../../../src/decision/run.js';
+import { type Engine, EngineError } from '../../../src/engine/engine.js';
 import { createLocalEngine } from '../../../src/engine/local/local.js';
 import { LocalEngineError, loadRuntime, MISSING_RUNTIME } from '../../../src/engine/local/runtime.js';
 import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../../support/local-runtime.js';
@@ -124,5 +126,57 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: deadlines ${NEEDS_LOCAL_RUNTIME}`
     } finally {
       await engine.close?.();
     }
+  });
+});
+
+describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes evaluated once ${NEEDS_LOCAL_RUNTIME}`, () => {
+  let engine: Awaited<ReturnType<typeof createLocalEngine>>;
+  beforeAll(async () => {
+    engine = await createLocalEngine({ modelPath: TINY_MODEL, threads: 1 });
+  });
+  afterAll(() => engine.close!());
+
+  const stress = DecisionRequest.parse({ ...CHOICE, depth: 'stress' });
+  const decide = (on: Engine) => runDecision(stress, on, { signal: new AbortController().signal, debias: 'reverse' });
+  /** The same engine asked one call at a time, as a provider engine is: nothing shared between the calls. */
+  const callByCall = (): Engine => ({ name: engine.name, model: engine.model, ask: (state, questions, signal) => engine.ask(state, questions, signal) });
+
+  it('answers the calls of a stress decision asked as one tree exactly as each asked alone', async () => {
+    const facts = ['The team knows SQL well.', 'Billing needs transactions.', 'Traffic is modest.', 'Nobody has run MongoDB.'];
+    const states = [facts.join(' '), ...facts.map((_, i) => facts.filter((__, j) => j !== i).join(' '))];
+    const options = ['PostgreSQL', 'MongoDB', 'DynamoDB'].map((label) => ({ label, description: null }));
+    const questions = {
+      main: { type: 'choice' as const, instructions: 'Which database?', criteria: options },
+      reversed: { type: 'choice' as const, instructions: 'Which database?', criteria: [...options].reverse() },
+      sufficiency: { type: 'noul' as const, instructions: 'Are the facts enough?' },
+    };
+    const calls = states.map((state) => ({ state, questions }));
+    const together = await engine.askAll(calls, new AbortController().signal);
+    const apart = [];
+    for (const call of [...calls].reverse()) apart.unshift(await engine.ask(call.state, call.questions, new AbortController().signal));
+    const numbers = (replies: typeof together) => replies.flatMap((reply) => Object.values(reply.answers).flatMap((a) => ('yes' in a ? [a.yes] : Object.values(a.probabilities))));
+    const [a, b] = [numbers(together), numbers(apart)];
+    expect(a).toHaveLength(5 * 7);
+    a.forEach((p, i) => expect(p).toBeCloseTo(b[i], 6));
+    // The states do answer differently, so answers mixed up between them would show.
+    const mainOf = (k: number) => Object.values((together[k].answers.main as { probabilities: Record<string, number> }).probabilities);
+    expect(Math.max(...states.slice(1).map((_, k) => Math.abs(mainOf(k + 1)[0] - mainOf(0)[0])))).toBeGreaterThan(1e-6);
+    expect(together.map((r) => r.inputTokens)).toEqual(apart.map((r) => r.inputTokens));
+  });
+
+  it('evaluates fewer tokens than its prompts hold, and inputTokens counts every prompt token, reused or not', async () => {
+    const counts: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = engine.stats();
+      const outcome = await decide(engine);
+      const after = engine.stats();
+      expect(outcome.inputTokens).toBe(after.promptTokens - before.promptTokens);
+      expect(after.evaluatedTokens - before.evaluatedTokens).toBeLessThan(outcome.inputTokens! / 2);
+      counts.push(outcome.inputTokens!);
+    }
+    // The same decision, whatever the sequences held before it: the same count.
+    expect(new Set(counts).size).toBe(1);
+    const standard = await runDecision(DecisionRequest.parse(CHOICE), engine, { signal: new AbortController().signal, debias: 'reverse' });
+    expect(standard.inputTokens).toBeLessThan(counts[0]);
   });
 });

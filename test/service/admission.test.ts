@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { ServiceError } from '../../src/contract/index.js';
+import { EngineError } from '../../src/engine/engine.js';
+import { Admission, type Slot } from '../../src/service/admission.js';
+
+/**
+ * The admission rule on a clock the test moves: who gets a slot, who waits, who is
+ * refused at once and with what Retry-After. The service around it is tested over
+ * HTTP and MCP (test/http/admission.test.ts) and on the local engine.
+ */
+describe('admission in front of an engine of known capacity', () => {
+  let now = 0;
+  const admission = (slots: number, deadlineMs = 10_000, queue = true) =>
+    new Admission({ slots, queue, deadlineMs, maxInFlight: 8, now: () => now });
+  const open = () => new AbortController().signal;
+  /** One decision of `ms` in its slot, so the depth has been timed. */
+  const timed = async (gate: Admission, ms: number, depth: 'standard' | 'stress' = 'standard') => {
+    const slot = await gate.enter(depth, open());
+    now += ms;
+    slot.leave();
+  };
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    return error as ServiceError;
+  };
+
+  it('lets decisions in up to its slots, then refuses at once while nothing has been timed', async () => {
+    const gate = admission(2);
+    await gate.enter('standard', open());
+    await gate.enter('standard', open());
+    const busy = await refusal(gate.enter('standard', open()));
+    expect(busy.code).toBe('engine_busy');
+    expect(busy.message).toContain('no decision of this depth has been timed yet');
+    expect(busy.retryAfter).toBe(1);
+    expect(gate.load).toEqual({ running: 2, waiting: 0 });
+  });
+
+  it('queues a decision whose expected wait fits half the deadline, and hands it the slot of the one leaving', async () => {
+    const gate = admission(1, 10_000);
+    await timed(gate, 1_000);
+    const first = await gate.enter('standard', open());
+    let second: Slot | undefined;
+    const waiting = gate.enter('standard', open()).then((slot) => (second = slot));
+    expect(gate.load).toEqual({ running: 1, waiting: 1 });
+    now += 400;
+    first.leave();
+    await waiting;
+    expect(second).toBeDefined();
+    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+  });
+
+  it('refuses a newcomer whose expected wait and own time pass half the deadline, saying when to retry', async () => {
+    const gate = admission(1, 10_000);
+    await timed(gate, 2_000);
+    await gate.enter('standard', open()); // running: 2 s left
+    void gate.enter('standard', open()).catch(() => undefined); // waiting: 2 s + 2 s of its own = 4 s ≤ 5 s
+    expect(gate.load.waiting).toBe(1);
+    // A third would wait 4 s and take 2 s: 6 s, 1 s past the 5 s it may use.
+    const busy = await refusal(gate.enter('standard', open()));
+    expect(busy.code).toBe('engine_busy');
+    expect(busy.message).toContain('expected wait (4000 ms)');
+    expect(busy.retryAfter).toBe(1);
+    expect(gate.load.waiting).toBe(1);
+  });
+
+  it('times each depth apart: a stress decision not yet timed does not wait behind timed standard ones', async () => {
+    const gate = admission(1);
+    await timed(gate, 100);
+    await gate.enter('standard', open());
+    expect((await refusal(gate.enter('stress', open()))).message).toContain('no decision of this depth has been timed yet');
+  });
+
+  it('a waiting decision whose deadline passes leaves the queue with a timeout, the others keep their places', async () => {
+    const gate = admission(1);
+    await timed(gate, 100);
+    const first = await gate.enter('standard', open());
+    const deadline = new AbortController();
+    const abandoned = gate.enter('standard', deadline.signal).then(() => null, (e: unknown) => e);
+    const kept = gate.enter('standard', open());
+    deadline.abort();
+    const error = await abandoned;
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).kind).toBe('timeout');
+    expect(gate.load.waiting).toBe(1);
+    first.leave();
+    await kept;
+    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+  });
+
+  it('without a queue (a provider that queues on its side) it refuses at once beyond its slots', async () => {
+    const gate = admission(1, 10_000, false);
+    await timed(gate, 10);
+    await gate.enter('standard', open());
+    const busy = await refusal(gate.enter('standard', open()));
+    expect(busy.message).toContain('1 decisions are under way');
+  });
+
+  it('never holds more than maxInFlight decisions, whatever the estimates', async () => {
+    const gate = admission(1, 1_000_000);
+    await timed(gate, 1);
+    await gate.enter('standard', open());
+    for (let i = 0; i < 7; i++) void gate.enter('standard', open()).catch(() => undefined);
+    expect(gate.load).toEqual({ running: 1, waiting: 7 });
+    expect((await refusal(gate.enter('standard', open()))).message).toContain('8 decisions are under way');
+  });
+});
