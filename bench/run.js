@@ -24,6 +24,8 @@ const ROWS = [
   'ledger-postgres', // 4: PostgreSQL store vs raw pg inserts
   'local-engine', // 5: the local engine on a tiny model — its row module is written with the engine
   'ledger-lock', // 6: routes that need no write, while another process holds the SQLite file
+  'local-sizes', // 7: the local engine on generated 0.5B and 1.5B models, threads 1 vs 2, idle and beside busy loops
+  'local-soak', // 8: RSS of a local-engine server over 10,000 decisions on the tiny model
 ];
 
 // The children get exactly the decide settings the rows give them, not whatever the caller's shell holds.

@@ -60,11 +60,24 @@ export function readMetadata(buf) {
   return entries;
 }
 
-/** The item count of a raw array entry from `readMetadata`: the vocabulary size, for the tokens. */
-export function arrayLength(raw) {
-  const at = 8 + Number(raw.readBigUInt64LE(0));
+/** The items of a raw array entry from `readMetadata` whose items are strings, i32 or f32. */
+export function readArray(raw) {
+  let at = 8 + Number(raw.readBigUInt64LE(0));
   if (raw.readUInt32LE(at) !== VALUE.array) throw new Error('not an array entry');
-  return Number(raw.readBigUInt64LE(at + 8));
+  const itemType = raw.readUInt32LE(at + 4);
+  const n = Number(raw.readBigUInt64LE(at + 8));
+  at += 16;
+  const items = [];
+  for (let i = 0; i < n; i++) {
+    if (itemType === VALUE.string) {
+      const length = Number(raw.readBigUInt64LE(at));
+      items.push(raw.toString('utf8', at + 8, at + 8 + length));
+      at += 8 + length;
+    } else if (itemType === VALUE.i32) items.push(raw.readInt32LE((at += 4) - 4));
+    else if (itemType === VALUE.f32) items.push(raw.readFloatLE((at += 4) - 4));
+    else throw new Error(`arrays of GGUF type ${itemType} are not read`);
+  }
+  return { itemType, items };
 }
 
 function skipValue(buf, at, type) {
@@ -97,15 +110,26 @@ class Bytes {
   }
   u32 = (v) => this.fixed(4, (b) => b.writeUInt32LE(v));
   u64 = (v) => this.fixed(8, (b) => b.writeBigUInt64LE(BigInt(v)));
+  i32 = (v) => this.fixed(4, (b) => b.writeInt32LE(v));
   f32 = (v) => this.fixed(4, (b) => b.writeFloatLE(v));
-  string(s) {
+  string = (s) => {
     const bytes = Buffer.from(s, 'utf8');
     return this.u64(bytes.length).push(bytes);
-  }
+  };
 }
 
-/** A metadata entry of our own: `kind` is 'string', 'u32' or 'f32'. */
+/**
+ * A metadata entry of our own: `kind` is 'string', 'u32' or 'f32', or 'array' with
+ * `value` { itemType, items } as `readArray` returns it.
+ */
 export const entry = (key, kind, value) => ({ key, kind, value });
+
+function writeArray(out, { itemType, items }) {
+  out.u32(VALUE.array).u32(itemType).u64(items.length);
+  const write = { [VALUE.string]: out.string, [VALUE.i32]: out.i32, [VALUE.f32]: out.f32 }[itemType];
+  if (!write) throw new Error(`arrays of GGUF type ${itemType} are not written`);
+  for (const item of items) write(item);
+}
 
 /**
  * The header of a GGUF file: `metadata` holds entries made with `entry` or raw ones
@@ -117,6 +141,7 @@ export function encodeHeader(metadata, tensors) {
   out.push(Buffer.from(MAGIC, 'latin1')).u32(VERSION).u64(tensors.length).u64(metadata.length);
   for (const m of metadata) {
     if (m.raw) out.push(m.raw);
+    else if (m.kind === 'array') writeArray(out.string(m.key), m.value);
     else out.string(m.key).u32(VALUE[m.kind])[m.kind](m.value);
   }
   const offsets = [];

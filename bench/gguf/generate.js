@@ -1,25 +1,26 @@
 #!/usr/bin/env node
 // Writes GGUF models of realistic size for the bench, without downloading anything:
 // the shapes of Qwen2.5 0.5B and 1.5B (shapes.js), random quantised weights
-// (blocks.js), and the tokenizer of the shared tiny test model, copied entry by entry.
+// (blocks.js), and the tokenizer of the shared tiny test model (tokenizer.js).
 //
 //   node bench/gguf/generate.js [0.5b] [1.5b] [test] [--quant q4_0|q8_0] [--dir DIR]
 //
 // Files go to bench/.cache/models/ (never committed) and are reused when present; a
 // file is written under a temporary name and renamed into place once complete, so an
 // interrupted run leaves nothing that looks finished.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tinyModel } from '../lib/config.js';
 import { fillBlocks, random } from './blocks.js';
-import { arrayLength, encodeHeader, entry, readMetadata, TENSOR_TYPE, tensorBytes } from './format.js';
+import { encodeHeader, entry, TENSOR_TYPE, tensorBytes } from './format.js';
 import { architectureMetadata, parameters, SHAPES, tensors } from './shapes.js';
+import { tokenizerMetadata } from './tokenizer.js';
 
 const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CACHE = path.join(BENCH, '.cache', 'models');
 /** Part of every file name: a change to what the generator writes gets new files, not stale ones. */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 const SEED = 20_260_728;
 /** Tensor data is made and written this many bytes at a time (rounded to whole blocks). */
 const CHUNK_BYTES = 8 << 20;
@@ -35,10 +36,8 @@ export function ensureModel(size, { quant = 'q4_0', dir = CACHE, tokenizerFrom =
   if (!shape) throw new Error(`unknown size "${size}"; one of ${Object.keys(SHAPES).join(', ')}`);
   if (!TENSOR_TYPE[quant] || quant === 'f32') throw new Error(`unknown quantisation "${quant}"; q4_0 or q8_0`);
   const file = modelPath(size, quant, dir);
-  const tokenizer = readMetadata(readFileSync(tokenizerFrom)).filter((m) => m.key.startsWith('tokenizer.'));
-  const tokens = tokenizer.find((m) => m.key === 'tokenizer.ggml.tokens');
-  if (!tokens) throw new Error(`${tokenizerFrom} has no tokenizer.ggml.tokens`);
-  const list = tensors(shape, arrayLength(tokens.raw), quant).map((t) => ({ ...t, typeName: t.type, type: TENSOR_TYPE[t.type] }));
+  const tokenizer = tokenizerMetadata(tokenizerFrom, shape.vocab);
+  const list = tensors(shape, tokenizer.vocab, quant).map((t) => ({ ...t, typeName: t.type, type: TENSOR_TYPE[t.type] }));
   const about = { path: file, parameters: parameters(list) };
   if (existsSync(file)) return { ...about, bytes: statSync(file).size, generated: false };
 
@@ -47,7 +46,7 @@ export function ensureModel(size, { quant = 'q4_0', dir = CACHE, tokenizerFrom =
     entry('general.name', 'string', `decide bench ${size} (random weights, ${quant})`),
     entry('general.file_type', 'u32', TENSOR_TYPE[quant].fileType),
     ...architectureMetadata(shape, entry),
-    ...tokenizer,
+    ...tokenizer.entries,
   ];
   const { header, offsets, dataBytes } = encodeHeader(metadata, list);
   mkdirSync(dir, { recursive: true });

@@ -1,16 +1,17 @@
 // The shapes of the generated models: llama-architecture transformers with the
 // layers, widths and attention heads of Qwen2.5 0.5B and 1.5B Instruct (1.5B is
 // decide's default model), so each evaluated token costs what it costs in those
-// models. The vocabulary is the tiny test model's 32,000 tokens, not Qwen's 151,936:
-// that shrinks the embedding (0.39 B and 1.36 B parameters in all, against 0.49 B and
-// 1.54 B), and with it only the output head, which a decision evaluates once per
-// answer, not once per prompt token. Input and output embeddings are tied, as in Qwen.
+// models. The vocabulary has Qwen's size, 151,936 tokens (the tiny test model's
+// 32,000, padded: tokenizer.js), so the embedding, the output head and the runtime's
+// per-vocabulary buffers are Qwen's size too: 0.49 B and 1.54 B parameters. Input and
+// output embeddings are tied, as in Qwen.
 //
-// `test` is a few megabytes, for the test that a generated file loads and answers.
+// `test` is a few megabytes, for the test that a generated file loads and answers; it
+// keeps the tiny model's vocabulary as it is.
 
 export const SHAPES = {
-  '0.5b': { layers: 24, width: 896, ffn: 4864, heads: 14, kvHeads: 2 },
-  '1.5b': { layers: 28, width: 1536, ffn: 8960, heads: 12, kvHeads: 2 },
+  '0.5b': { layers: 24, width: 896, ffn: 4864, heads: 14, kvHeads: 2, vocab: 151_936 },
+  '1.5b': { layers: 28, width: 1536, ffn: 8960, heads: 12, kvHeads: 2, vocab: 151_936 },
   test: { layers: 2, width: 64, ffn: 128, heads: 4, kvHeads: 2 },
 };
 

@@ -59,6 +59,15 @@ export function readConfig() {
     ledgerMs: ms('BENCH_LEDGER_MS', 3_000),
     pgConcurrency: counts('BENCH_PG_CONCURRENCY', [1, 8]),
     pgUrl: process.env.BENCH_PG_URL ?? process.env.DECIDE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    // Row 7: the local engine at realistic sizes (models from bench/gguf/generate.js).
+    localSizes: list('BENCH_LOCAL_SIZES', ['0.5b', '1.5b']),
+    localDecisions: Math.max(2, Math.round(number('BENCH_LOCAL_DECISIONS', 4, { min: 1 }) * scale)),
+    localBatchDecisions: 8 * Math.max(1, Math.round(number('BENCH_LOCAL_BATCH_DECISIONS', 16, { min: 8 }) * scale / 8)),
+    localTurnMs: ms('BENCH_LOCAL_TURN_MS', 60_000),
+    localBusy: number('BENCH_LOCAL_BUSY', 1),
+    // Row 8: the memory soak on the tiny model.
+    soakDecisions: Math.max(2_000, Math.round(number('BENCH_SOAK_DECISIONS', 10_000, { min: 1 }) * scale)),
+    soakConcurrency: number('BENCH_SOAK_CONCURRENCY', 8, { min: 1 }),
     // Every `decide serve` of the run.
     cpuProf: process.env.BENCH_CPU_PROF === '1',
     decideStdout: process.env.BENCH_DECIDE_STDOUT === 'null' ? 'null' : 'pipe',
