@@ -50,7 +50,7 @@ export async function alternate(targets, { rounds, concurrency, count, maxMs, pi
   const acc = targets.map(() => ({ latencies: [], statuses: {}, windowMs: 0, cpu: {}, busy: 0, ours: 0, sample: null }));
   for (let round = 0; round < rounds; round++) {
     for (const [i, target] of targets.entries()) {
-      const share = Math.ceil(count / rounds);
+      const share = Math.max(concurrency, Math.ceil(count / rounds)); // every worker has a request in each turn
       const r = await closedLoop({ ...target, concurrency, count: share, maxMs, pids });
       const a = acc[i];
       a.latencies.push(...r.latencies);

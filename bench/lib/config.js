@@ -37,6 +37,8 @@ function counts(name, fallback) {
   return values;
 }
 
+const batchDecisions = (n) => (n === 0 ? 0 : 8 * Math.max(1, Math.round(n / 8)));
+
 export function readConfig() {
   // BENCH_SCALE multiplies every duration: 0.25 is a quick look, 2 a steadier figure.
   const scale = number('BENCH_SCALE', 1, { integer: false, min: 0.01 });
@@ -62,7 +64,8 @@ export function readConfig() {
     // Row 7: the local engine at realistic sizes (models from bench/gguf/generate.js).
     localSizes: list('BENCH_LOCAL_SIZES', ['0.5b', '1.5b']),
     localDecisions: Math.max(2, Math.round(number('BENCH_LOCAL_DECISIONS', 4, { min: 1 }) * scale)),
-    localBatchDecisions: 8 * Math.max(1, Math.round(number('BENCH_LOCAL_BATCH_DECISIONS', 16, { min: 8 }) * scale / 8)),
+    // 0 leaves the c=8 turns out; otherwise whole rounds of 8.
+    localBatchDecisions: batchDecisions(number('BENCH_LOCAL_BATCH_DECISIONS', 16) * scale),
     localTurnMs: ms('BENCH_LOCAL_TURN_MS', 60_000),
     localBusy: number('BENCH_LOCAL_BUSY', 1),
     // Row 8: the memory soak on the tiny model.

@@ -63,7 +63,7 @@ async function measureSize(ctx, size, model) {
       }
     };
     await measure('idle', 1, config.localDecisions);
-    await measure('idle', 8, config.localBatchDecisions);
+    if (config.localBatchDecisions > 0) await measure('idle', 8, config.localBatchDecisions);
     if (config.localBusy > 0) {
       const busy = startBusyLoops(config.localBusy);
       try {
@@ -105,14 +105,17 @@ function linesOf(size, r) {
   };
   const [single, batch] = [cell(r, 'idle', 1, 1), cell(r, 'idle', 8, 1)];
   const model = r.memory[0];
+  const batching = batch
+    ? [ratioLine(`${size} 1 thread: decisions/s, c=8 ÷ c=1`, {
+        ours: batch.perSecond, baseline: single.perSecond, oursText: perSecond(batch), baselineText: perSecond(single), digits: 2,
+        note: 'above 1x, eight decisions batched as sequences of one context pay',
+      })]
+    : [];
   return [
     ...threadsLine('idle', 1),
     ...threadsLine('idle', 8),
     ...threadsLine('busy', 1, 'beside busy loops: a thread that loses its core holds back the other'),
-    ratioLine(`${size} 1 thread: decisions/s, c=8 ÷ c=1`, {
-      ours: batch.perSecond, baseline: single.perSecond, oursText: perSecond(batch), baselineText: perSecond(single), digits: 2,
-      note: 'above 1x, eight decisions batched as sequences of one context pay',
-    }),
+    ...batching,
     ratioLine(`${size} 1 thread: RSS after the run ÷ after start`, {
       ours: model.rss, baseline: model.startMb, oursText: `${fmtInt(model.rss)} MB`, baselineText: `${fmtInt(model.startMb)} MB`, digits: 2,
     }),
