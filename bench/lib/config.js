@@ -68,6 +68,7 @@ export function readConfig() {
     localBatchDecisions: batchDecisions(number('BENCH_LOCAL_BATCH_DECISIONS', 16) * scale),
     localTurnMs: ms('BENCH_LOCAL_TURN_MS', 60_000),
     localBusy: number('BENCH_LOCAL_BUSY', 1),
+    localPin: process.env.BENCH_LOCAL_PIN === '1',
     // Row 8: the memory soak on the tiny model.
     soakDecisions: Math.max(2_000, Math.round(number('BENCH_SOAK_DECISIONS', 10_000, { min: 1 }) * scale)),
     soakConcurrency: number('BENCH_SOAK_CONCURRENCY', 8, { min: 1 }),

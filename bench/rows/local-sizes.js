@@ -5,6 +5,8 @@
 // standard decisions at c=1 and c=8 with the machine as it is, and at c=1 beside
 // BENCH_LOCAL_BUSY busy loops (another tenant taking a core). Random weights make the
 // answers meaningless, but the compute per token is a real model's of that shape.
+import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { memoryMbOf } from '../children.js';
 import { ensureModel } from '../gguf/generate.js';
@@ -15,6 +17,7 @@ import { fmt, fmtInt, ratioLine, table } from '../lib/report.js';
 import { expect, makeKeys, post, startLocalDecide, stopAll } from '../lib/servers.js';
 
 const THREADS = [1, 2];
+const TASKSET = '/usr/bin/taskset';
 
 export default {
   id: 'local-sizes',
@@ -46,7 +49,9 @@ async function measureSize(ctx, size, model) {
     for (const threads of THREADS) {
       const db = path.join(ctx.tmp, `local-${size}-t${threads}.db`);
       const [key] = await makeKeys(db);
-      const srv = await startLocalDecide(config, { db, modelPath: model.path, threads, name: `local ${size} ${threads}t` });
+      // BENCH_LOCAL_PIN: the 1-thread server on one core (the last: row 8 pins core 0), for a decide that has no DECIDE_THREADS.
+      const command = config.localPin && threads === 1 && existsSync(TASKSET) ? [TASKSET, '-c', String(os.cpus().length - 1)] : [];
+      const srv = await startLocalDecide(config, { db, modelPath: model.path, threads, name: `local ${size} ${threads}t`, command });
       servers.push({ ...srv, threads, auth: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` } });
     }
     const rssAtStart = servers.map((s) => memoryMbOf(s.pid)?.rss);
