@@ -2,7 +2,8 @@
 // bench/gguf/generate.js (Qwen2.5 0.5B and 1.5B shapes, random Q4_0 weights; nothing
 // downloaded), driven over HTTP. Per size, two servers on the same file, one with
 // DECIDE_THREADS=1 and one with DECIDE_THREADS=2, measured in alternating turns:
-// standard decisions at c=1 and c=8 with the machine as it is, and at c=1 beside
+// standard decisions at c=1 and c=8 with the machine as it is ("as is": whatever else
+// runs on it, nothing added), and at c=1 beside
 // BENCH_LOCAL_BUSY busy loops (another tenant taking a core). Random weights make the
 // answers meaningless, but the compute per token is a real model's of that shape.
 import { existsSync } from 'node:fs';
@@ -67,12 +68,12 @@ async function measureSize(ctx, size, model) {
         cells.push({ load, concurrency, threads: THREADS[i], ...t, rssMb: memoryMbOf(servers[i].pid)?.rss });
       }
     };
-    await measure('idle', 1, config.localDecisions);
-    if (config.localBatchDecisions > 0) await measure('idle', 8, config.localBatchDecisions);
+    await measure('as is', 1, config.localDecisions);
+    if (config.localBatchDecisions > 0) await measure('as is', 8, config.localBatchDecisions);
     if (config.localBusy > 0) {
       const busy = startBusyLoops(config.localBusy);
       try {
-        await measure(`busy ${config.localBusy}`, 1, config.localDecisions, busy.pids);
+        await measure(`+${config.localBusy} busy`, 1, config.localDecisions, busy.pids);
       } finally {
         await busy.stop();
       }
@@ -96,7 +97,7 @@ async function tokensPerDecision(server) {
 }
 
 function cell(r, load, concurrency, threads) {
-  return r.cells.find((c) => c.load.startsWith(load) && c.concurrency === concurrency && c.threads === threads);
+  return r.cells.find((c) => c.load.endsWith(load) && c.concurrency === concurrency && c.threads === threads);
 }
 
 function linesOf(size, r) {
@@ -108,7 +109,7 @@ function linesOf(size, r) {
       ours: one.perSecond, baseline: two.perSecond, oursText: perSecond(one), baselineText: perSecond(two), digits: 2, note,
     })];
   };
-  const [single, batch] = [cell(r, 'idle', 1, 1), cell(r, 'idle', 8, 1)];
+  const [single, batch] = [cell(r, 'as is', 1, 1), cell(r, 'as is', 8, 1)];
   const model = r.memory[0];
   const batching = batch
     ? [ratioLine(`${size} 1 thread: decisions/s, c=8 ÷ c=1`, {
@@ -117,8 +118,8 @@ function linesOf(size, r) {
       })]
     : [];
   return [
-    ...threadsLine('idle', 1),
-    ...threadsLine('idle', 8),
+    ...threadsLine('as is', 1),
+    ...threadsLine('as is', 8),
     ...threadsLine('busy', 1, 'beside busy loops: a thread that loses its core holds back the other'),
     ...batching,
     ratioLine(`${size} 1 thread: RSS after the run ÷ after start`, {
