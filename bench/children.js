@@ -131,6 +131,17 @@ export function cpuMsOf(pid) {
 }
 const CLOCK_TICKS = 100; // sysconf(_SC_CLK_TCK) on every Linux Node supports
 
+/** Resident memory of a process in MB, now and at its peak (Linux /proc), or null elsewhere. */
+export function memoryMbOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+    return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
 /** Machine-wide CPU milliseconds from /proc/stat (summed over cores), or null elsewhere. */
 export function machineCpuMs() {
   try {

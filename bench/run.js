@@ -27,6 +27,8 @@ const ROWS = [
   'local-threads', // 5c: the local engine's decisions/s with 1 and 2 threads, c=1 and c=8, idle and beside two busy loops
   'ledger-lock', // 6: routes that need no write, while another process holds the SQLite file
   'cli-start', // 7: decide --help, usage --help and ask to its first request vs node -e 0
+  'local-sizes', // 8: the local engine on generated 0.5B and 1.5B models, threads 1 vs 2, idle and beside busy loops
+  'local-soak', // 9: RSS of a local-engine server over 10,000 decisions on the tiny model
 ];
 
 // The children get exactly the decide settings the rows give them, not whatever the caller's shell holds.

@@ -1,9 +1,21 @@
 // The bench's settings, from the environment (see bench/README.md for each).
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = path.resolve(BENCH, '..');
+
+/**
+ * The shared tiny test model: BENCH_TINY_MODEL, else beside the checkout (as CI has
+ * it), else the workplace's folder, which a git worktree elsewhere still finds.
+ */
+export function tinyModel() {
+  const name = 'llama-2-tiny-random.gguf';
+  const beside = path.resolve(ROOT, '..', 'shared', 'models', name);
+  const candidates = [process.env.BENCH_TINY_MODEL, beside, path.join('/work/shared/models', name)];
+  return candidates.find((file) => file && existsSync(file)) ?? beside;
+}
 
 function number(name, fallback, { integer = true, min = 0 } = {}) {
   const raw = process.env[name];
@@ -24,6 +36,8 @@ function counts(name, fallback) {
   if (values.length === 0 || values.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name} must be whole numbers ≥ 1, comma-separated`);
   return values;
 }
+
+const batchDecisions = (n) => (n === 0 ? 0 : 8 * Math.max(1, Math.round(n / 8)));
 
 export function readConfig() {
   // BENCH_SCALE multiplies every duration: 0.25 is a quick look, 2 a steadier figure.
@@ -47,6 +61,17 @@ export function readConfig() {
     ledgerMs: ms('BENCH_LEDGER_MS', 3_000),
     pgConcurrency: counts('BENCH_PG_CONCURRENCY', [1, 8]),
     pgUrl: process.env.BENCH_PG_URL ?? process.env.DECIDE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    // Row 7: the local engine at realistic sizes (models from bench/gguf/generate.js).
+    localSizes: list('BENCH_LOCAL_SIZES', ['0.5b', '1.5b']),
+    localDecisions: Math.max(2, Math.round(number('BENCH_LOCAL_DECISIONS', 4, { min: 1 }) * scale)),
+    // 0 leaves the c=8 turns out; otherwise whole rounds of 8.
+    localBatchDecisions: batchDecisions(number('BENCH_LOCAL_BATCH_DECISIONS', 16) * scale),
+    localTurnMs: ms('BENCH_LOCAL_TURN_MS', 60_000),
+    localBusy: number('BENCH_LOCAL_BUSY', 1),
+    localPin: process.env.BENCH_LOCAL_PIN === '1',
+    // Row 8: the memory soak on the tiny model.
+    soakDecisions: Math.max(2_000, Math.round(number('BENCH_SOAK_DECISIONS', 10_000, { min: 1 }) * scale)),
+    soakConcurrency: number('BENCH_SOAK_CONCURRENCY', 8, { min: 1 }),
     // Every `decide serve` of the run.
     cpuProf: process.env.BENCH_CPU_PROF === '1',
     decideStdout: process.env.BENCH_DECIDE_STDOUT === 'null' ? 'null' : 'pipe',

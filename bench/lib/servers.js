@@ -77,15 +77,17 @@ export async function startFloor({ engineUrl, engineBody }) {
  * `decide serve` on `db` with the bench engine at `engineUrl`. Its access log goes down
  * a pipe this process drains (what a log collector sees), or to /dev/null.
  */
-export async function startDecide(config, { db, engineUrl, name = 'decide', env = {} }) {
+export async function startDecide(config, { db, engineUrl, name = 'decide', env = {}, command = [], timeoutMs }) {
   const profDir = path.join(BENCH, 'profiles');
   if (config.cpuProf) mkdirSync(profDir, { recursive: true });
   const toNull = config.decideStdout === 'null';
   const port = toNull ? await freePort() : 0;
+  const [program, ...prefix] = [...command, process.execPath];
   const srv = await startServer(
     `decide serve (${name})`,
-    process.execPath,
+    program,
     [
+      ...prefix,
       ...(config.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []),
       DECIDE,
       'serve',
@@ -96,12 +98,29 @@ export async function startDecide(config, { db, engineUrl, name = 'decide', env 
     ],
     {
       cwd: ROOT,
+      timeoutMs,
       stdoutToNull: toNull ? { url: `http://127.0.0.1:${port}`, readyOn: /^decide: engine /m } : undefined,
       env: { ...SERVICE_ENV, DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: engineUrl, DECIDE_MODEL: 'bench', ...env },
     },
   );
   // A graceful stop, so a --cpu-prof profile gets written.
   return { ...srv, pid: srv.child.pid, stop: () => stop(srv.child, 10_000) };
+}
+
+/**
+ * `decide serve` on the local engine with the GGUF file `modelPath`, `threads`
+ * llama.cpp threads (DECIDE_THREADS), and a decision deadline long enough for a
+ * realistic model on two cores with eight decisions queued. `command` runs it under
+ * another program, e.g. ['taskset', '-c', '0'].
+ */
+export function startLocalDecide(config, { db, modelPath, threads, name, command }) {
+  return startDecide(config, {
+    db,
+    name,
+    command,
+    timeoutMs: 120_000, // loading a model of a gigabyte on a busy machine
+    env: { DECIDE_ENGINE: 'local', DECIDE_MODEL: modelPath, DECIDE_THREADS: String(threads), DECIDE_ENGINE_TIMEOUT_MS: '600000' },
+  });
 }
 
 /** One request, read whole: for the sanity checks before any load. */

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { STANDARD, STRESS } from '../lib/bodies.js';
-import { ROOT } from '../lib/config.js';
+import { tinyModel } from '../lib/config.js';
 import { fmt, ratioLine } from '../lib/report.js';
 
 const dist = (file) => import(new URL(`../../dist/${file}`, import.meta.url).href);
@@ -16,7 +16,7 @@ export default {
   id: 'local-engine',
   title: '5 Local engine',
   async run(ctx) {
-    const modelPath = process.env.BENCH_LOCAL_MODEL ?? path.resolve(ROOT, '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
+    const modelPath = process.env.BENCH_LOCAL_MODEL ?? tinyModel();
     if (!existsSync(modelPath)) return { skipped: `no model at ${modelPath}; set BENCH_LOCAL_MODEL` };
     let createLocalEngine;
     try {
