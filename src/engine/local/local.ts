@@ -1,6 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Engine, EngineError, type EngineReply, type Questions } from '../engine.js';
+import { Collector } from './collector.js';
 import { evaluateTree } from './prefix-tree.js';
 import { PromptLayout, type Reading, type TokenCache } from './prompt.js';
 import { answerOf, lettered } from './questions.js';
@@ -47,6 +48,8 @@ export function describeSettings({ threads, backend, contextSize, sequences }: L
 const SEQUENCES = 8;
 /** Tokens per sequence: a 4,000-character context and its questions fit easily. */
 const CONTEXT_TOKENS = 4096;
+/** Readings between full garbage collections (collector.ts): a few ms each, every few dozen decisions. */
+const COLLECT_EVERY = 500;
 
 /**
  * The embedded engine: one GGUF model loaded once per process. Every question is a
@@ -104,6 +107,8 @@ class TreeEngine implements LocalEngine {
    */
   readonly capacity = SEQUENCES / 2;
   readonly #stats: LocalStats = { promptTokens: 0, evaluatedTokens: 0 };
+  /** Every reading is an evaluation that leaves a sampler's buffer behind (collector.ts). */
+  readonly #collector = new Collector(COLLECT_EVERY);
 
   constructor(
     readonly model: string,
@@ -151,6 +156,7 @@ class TreeEngine implements LocalEngine {
       throw new EngineError('bad_response', `the local model could not answer: ${firstLine(error)}`);
     }
     this.#stats.evaluatedTokens += evaluated;
+    this.#collector.count(readings.length);
     return placed.map((entries) => {
       const answers: Record<string, unknown> = {};
       let inputTokens = 0;
