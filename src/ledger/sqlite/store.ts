@@ -1,4 +1,4 @@
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import { generateKey, keyFingerprint, keyHint } from '../../contract/key.js';
 import type {
   Caller,
@@ -66,6 +66,8 @@ export class SqliteStore implements Store {
   private readonly lease: ServerLease;
   readonly calibrations: SqliteCalibrations;
   private readonly s: Record<string, Statement>;
+  // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
+  private readonly transaction: Transaction<(work: () => unknown) => unknown>;
   private readonly timers: NodeJS.Timeout[] = [];
 
   private readonly expiryMs: number;
@@ -84,6 +86,7 @@ export class SqliteStore implements Store {
     this.web = new SqliteWeb(db);
     this.lease = new ServerLease(db);
     this.calibrations = new SqliteCalibrations(db, (work) => this.unlocked(work));
+    this.transaction = db.transaction((work: () => unknown) => work());
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       insertPass: p('INSERT INTO passes (id, created_at) VALUES (?, ?)'),
@@ -137,12 +140,12 @@ export class SqliteStore implements Store {
 
   /** One IMMEDIATE transaction, tried again while another process holds the lock. */
   private write<T>(work: () => T): Promise<T> {
-    return this.unlocked(() => this.db.transaction(work).immediate());
+    return this.unlocked(() => this.transaction.immediate(work) as T);
   }
 
   /** One read transaction (the figures of one moment), tried again likewise. */
   private read<T>(work: () => T): Promise<T> {
-    return this.unlocked(() => this.db.transaction(work)());
+    return this.unlocked(() => this.transaction(work) as T);
   }
 
   /** Runs `task` every `ms`, one run at a time; a failed run (the file locked) is simply tried again next time. */
