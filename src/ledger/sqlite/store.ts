@@ -27,6 +27,7 @@ import {
 } from '../rules.js';
 import { LOCK_WAIT_MS, whenUnlocked } from './busy.js';
 import { SqliteCalibrations } from './calibrations.js';
+import { Checkpointer } from './checkpointer.js';
 import { Charges } from './charges.js';
 import { openDatabase } from './database.js';
 import { Idempotency } from './idempotency.js';
@@ -69,6 +70,7 @@ export class SqliteStore implements Store {
   // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
   private readonly timers: NodeJS.Timeout[] = [];
+  private checkpointer: Checkpointer | null = null;
 
   private readonly expiryMs: number;
   private readonly sweepIntervalMs: number;
@@ -110,7 +112,8 @@ export class SqliteStore implements Store {
   /**
    * Takes the file for this server (FileInUse when a live server holds it), then gives
    * back what a dead one left: every reservation and running idempotency record.
-   * From then on it renews the lease and sweeps expired reservations.
+   * From then on it renews the lease, sweeps expired reservations and checkpoints the
+   * WAL in a thread of its own (checkpointer.ts).
    */
   async recoverInterrupted(): Promise<number> {
     const released = await this.write(() => {
@@ -119,6 +122,7 @@ export class SqliteStore implements Store {
       this.idempotency.dropRunning();
       return this.charges.releaseAllReserved(now);
     });
+    this.checkpointer ??= new Checkpointer(this.db);
     this.every(HEARTBEAT_MS, () => this.unlocked(() => this.lease.beat(new Date())));
     if (this.sweepIntervalMs > 0) this.every(this.sweepIntervalMs, () => this.sweep());
     return released;
@@ -308,6 +312,7 @@ export class SqliteStore implements Store {
   /** Stops the heartbeat and the sweep, gives the lease up (if it can), and closes the file. */
   async close(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    await this.checkpointer?.stop();
     if (!this.db.open) return;
     try {
       this.lease.give();
