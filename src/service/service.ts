@@ -16,6 +16,7 @@ import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import type { Caller, Channel, CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
+import { withDeadline } from './deadline.js';
 import { GiveBack } from './give-back.js';
 import { engineFailure, refusal } from './refusals.js';
 import { metricsRecord } from './metrics.js';
@@ -149,11 +150,9 @@ export class DecisionService {
     const release = () => this.store.release(reservation.id, this.now());
     const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
     try {
-      outcome = await runDecision(request, this.engine, {
-        signal: AbortSignal.timeout(this.engineTimeoutMs),
-        debias: this.debias,
-        temperatures: this.temperatures,
-      });
+      outcome = await withDeadline(this.engineTimeoutMs, (signal) =>
+        runDecision(request, this.engine, { signal, debias: this.debias, temperatures: this.temperatures }),
+      );
     } catch (error) {
       await this.giveBack.soon(releasing, release);
       throw engineFailure(error);
