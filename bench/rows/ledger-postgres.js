@@ -55,6 +55,7 @@ export default {
           { concurrency: c, slices: config.slices, durationMs: config.ledgerMs, warmupMs: 300 },
         );
         data[c] = r;
+        for (const x of Object.values(r)) ctx.noteMachine(`row 4 ${x.name}`, x.machineCores);
         lines.push(...ledgerLines('PostgreSQL', r, c));
         details.push(opsTable(r));
       }
