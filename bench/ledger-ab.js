@@ -54,7 +54,10 @@ async function build(label, root) {
   };
   // A few thousand charges first, so the tables are not all one page.
   for (let i = 0; i < 3000; i++) await decision(false)(0);
-  const wal = { plain: await walPagesPerOp(file, decision(false)), idem: await walPagesPerOp(file, decision(true)) };
+  const wal = {
+    plain: await walPagesPerOp(file, decision(false), { concurrency }),
+    idem: await walPagesPerOp(file, decision(true), { concurrency }),
+  };
   await store.recoverInterrupted();
   return { label, store, wal, plain: decision(false), idem: decision(true) };
 }
@@ -79,7 +82,7 @@ try {
     `after ÷ before: ops/s ×${(y.perSecond / x.perSecond).toFixed(2)}, cpu/op ×${(y.cpuUsPerOp / x.cpuUsPerOp).toFixed(2)}, ` +
     `p99 ×${(y.latencyMs.p99 / x.latencyMs.p99).toFixed(2)}`;
   console.log(`c=${concurrency}, ${ms} ms per op in 6 alternating slices; load average before ${load}, after ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`WAL pages per decision: before ${a.wal.plain.toFixed(2)} (+idem ${a.wal.idem.toFixed(2)}), after ${b.wal.plain.toFixed(2)} (+idem ${b.wal.idem.toFixed(2)})`);
+  console.log(`WAL pages per decision (c=${concurrency}): before ${a.wal.plain.toFixed(2)} (+idem ${a.wal.idem.toFixed(2)}), after ${b.wal.plain.toFixed(2)} (+idem ${b.wal.idem.toFixed(2)})`);
   for (const x of Object.values(r)) console.log(row(x));
   console.log(ratio(r.after, r.before));
   console.log(`with Idempotency-Key: ${ratio(r['after+idem'], r['before+idem'])}`);

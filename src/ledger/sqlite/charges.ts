@@ -15,7 +15,6 @@ export { STANDARD_COST, STRESS_COST };
 export class Charges {
   private readonly s: Record<string, Statement>;
   // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
-  private readonly reserveTx: Transaction<(request: ReserveRequest, now: Date) => ReserveOutcome>;
   private readonly releaseTx: Transaction<(id: string, settledAt: string) => void>;
 
   constructor(
@@ -53,12 +52,16 @@ export class Charges {
       // ISO 8601 UTC strings of one fixed width sort as the instants they name.
       expired: p(`SELECT id FROM charges WHERE state = 'reserved' AND expires_at < ?`),
     };
-    this.reserveTx = db.transaction((request: ReserveRequest, now: Date) => this.decide(request, now));
     this.releaseTx = db.transaction((id: string, settledAt: string) => this.releaseOne(id, settledAt));
   }
 
+  /**
+   * Takes what a decision costs, inside the caller's IMMEDIATE transaction (a savepoint
+   * of a group, group-commit.ts): the write lock is held from its BEGIN, so the balances
+   * read here still hold when they are spent.
+   */
   reserve(request: ReserveRequest, now: Date): ReserveOutcome {
-    return this.reserveTx.immediate(request, now);
+    return this.decide(request, now);
   }
 
   /**

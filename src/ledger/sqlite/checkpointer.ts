@@ -63,6 +63,8 @@ export class Checkpointer {
 
   /** Stops the worker after its current checkpoint; the file is closed by then. */
   async stop(): Promise<void> {
+    // Referenced again, or a process with nothing else left to do would exit before it has.
+    this.worker.ref();
     this.worker.postMessage('stop');
     await this.exited;
   }
