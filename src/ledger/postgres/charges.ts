@@ -1,31 +1,25 @@
 import type pg from 'pg';
-import { type ChargeRow, STANDARD_COST, STRESS_COST } from '../rules.js';
+import { type ChargeRow, type MetricsColumns, STANDARD_COST, STRESS_COST } from '../rules.js';
 import { ipFingerprint, newId } from '../sqlite/ids.js';
 import type { CommitOutcome, Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
 import { isConnectionLoss, prepared, queryAgain, transaction } from './database.js';
 
 /** Every guarded counter write: the first unit of a day inserts the row, later ones pass the guard or change nothing. */
 const SQL = prepared('charges', {
-  // NO KEY UPDATE: the row lock that orders every reserve of one pass (and so of its keys),
-  // without blocking inserts elsewhere that merely reference the pass.
-  lockPass: 'SELECT credits, funded_ever FROM passes WHERE id = $1 FOR NO KEY UPDATE',
-  takeKey: `INSERT INTO free_usage (key_id, day, used) VALUES ($1, $2, 1)
-            ON CONFLICT (key_id, day) DO UPDATE SET used = free_usage.used + 1 WHERE free_usage.used < $3
-            RETURNING used`,
-  // A limit of 0 means no limit.
-  takeIp: `INSERT INTO ip_usage (ip_fingerprint, day, used) VALUES ($1, $2, 1)
-           ON CONFLICT (ip_fingerprint, day) DO UPDATE SET used = ip_usage.used + 1
-           WHERE $3::int = 0 OR ip_usage.used < $3::int`,
-  takeSite: `INSERT INTO site_usage (day, used) VALUES ($1, 1)
-             ON CONFLICT (day) DO UPDATE SET used = site_usage.used + 1
-             WHERE $2::int = 0 OR site_usage.used < $2::int`,
-  takeCredits: 'UPDATE passes SET credits = credits - $2 WHERE id = $1 AND credits >= $2 RETURNING credits',
-  insert: `INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, 'reserved', $6, $7, $8,
-                   clock_timestamp() + $9::double precision * interval '1 millisecond')`,
+  // The whole of a reserve, in the database (migrations.ts, step 5): one round trip.
+  reserve: 'SELECT outcome, remaining FROM reserve_charge($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+  // A commit with its metrics sample, one statement (its own transaction); no row when
+  // the charge was not reserved, and the general path settles it.
+  commitWithSample: `WITH settled AS (
+                       UPDATE charges SET state = 'committed', settled_at = $2 WHERE id = $1 AND state = 'reserved' RETURNING id
+                     )
+                     INSERT INTO metrics (day, channel, samples, total_ms, uncharged) SELECT $3, $4, 1, $5, 0 FROM settled
+                     ON CONFLICT (day, channel) DO UPDATE SET samples = metrics.samples + 1,
+                       total_ms = metrics.total_ms + excluded.total_ms
+                     RETURNING samples, total_ms, uncharged`,
+  channelMetrics: 'SELECT samples, total_ms, uncharged FROM metrics WHERE day = $1 AND channel = $2',
   commit: `UPDATE charges SET state = 'committed', settled_at = $2 WHERE id = $1 AND state = 'reserved'`,
-  charge: 'SELECT kind, key_id, pass_id, day, state FROM charges WHERE id = $1',
-  exists: 'SELECT 1 FROM charges WHERE id = $1',
+  charge: 'SELECT kind, cost, key_id, pass_id, day, state FROM charges WHERE id = $1',
   keyUsed: 'SELECT used FROM free_usage WHERE key_id = $1 AND day = $2',
   credits: 'SELECT credits FROM passes WHERE id = $1',
   // $3: released by expiry, which only an expired reservation can be.
@@ -50,7 +44,8 @@ const SWEEP_BATCH = 200;
  *   from any server, run one at a time and see its current balance and key counters;
  *   then the guarded upserts of the free counters (key, IP, site — shared by all
  *   passes, so the guard itself decides, under the row lock the upsert takes) or the
- *   guarded credits UPDATE; then the charge row. One transaction.
+ *   guarded credits UPDATE; then the charge row. One statement, the function
+ *   reserve_charge (migrations.ts, step 5), so one round trip.
  * - commit is one guarded UPDATE (`state = 'reserved'`): a charge settles once.
  * - release (by its server, or by expiry from any server) settles the charge with a
  *   guarded UPDATE, then gives back exactly what it took, in the same transaction.
@@ -92,16 +87,63 @@ export class PgCharges {
   }
 
   private async reserveNow(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
-    // The charge's id is chosen once, so a reserve whose COMMIT lost its connection can
-    // tell whether it committed: its charge row is there, or it runs again.
+    // The charge's id is chosen once, so a reserve whose answer was lost with its
+    // connection can tell whether it happened: its charge row is there, or it runs again.
     const id = newId('chg');
-    let taken: ReserveOutcome | undefined;
+    const { caller, depth, ip, day } = request;
+    const { freePerKey, freePerIp, freePerSite } = this.limits;
+    const cost = depth === 'stress' ? STRESS_COST : STANDARD_COST;
+    const params = [
+      id, caller.keyId, caller.passId, depth === 'stress', cost, ipFingerprint(ip), day,
+      now.toISOString(), this.ttlMs, freePerKey, freePerIp, freePerSite,
+    ];
     for (let attempt = 1; ; attempt++) {
       try {
-        return await transaction(this.pool, async (client) => (taken = await this.decide(client, request, now.toISOString(), id)));
+        const { rows } = await this.pool.query<{ outcome: string; remaining: number | null }>(SQL.reserve, params);
+        return outcomeOf(id, cost, rows[0]);
       } catch (error) {
         if (!isConnectionLoss(error) || attempt >= 3) throw error;
-        if (taken?.ok && (await queryAgain(this.pool, SQL.exists, [id])).rowCount === 1) return taken;
+        const taken = await this.taken(id);
+        if (taken) return taken;
+      }
+    }
+  }
+
+  /**
+   * A reservation made by a reserve whose answer was lost, or null when it made none.
+   * What the caller holds is read now (the figure the answer would have carried, less
+   * whatever has happened since).
+   */
+  private async taken(id: string): Promise<ReserveOutcome | null> {
+    const row = (await queryAgain<ChargeRow>(this.pool, SQL.charge, [id])).rows[0];
+    if (!row) return null;
+    const reservation = { id, kind: row.kind, cost: row.cost };
+    if (row.kind === 'credits') {
+      const pass = (await queryAgain<{ credits: number }>(this.pool, SQL.credits, [row.pass_id])).rows[0];
+      return { ok: true, reservation, access: { type: 'pass', passCredits: pass.credits } };
+    }
+    const used = (await queryAgain<{ used: number }>(this.pool, SQL.keyUsed, [row.key_id, row.day])).rows[0]?.used ?? 0;
+    return { ok: true, reservation, access: { type: 'free', freeRemaining: Math.max(0, this.limits.freePerKey - used) } };
+  }
+
+  /**
+   * reserved → committed together with the decision's metrics sample, in one
+   * statement; returns the sample's channel row with it counted, or null when the
+   * charge was not `reserved` (committed before, released, unknown: the caller's
+   * transaction sorts it out).
+   */
+  async commitWithSample(reservationId: string, now: Date, sample: { day: string; channel: string; ms: number }): Promise<MetricsColumns | null> {
+    const params = [reservationId, now.toISOString(), sample.day, sample.channel, Math.round(sample.ms)];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.pool.query<MetricsColumns>(SQL.commitWithSample, params)).rows[0] ?? null;
+      } catch (error) {
+        if (!isConnectionLoss(error) || attempt >= 3) throw error;
+        // Lost with its answer: it happened, sample and all, if the charge is committed
+        // (nothing else commits it), and not at all if it is still reserved.
+        const state = (await queryAgain<{ state: string }>(this.pool, SQL.charge, [reservationId])).rows[0]?.state;
+        if (state === 'committed') return (await queryAgain<MetricsColumns>(this.pool, SQL.channelMetrics, [sample.day, sample.channel])).rows[0];
+        if (state !== 'reserved') return null;
       }
     }
   }
@@ -161,60 +203,6 @@ export class PgCharges {
     }
   }
 
-  private async decide(
-    client: pg.PoolClient,
-    { caller, depth, ip, day }: ReserveRequest,
-    createdAt: string,
-    id: string,
-  ): Promise<ReserveOutcome> {
-    const pass = (await client.query<{ credits: number; funded_ever: boolean }>(SQL.lockPass, [caller.passId])).rows[0];
-    if (!pass) throw new Error(`Pass ${caller.passId} of key ${caller.keyId} does not exist.`);
-    const refuse = (code: Refusal): ReserveOutcome => ({ ok: false, code });
-
-    const insert = (kind: 'free' | 'credits', cost: number, ipPrint: Buffer | null) => {
-      return client
-        .query(SQL.insert, [id, caller.keyId, caller.passId, kind, cost, day, ipPrint, createdAt, this.ttlMs])
-        .then(() => id);
-    };
-
-    const takeCredits = async (cost: number): Promise<ReserveOutcome> => {
-      const taken = await client.query<{ credits: number }>(SQL.takeCredits, [caller.passId, cost]);
-      expectOne(taken, 'pass credits'); // the pass row is locked: the balance read above still holds
-      const id = await insert('credits', cost, null);
-      return { ok: true, reservation: { id, kind: 'credits', cost }, access: { type: 'pass', passCredits: taken.rows[0].credits } };
-    };
-
-    if (depth === 'stress') {
-      if (pass.credits >= STRESS_COST) return takeCredits(STRESS_COST);
-      return refuse(pass.credits === 0 ? 'pass_required' : 'insufficient_credits');
-    }
-
-    const { freePerKey, freePerIp, freePerSite } = this.limits;
-    const key = freePerKey > 0 ? await client.query<{ used: number }>(SQL.takeKey, [caller.keyId, day, freePerKey]) : null;
-    if (key?.rowCount === 1) {
-      // The key has a free unit left; the site's limits, shared by every pass, decide by their guards.
-      const ipPrint = ipFingerprint(ip);
-      const ipTaken = (await client.query(SQL.takeIp, [ipPrint, day, freePerIp])).rowCount === 1;
-      const siteTaken = ipTaken && (await client.query(SQL.takeSite, [day, freePerSite])).rowCount === 1;
-      if (siteTaken) {
-        const id = await insert('free', STANDARD_COST, ipPrint);
-        return {
-          ok: true,
-          reservation: { id, kind: 'free', cost: STANDARD_COST },
-          access: { type: 'free', freeRemaining: freePerKey - key.rows[0].used },
-        };
-      }
-      // Put back what this transaction took (its rows are still locked by it).
-      await client.query(SQL.giveKey, [caller.keyId, day]);
-      if (ipTaken) await client.query(SQL.giveIp, [ipPrint, day]);
-      // The site's free limits hold back free decisions only; a pass pays its way past them.
-      return pass.credits >= STANDARD_COST ? takeCredits(STANDARD_COST) : refuse('rate_limited');
-    }
-
-    if (pass.credits >= STANDARD_COST) return takeCredits(STANDARD_COST);
-    return refuse(pass.funded_ever ? 'insufficient_credits' : 'free_limit_reached');
-  }
-
   /** Settles one reservation as released and gives back what it took; false when it was not `reserved` (or, by expiry, not yet expired). */
   private async releaseOne(client: pg.PoolClient, id: string, settledAt: string | null, byExpiry: boolean): Promise<boolean> {
     const row = (await client.query<ChargeRow>(SQL.settleReleased, [id, settledAt, byExpiry])).rows[0];
@@ -228,6 +216,18 @@ export class PgCharges {
     await client.query(SQL.giveIp, [row.ip_fingerprint, row.day]);
     await client.query(SQL.giveSite, [row.day]);
     return true;
+  }
+}
+
+/** What reserve_charge answered, as the store's outcome. */
+function outcomeOf(id: string, cost: number, row: { outcome: string; remaining: number | null }): ReserveOutcome {
+  switch (row.outcome) {
+    case 'free':
+      return { ok: true, reservation: { id, kind: 'free', cost }, access: { type: 'free', freeRemaining: row.remaining as number } };
+    case 'pass':
+      return { ok: true, reservation: { id, kind: 'credits', cost }, access: { type: 'pass', passCredits: row.remaining as number } };
+    default:
+      return { ok: false, code: row.outcome as Refusal };
   }
 }
 
