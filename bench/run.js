@@ -24,6 +24,7 @@ const ROWS = [
   'ledger-postgres', // 4: PostgreSQL store vs raw pg inserts
   'local-engine', // 5: the local engine on a tiny model — its row module is written with the engine
   'ledger-lock', // 6: routes that need no write, while another process holds the SQLite file
+  'cli-start', // 7: decide --help, usage --help and ask to its first request vs node -e 0
 ];
 
 // The children get exactly the decide settings the rows give them, not whatever the caller's shell holds.

@@ -6,6 +6,25 @@
 (() => {
   const pct = (p) => `${(p * 100).toFixed(1)}%`;
 
+  /**
+   * The shares of one answer in tenths of a per cent that add up to exactly 1000
+   * (100.0%): each gets its quota rounded down, and the tenths left over go to the
+   * largest remainders (ties to the larger share, then to the earlier row). The
+   * service's probabilities have 4 decimals, so the arithmetic is on whole numbers.
+   */
+  function tenths(ps) {
+    const units = ps.map((p) => Math.round(p * 1e4));
+    const total = units.reduce((a, b) => a + b, 0) || 1;
+    const shares = units.map((u, i) => ({ i, u, floor: Math.floor((u * 1000) / total), rest: (u * 1000) % total }));
+    let left = 1000 - shares.reduce((a, s) => a + s.floor, 0);
+    for (const s of [...shares].sort((a, b) => b.rest - a.rest || b.u - a.u || a.i - b.i)) {
+      if (left-- <= 0) break;
+      s.floor += 1;
+    }
+    return shares.map((s) => s.floor);
+  }
+  const shown = (t) => `${Math.floor(t / 10)}.${t % 10}%`;
+
   function el(tag, className, text) {
     const node = document.createElement(tag);
     if (className) node.className = className;
@@ -49,31 +68,44 @@
 
   function bars(result) {
     const list = el('div', 'bars');
-    for (const row of rowsOf(result)) {
+    const rows = rowsOf(result);
+    const parts = tenths(rows.map((row) => row.p));
+    rows.forEach((row, i) => {
       const line = el('div', row.top ? 'bar-row top' : 'bar-row');
       line.append(el('span', 'bar-label', row.label));
       const bar = el('span', 'bar');
       const fill = el('span', 'fill');
-      fill.style.width = pct(row.p); // CSSOM, which the CSP allows (inline style attributes it does not)
+      fill.style.width = shown(parts[i]); // CSSOM, which the CSP allows (inline style attributes it does not)
       bar.append(fill);
-      line.append(bar, el('span', 'bar-value', pct(row.p)));
+      line.append(bar, el('span', 'bar-value', shown(parts[i])));
       list.append(line);
-    }
+    });
     return list;
   }
 
   function stressPart(stress) {
     const part = el('div', 'stress');
     part.append(el('h3', '', `Stress test: ${Math.round(stress.agreement * 100)}% of the checks agree`));
-    const table = el('table', 'checks');
+    // On a phone the table stacks, each cell labelled by its column (data-label, app.css).
+    const titles = ['Check', 'Answer', 'Agrees', 'Shift'];
+    const table = el('table', 'checks stack');
     const head = el('tr');
-    for (const title of ['Check', 'Answer', 'Agrees', 'Shift']) head.append(el('th', '', title));
-    table.append(head);
+    for (const title of titles) {
+      const th = el('th', '', title);
+      th.scope = 'col';
+      head.append(th);
+    }
+    table.append(el('thead'), el('tbody'));
+    table.tHead.append(head);
     for (const check of stress.checks) {
       const row = el('tr', check.agrees ? '' : 'disagrees');
       const what = check.kind === 'reversed' ? 'options in reverse order' : `without fact ${check.factIndex + 1}: ${check.fact}`;
-      row.append(el('td', '', what), el('td', '', topOf(check.result)), el('td', '', check.agrees ? 'yes' : 'no'), el('td', '', pct(check.shift)));
-      table.append(row);
+      [what, topOf(check.result), check.agrees ? 'yes' : 'no', pct(check.shift)].forEach((text, i) => {
+        const cell = el('td', '', text);
+        cell.dataset.label = titles[i];
+        row.append(cell);
+      });
+      table.tBodies[0].append(row);
     }
     part.append(table);
     if (stress.pivot) {
@@ -93,7 +125,9 @@
   window.decideRender = (response) => {
     const box = document.getElementById('answer');
     box.replaceChildren();
-    box.append(el('h3', '', response.question));
+    const heading = el('h3', '', response.question);
+    heading.tabIndex = -1; // the form moves the focus here once the answer is drawn
+    box.append(heading);
     const signal = el('p', 'signal');
     signal.append(el('span', `badge signal-${response.signal}`, response.signal), document.createTextNode(` ${signalWords(response)}`));
     box.append(signal, bars(response.result));

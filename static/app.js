@@ -35,6 +35,12 @@ function say(element, text) {
   element.hidden = !text;
 }
 
+/** Shows an error and moves the keyboard's focus to it, so it is read out and the place is not lost. */
+function fail(element, text) {
+  say(element, text);
+  element.focus();
+}
+
 // ---- The home page: verification and "Create a key" ----
 
 let verificationToken = null;
@@ -78,13 +84,21 @@ async function createKey(button) {
     const pass = await api('POST', '/v1/pass', verificationToken ? { verificationToken } : {});
     if (pass.status !== 200 && pass.status !== 201) {
       resetWidget();
-      return say(error, `The browser could not be verified: ${messageOf(pass)}`);
+      return fail(error, `The browser could not be verified: ${messageOf(pass)}`);
     }
     button.dataset.hasPass = '1';
     say($('#pass-state'), 'This browser is verified and holds a pass.');
   }
   const made = await api('POST', '/v1/keys');
-  if (made.status !== 201) return say(error, `No key was created: ${messageOf(made)}`);
+  if (made.status !== 201) {
+    // A refused key takes an empty pass with it: the next try verifies the browser again.
+    if ((await api('GET', '/v1/pass')).status !== 200) {
+      button.dataset.hasPass = '0';
+      resetWidget();
+      say($('#pass-state'), 'This browser holds no pass: it is verified again on the next try.');
+    }
+    return fail(error, `No key was created: ${messageOf(made)}`);
+  }
   $('#new-key-value').textContent = made.body.key;
   $('#new-key').hidden = false;
   $('#copy-key').focus();
@@ -118,7 +132,25 @@ function initHome() {
 
 // ---- The pass page: revoking keys ----
 
+/** How long an armed Revoke waits for its confirming click. */
+const ARMED_MS = 5000;
+
+function disarm(button) {
+  if (button.dataset.armed !== '1') return;
+  clearTimeout(Number(button.dataset.timer));
+  button.dataset.armed = '0';
+  button.textContent = 'Revoke';
+}
+
 function initRevoke() {
+  $$('button.revoke').forEach((button) => {
+    button.disabled = false;
+    // An armed button goes back to "Revoke" when the user looks elsewhere, presses Escape, or waits.
+    button.addEventListener('blur', () => disarm(button));
+    button.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') disarm(button);
+    });
+  });
   document.addEventListener('click', async (event) => {
     const button = event.target.closest('button.revoke');
     if (!button) return;
@@ -126,19 +158,29 @@ function initRevoke() {
     if (button.dataset.armed !== '1') {
       button.dataset.armed = '1';
       button.textContent = `Confirm: revoke ${button.dataset.hint}`;
+      button.dataset.timer = String(setTimeout(() => disarm(button), ARMED_MS));
       return;
     }
+    clearTimeout(Number(button.dataset.timer));
+    button.dataset.armed = 'busy'; // not disarmed by the blur that disabling causes
     button.disabled = true;
     const row = button.closest('tr');
+    const status = $('.status', row);
     const answer = await api('DELETE', `/v1/keys/${encodeURIComponent(button.dataset.keyId)}`);
     if (answer.status !== 200) {
       button.disabled = false;
-      return say($('.status', row), `not revoked: ${messageOf(answer)}`);
+      button.dataset.armed = '1';
+      disarm(button);
+      say(status, `not revoked: ${messageOf(answer)}`);
+      return button.focus();
     }
-    $('.status', row).textContent = `revoked ${answer.body.revokedAt.slice(0, 10)} ${answer.body.revokedAt.slice(11, 16)} UTC`;
+    status.textContent = `revoked ${answer.body.revokedAt.slice(0, 10)} ${answer.body.revokedAt.slice(11, 16)} UTC`;
     row.classList.add('revoked');
     button.remove();
-    $(`#decide-form select[name="keyId"] option[value="${CSS.escape(row.dataset.keyId)}"]`)?.remove();
+    status.focus(); // the button is gone: the focus goes to what became of the key
+    const select = $('#decide-form select[name="keyId"]');
+    $(`option[value="${CSS.escape(row.dataset.keyId)}"]`, select ?? document.createElement('select'))?.remove();
+    refreshSubmit();
   });
 }
 
@@ -168,15 +210,24 @@ function collect(form) {
   return { request, inputOf };
 }
 
-function clearErrors(form) {
+/** Clears the errors and the last answer: what shows below the form is always the latest request's outcome. */
+function clearOutcome(form) {
   $$('.field-error', form).forEach((slot) => say(slot, ''));
   $$('[aria-invalid]', form).forEach((input) => input.removeAttribute('aria-invalid'));
   say($('#decide-error'), '');
+  const answer = $('#answer');
+  answer.hidden = true;
+  answer.replaceChildren();
 }
 
-/** Each problem beside the field it names (`options.1` → the box it came from); the rest above the button. */
+/**
+ * Each problem beside the field it names (`options.1` → the box it came from), the
+ * rest above the button; the focus goes to the first field named, whose
+ * `aria-describedby` reads its error out, and the alert says how many there are.
+ */
 function showIssues(form, issues, inputOf) {
   const unplaced = [];
+  const named = [];
   for (const { field, message } of issues) {
     const name = inputOf[field] ?? field;
     const slot = $(`[data-error-for="${CSS.escape(name)}"]`, form) ?? $(`[data-error-for="${CSS.escape(name.split('.')[0])}"]`, form);
@@ -185,9 +236,17 @@ function showIssues(form, issues, inputOf) {
       continue;
     }
     say(slot, slot.textContent ? `${slot.textContent}; ${message}` : message);
-    form.elements.namedItem(name)?.setAttribute?.('aria-invalid', 'true');
+    const input = form.elements.namedItem(name);
+    if (input?.setAttribute) {
+      input.setAttribute('aria-invalid', 'true');
+      named.push(input);
+    }
   }
-  if (unplaced.length) say($('#decide-error'), unplaced.join('; '));
+  const count = issues.length - unplaced.length;
+  const summary = count ? [`${count === 1 ? 'One field needs' : `${count} fields need`} a change: see beside ${count === 1 ? 'it' : 'them'}.`] : [];
+  say($('#decide-error'), [...summary, ...unplaced].join(' '));
+  const first = $$('input, select, textarea', form).find((input) => named.includes(input));
+  (first ?? $('#decide-error')).focus();
 }
 
 function showMode(form) {
@@ -210,30 +269,42 @@ async function refreshPass() {
   }
 }
 
+/** Decide works while the form has a key to pay with (the server renders it disabled, for browsers without the script). */
+function refreshSubmit() {
+  const form = $('#decide-form');
+  if (!form) return;
+  const submit = $('button[type="submit"]', form);
+  submit.disabled = submit.dataset.busy === '1' || form.elements.namedItem('keyId').options.length === 0;
+}
+
 function initDecisionForm() {
   const form = $('#decide-form');
   if (!form) return;
   form.elements.namedItem('mode').addEventListener('change', () => showMode(form));
   showMode(form);
+  refreshSubmit();
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    clearErrors(form);
+    clearOutcome(form);
     const submit = $('button[type="submit"]', form);
     const { request, inputOf } = collect(form);
-    submit.disabled = true;
+    submit.dataset.busy = '1';
+    refreshSubmit();
     submit.textContent = 'Deciding…';
     try {
       const answer = await api('POST', '/v1/web/decisions', request);
       if (answer.status === 200) {
         window.decideRender(answer.body);
-        await refreshPass();
+        $('#answer > h3').focus();
       } else if (answer.status === 400 && answer.body?.issues) {
         showIssues(form, answer.body.issues, inputOf);
       } else {
-        say($('#decide-error'), `${messageOf(answer)}${answer.body?.code ? ` (${answer.body.code})` : ''}`);
+        fail($('#decide-error'), `${messageOf(answer)}${answer.body?.code ? ` (${answer.body.code})` : ''}`);
       }
+      await refreshPass(); // the balance and the free use, whatever the outcome
     } finally {
-      submit.disabled = false;
+      submit.dataset.busy = '0';
+      refreshSubmit();
       submit.textContent = 'Decide';
     }
   });

@@ -1,7 +1,7 @@
 import { keyHint } from '../contract/key.js';
 import { connect, explain, retryNotice } from './client-call.js';
-import { CLIENT_EXIT } from './client-exit.js';
-import { CliFailure, shownUrl, type ConnectionFlags } from './config.js';
+import { CLIENT_EXIT, Failure } from './exit-codes.js';
+import { shownUrl, type ConnectionFlags } from './config.js';
 import { confirm } from './input.js';
 
 export interface UsageFlags extends ConnectionFlags {
@@ -46,10 +46,10 @@ export async function runRevoke(flags: RevokeFlags): Promise<void> {
   const hint = keyHint(connection.key);
   if (!flags.yes) {
     if (!process.stdin.isTTY) {
-      throw new CliFailure('refusing to revoke without --yes: standard input is not a terminal to confirm on', CLIENT_EXIT.usage);
+      throw new Failure('refusing to revoke without --yes: standard input is not a terminal to confirm on', CLIENT_EXIT.usage);
     }
     const sure = await confirm(`Revoke the key ${hint} at ${shownUrl(connection.url)}? Every later call with it is refused. [y/N] `);
-    if (!sure) throw new CliFailure(`not revoked: ${hint} stays active`, CLIENT_EXIT.usage);
+    if (!sure) throw new Failure(`not revoked: ${hint} stays active`, CLIENT_EXIT.usage);
   }
   try {
     const answer = await connection.client.raw.revoke();

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { DecisionRequest, type Mode } from '../contract/index.js';
-import { CLIENT_EXIT } from './client-exit.js';
-import { CliFailure } from './config.js';
+import { CLIENT_EXIT, Failure } from './exit-codes.js';
 
 type ModeName = z.infer<typeof Mode>;
 
@@ -28,23 +27,23 @@ function label(path: readonly PropertyKey[]): string {
   return typeof index === 'number' ? `${flag} #${index + 1} (${field})` : `${flag} (${field})`;
 }
 
-/** The contract's complaints, with the flag beside each field name. */
+/** The contract's complaints, one line each, with the flag beside each field name. */
 function describe(error: z.ZodError, mode: ModeName): string {
   return error.issues
-    .slice(0, 3)
-    .map((issue) =>
+    .flatMap((issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => `${label([key])}: not allowed with mode ${mode}`).join('; ')
-        : `${label(issue.path)}: ${issue.message}`,
+        ? issue.keys.map((key) => `${label([key])}: not allowed with mode ${mode}`)
+        : [`${label(issue.path)}: ${issue.message}`],
     )
-    .join('; ');
+    .map((line) => `\n  ${line}`)
+    .join('');
 }
 
 /** The mode from the flags: --mode if given, else options → choice, levels → score, neither → noul. */
 export function modeOf(flags: RequestFlags): ModeName {
   if (flags.mode) return flags.mode;
   if (flags.option?.length && flags.level?.length) {
-    throw new CliFailure('give either --option (a choice) or --level (a score), not both; or force one with --mode', CLIENT_EXIT.usage);
+    throw new Failure('give either --option (a choice) or --level (a score), not both; or force one with --mode', CLIENT_EXIT.usage);
   }
   return flags.option?.length ? 'choice' : flags.level?.length ? 'score' : 'noul';
 }
@@ -56,18 +55,18 @@ export function modeOf(flags: RequestFlags): ModeName {
 export function buildRequest(question: string, context: string, flags: RequestFlags, depth: 'standard' | 'stress'): DecisionRequest {
   const mode = modeOf(flags);
   if (mode === 'choice' && !flags.option?.length) {
-    throw new CliFailure('--mode choice needs its options: 2 to 6 --option flags', CLIENT_EXIT.usage);
+    throw new Failure('--mode choice needs its options: 2 to 6 --option flags', CLIENT_EXIT.usage);
   }
   if (mode === 'score' && !flags.level?.length) {
-    throw new CliFailure('--mode score needs its levels: exactly 3 --level flags, low to high', CLIENT_EXIT.usage);
+    throw new Failure('--mode score needs its levels: exactly 3 --level flags, low to high', CLIENT_EXIT.usage);
   }
   if (flags.failOn && mode !== 'noul') {
-    throw new CliFailure(`--fail-on applies to yes/no questions (mode noul), not to mode ${mode}`, CLIENT_EXIT.usage);
+    throw new Failure(`--fail-on applies to yes/no questions (mode noul), not to mode ${mode}`, CLIENT_EXIT.usage);
   }
   const candidate: Record<string, unknown> = { mode, question, context, depth };
   if (flags.option?.length) candidate.options = flags.option;
   if (flags.level?.length) candidate.levels = flags.level;
   const parsed = DecisionRequest.safeParse(candidate);
-  if (!parsed.success) throw new CliFailure(`invalid input: ${describe(parsed.error, mode)}`, CLIENT_EXIT.usage);
+  if (!parsed.success) throw new Failure(`invalid input:${describe(parsed.error, mode)}`, CLIENT_EXIT.usage);
   return parsed.data;
 }

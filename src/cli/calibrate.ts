@@ -2,8 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { fitAll, type Fit } from '../eval/calibrate.js';
 import { planEval } from '../eval/plan.js';
 import type { Calibration } from '../ledger/store.js';
-import { CLIENT_EXIT } from './client-exit.js';
-import { CliFailure } from './config.js';
+import { CLIENT_EXIT, Failure } from './exit-codes.js';
 import { askShowingProgress, DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
 
@@ -31,7 +30,7 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   const started = performance.now();
   const outcomes = await askShowingProgress(plan.asks, target, flags);
   const fits = fitAll(plan, outcomes);
-  if (fits.length === 0) throw new CliFailure('every reading failed: nothing to fit', CLIENT_EXIT.service);
+  if (fits.length === 0) throw new Failure('every reading failed: nothing to fit', CLIENT_EXIT.service);
   const { name: engine, model, debias } = target.engine;
   const fittedAt = new Date().toISOString();
   await withStore(flags.db, ledgerLimits(), async (store) => {

@@ -1,8 +1,8 @@
 import { DecideClient, type RetryEvent } from '../client/client.js';
 import { DecideError } from '../client/errors.js';
 import { DEFAULT_RETRY } from '../client/retry.js';
-import { CLIENT_EXIT, exitFor } from './client-exit.js';
-import { CliFailure, resolveKey, resolveUrl, shownUrl, type ConnectionFlags } from './config.js';
+import { CLIENT_EXIT, exitFor, Failure } from './exit-codes.js';
+import { resolveKey, resolveUrl, shownUrl, type ConnectionFlags } from './config.js';
 
 /** The client a command talks through, and what its messages say about where it points. */
 export interface Connection {
@@ -15,7 +15,7 @@ export interface Connection {
 /** Resolves URL and key (exit 2 / 3 on a bad one) and makes the client. */
 export function connect(flags: ConnectionFlags, onRetry?: (event: RetryEvent) => void): Connection {
   const url = resolveUrl(flags);
-  const key = resolveKey(flags);
+  const key = resolveKey(flags, process.env, url);
   const keySource = flags.keyFile !== undefined ? `the key file ${flags.keyFile}` : 'DECIDE_API_KEY';
   return { client: new DecideClient({ url, apiKey: key, onRetry }), url, key, keySource };
 }
@@ -40,14 +40,14 @@ export function explain(error: unknown, connection: Pick<Connection, 'url' | 'ke
   const where = shownUrl(connection.url);
   const code = exitFor(error);
   if (error.code === 'unreachable' || error.code === 'timeout') {
-    return new CliFailure(`${error.message}. Is decide serve running at ${where}? Set DECIDE_URL (or --url) to the address it listens on.`, code);
+    return new Failure(`${error.message}. Is decide serve running at ${where}? Set DECIDE_URL (or --url) to the address it listens on.`, code);
   }
   if (error.code === 'bad_response') {
-    return new CliFailure(`${error.message}. Is ${where} a decide service? Set DECIDE_URL (or --url) to its address.`, code);
+    return new Failure(`${error.message}. Is ${where} a decide service? Set DECIDE_URL (or --url) to its address.`, code);
   }
   if (code === CLIENT_EXIT.auth) {
-    return new CliFailure(`the service refused the key from ${connection.keySource} (${error.status} ${error.code}): ${error.message}`, code);
+    return new Failure(`the service refused the key from ${connection.keySource} (${error.status} ${error.code}): ${error.message}`, code);
   }
   const later = error.retryAfter !== undefined && error.status === 429 ? `; try again in ${duration(error.retryAfter)}` : '';
-  return new CliFailure(`${error.message} (${error.status} ${error.code})${later}`, code);
+  return new Failure(`${error.message} (${error.status} ${error.code})${later}`, code);
 }

@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
-import { MODES } from '../contract/decision.js';
-import { CLIENT_EXIT, CLIENT_EXIT_HELP } from './client-exit.js';
-import { CliFailure } from './config.js';
-import { fail, Failure } from './exit-codes.js';
+import { MODES } from '../contract/modes.js';
+import { runAction } from './actions.js';
+import { CLIENT_EXIT, CLIENT_EXIT_HELP } from './exit-codes.js';
+import { helpText } from './help-text.js';
 
 /**
  * The client commands: `ask`, `stress`, `usage`, `revoke`, talking to a running service
@@ -12,16 +12,6 @@ import { fail, Failure } from './exit-codes.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** Runs an action: a CliFailure becomes its message and exit code; anything else is a bug (70). */
-export async function runAction(action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (error) {
-    if (error instanceof CliFailure || error instanceof Failure) fail(error.message, error.exitCode);
-    fail(`internal error: ${(error as Error)?.stack ?? String(error)}`, CLIENT_EXIT.internal);
-  }
-}
-
 /** `--url` and `--key-file`, shared by every client command. The key itself is never a flag. */
 function connectionOptions(command: Command): Command {
   return command
@@ -29,14 +19,9 @@ function connectionOptions(command: Command): Command {
     .option('--key-file <path>', 'file holding the API key (default: the DECIDE_API_KEY variable)');
 }
 
-/**
- * Commander's own usage errors (unknown flag, missing argument, bad choice) exit 2
- * here, the client commands' code for invalid input; `--help` still exits 0.
- */
+/** A client command, its help ending with the client's exit codes (main.ts makes its usage errors exit 2). */
 function clientCommand(name: string): Command {
-  return new Command(name)
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? CLIENT_EXIT.ok : CLIENT_EXIT.usage))
-    .addHelpText('after', CLIENT_EXIT_HELP);
+  return new Command(name).addHelpText('after', helpText(...CLIENT_EXIT_HELP));
 }
 
 function decisionCommand(name: string, depth: 'standard' | 'stress', description: string): Command {
@@ -55,7 +40,7 @@ function decisionCommand(name: string, depth: 'standard' | 'stress', description
         ]),
       )
       .option('--json', "print the API's JSON answer on stdout, nothing else"),
-  ).action((words: string[], flags) => runAction(async () => (await import('./ask.js')).runAsk(words, flags, depth)));
+  ).action((words: string[], flags) => runAction(CLIENT_EXIT, async () => (await import('./ask.js')).runAsk(words, flags, depth)));
 }
 
 export function clientCommands(): Command[] {
@@ -67,10 +52,10 @@ export function clientCommands(): Command[] {
   );
   const usage = connectionOptions(clientCommand('usage').description("Today's free decisions left and the pass's credits"))
     .option('--json', "print the API's JSON answer on stdout, nothing else")
-    .action((flags) => runAction(async () => (await import('./account.js')).runUsage(flags)));
+    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./account.js')).runUsage(flags)));
   const revoke = connectionOptions(clientCommand('revoke').description('Revoke the API key in use (asks first on a terminal)'))
     .option('--yes', 'revoke without asking (required when standard input is not a terminal)')
     .option('--json', "print the API's JSON answer on stdout, nothing else")
-    .action((flags) => runAction(async () => (await import('./account.js')).runRevoke(flags)));
+    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./account.js')).runRevoke(flags)));
   return [ask, stress, usage, revoke];
 }

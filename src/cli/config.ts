@@ -1,18 +1,8 @@
 import fs from 'node:fs';
 import { isWellFormedKey } from '../contract/key.js';
-import { CLIENT_EXIT } from './client-exit.js';
+import { CLIENT_EXIT, Failure } from './exit-codes.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
-
-/** A failure of a client command before or after the call: a message and an exit code. */
-export class CliFailure extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
-}
 
 export interface ConnectionFlags {
   url?: string;
@@ -27,10 +17,10 @@ export function resolveUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv = proc
   try {
     url = new URL(value);
   } catch {
-    throw new CliFailure(`${source} is not a URL: "${value}" (expected e.g. ${DEFAULT_URL})`, CLIENT_EXIT.usage);
+    throw new Failure(`${source} is not a URL: "${value}" (expected e.g. ${DEFAULT_URL})`, CLIENT_EXIT.usage);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new CliFailure(`${source} must be an http:// or https:// URL, got "${shownUrl(value)}"`, CLIENT_EXIT.usage);
+    throw new Failure(`${source} must be an http:// or https:// URL, got "${shownUrl(value)}"`, CLIENT_EXIT.usage);
   }
   return value;
 }
@@ -51,9 +41,10 @@ export function shownUrl(value: string): string {
  * The API key: from the file `--key-file` names (trimmed), else DECIDE_API_KEY. Never a
  * flag value, which every user of the machine could read in `ps`. Its shape and
  * checksum are checked here, so a mistyped key fails (exit 3) without a round trip.
- * Messages name where the key came from, never the key.
+ * Messages name where the key came from, never the key; without one, they say where
+ * to get one: the home page of the service at `url`, or its operator.
  */
-export function resolveKey(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveKey(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, url: string = DEFAULT_URL): string {
   let key: string;
   let source: string;
   if (flags.keyFile !== undefined) {
@@ -62,21 +53,21 @@ export function resolveKey(flags: ConnectionFlags, env: NodeJS.ProcessEnv = proc
       key = fs.readFileSync(flags.keyFile, 'utf8').trim();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new CliFailure(`cannot read ${source} given by --key-file (${code})`, CLIENT_EXIT.auth);
+      throw new Failure(`cannot read ${source} given by --key-file (${code})`, CLIENT_EXIT.auth);
     }
   } else if (env.DECIDE_API_KEY !== undefined && env.DECIDE_API_KEY.trim() !== '') {
     source = 'DECIDE_API_KEY';
     key = env.DECIDE_API_KEY.trim();
   } else {
-    throw new CliFailure(
+    throw new Failure(
       'no API key: set DECIDE_API_KEY, or pass --key-file PATH (a file holding the key). ' +
-        'The operator creates keys with `decide key create`.',
+        `Get a key in a browser at ${shownUrl(url)}/ (the service's home page), or from its operator (\`decide key create\`).`,
       CLIENT_EXIT.auth,
     );
   }
-  if (key === '') throw new CliFailure(`${source} is empty`, CLIENT_EXIT.auth);
+  if (key === '') throw new Failure(`${source} is empty`, CLIENT_EXIT.auth);
   if (!isWellFormedKey(key)) {
-    throw new CliFailure(
+    throw new Failure(
       `${source} does not hold a well-formed decide key (dcd_api_ and 49 letters or digits, the last 6 a checksum): ` +
         'check for a typo or a truncated copy',
       CLIENT_EXIT.auth,

@@ -5,7 +5,7 @@ import { DEFAULT_MODEL, defaultModelSource } from '../engine/local/default-model
 import { fetchModelFile } from '../engine/local/download.js';
 import { createLocalEngine } from '../engine/local/local.js';
 import { LocalEngineError, loadRuntime } from '../engine/local/runtime.js';
-import { EXIT, fail } from './exit-codes.js';
+import { EXIT, Failure } from './exit-codes.js';
 import { progressPrinter } from './progress.js';
 
 type Env = Record<string, string | undefined>;
@@ -13,15 +13,15 @@ type Env = Record<string, string | undefined>;
 /**
  * The engine `decide serve` runs on: the provider the environment configures,
  * else the embedded local engine on `--model`/`DECIDE_MODEL`, else on the default
- * model, fetched once into the user's cache. Every failure exits with a sentence
- * saying what to do.
+ * model, fetched once into the user's cache. Every failure is a Failure whose
+ * sentence says what to do.
  */
 export async function startEngine(env: Env): Promise<Engine> {
   let remote: Engine | null;
   try {
     remote = engineFromEnv(env);
   } catch (error) {
-    fail((error as Error).message, EXIT.config);
+    throw new Failure((error as Error).message, EXIT.config);
   }
   if (remote) return remote;
 
@@ -29,7 +29,7 @@ export async function startEngine(env: Env): Promise<Engine> {
   try {
     await loadRuntime();
   } catch (error) {
-    if (error instanceof LocalEngineError) fail(`local engine: ${error.message}`, EXIT.config);
+    if (error instanceof LocalEngineError) throw new Failure(`local engine: ${error.message}`, EXIT.config);
     throw error;
   }
   const explicit = env.DECIDE_MODEL?.trim();
@@ -39,7 +39,7 @@ export async function startEngine(env: Env): Promise<Engine> {
   } catch (error) {
     if (error instanceof LocalEngineError) {
       const hint = explicit ? ' (--model or DECIDE_MODEL is a path to a .gguf file for the local engine)' : '';
-      fail(`local engine: ${error.message}${hint}`, error.reason === 'runtime' ? EXIT.config : EXIT.notFound);
+      throw new Failure(`local engine: ${error.message}${hint}`, error.reason === 'runtime' ? EXIT.config : EXIT.notFound);
     }
     throw error;
   }
@@ -55,7 +55,7 @@ async function defaultModel(env: Env): Promise<string> {
   try {
     await fetchModelFile(source, source.path, progressPrinter(process.stderr));
   } catch (error) {
-    fail(
+    throw new Failure(
       `cannot fetch the default model from ${source.url}: ${(error as Error).message}.\n` +
         `  Download that file yourself (${DEFAULT_MODEL.bytes} bytes, SHA-256 ${DEFAULT_MODEL.sha256}) and put it at\n` +
         `  ${source.path}\n` +

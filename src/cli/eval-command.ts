@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
-import { CLIENT_EXIT } from './client-exit.js';
-import { EXIT } from './exit-codes.js';
+import { runAction } from './actions.js';
+import { CLIENT_EXIT, EVAL_EXIT_HELP } from './exit-codes.js';
+import { helpText } from './help-text.js';
 import { debiasOption, integer, modelOption } from './options.js';
-import { runAction } from './client-commands.js';
 
 /**
  * `decide eval`: only its flags live here; the evaluation's code is imported when it
@@ -13,7 +13,6 @@ export function evalCommand(): Command {
     .description(
       'Measure the answers: run the engine over a labelled set and report accuracy, calibration, position bias and how well the context check spots missing facts',
     )
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? CLIENT_EXIT.ok : CLIENT_EXIT.usage))
     .option('--set <file.jsonl>', 'the labelled set (default: the set shipped in the package, eval/decisions.jsonl)')
     .addOption(new Option('--limit <n>', 'only the first n items of the set').argParser(integer(1)))
     .addOption(new Option('--concurrency <n>', 'decisions under way at once').default(4).argParser(integer(1)))
@@ -21,26 +20,23 @@ export function evalCommand(): Command {
     .option('--out <dir>', 'also write report.json and a reliability diagram per mode (SVG) into this folder')
     .addOption(modelOption())
     .addOption(debiasOption())
+    .addOption(
+      new Option('--depth <depth>', 'ask every decision at this depth: stress adds the checks, and its contextSufficiency weighs them')
+        .choices(['standard', 'stress'])
+        .default('standard'),
+    )
     .option('--db <path>', 'apply the temperatures decide calibrate kept in this ledger (a SQLite file or postgres:// URL)')
     .option('--url <url>', 'evaluate a running decide service instead of the engine configured here (costs decisions of the key)')
     .option('--key-file <path>', 'with --url: file holding the API key (default: the DECIDE_API_KEY variable)')
     .option('--yes', 'with --url: spend the decisions without asking (required when standard input is not a terminal)')
     .addHelpText(
       'after',
-      `
-Without --url the engine is the one \`decide serve\` would run, from the same flags and
-environment (DECIDE_ENGINE, DECIDE_MODEL, …), in this process and without a ledger.
-Failed decisions are counted by code in the report; they end the run only with --url
-when the key is refused or its pass runs out.
-
-Exit codes of eval:
-  ${CLIENT_EXIT.ok}  the report was printed (failed decisions are counted in it)
-  ${CLIENT_EXIT.usage}  bad flags, a line of the set that is not an item (line and field named),
-     --out not writable, or spending not confirmed
-  ${CLIENT_EXIT.auth}  with --url: no key, a malformed key, or the key was refused (401)
-  ${CLIENT_EXIT.limit}  with --url: the pass ran out or a limit was reached (the run stops)
-  ${CLIENT_EXIT.service}  every item failed: nothing was measured
-  ${EXIT.notFound}, ${EXIT.unavailable}, ${EXIT.config}  the engine could not start, as for decide serve`,
+      helpText(
+        'Without --url the engine is the one `decide serve` would run, from the same flags and environment ' +
+          '(DECIDE_ENGINE, DECIDE_MODEL, …), in this process and without a ledger. Failed decisions are counted ' +
+          'by code in the report; they end the run only with --url when the key is refused or its pass runs out.',
+        ...EVAL_EXIT_HELP,
+      ),
     )
-    .action((flags) => runAction(async () => (await import('./eval.js')).runEval(flags)));
+    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./eval.js')).runEval(flags)));
 }

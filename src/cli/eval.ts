@@ -2,22 +2,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { DecideError as ClientError } from '../client/errors.js';
+import { DecideError } from '../client/errors.js';
+import type { Depth } from '../contract/index.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
 import { type Temperatures, temperaturesOf } from '../decision/temperature.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
 import { engineDecider } from '../eval/engine-decider.js';
+import { STRESS_COST } from '../ledger/rules.js';
 import { readSet, SetError, type EvalItem } from '../eval/item.js';
 import { planEval, type Plan } from '../eval/plan.js';
 import { buildReport, nothingMeasured, type EvalReport } from '../eval/report.js';
 import { askAll, type Decider, type Outcome } from '../eval/run.js';
 import { reliabilitySvg } from '../eval/svg.js';
 import { connect, explain, retryNotice } from './client-call.js';
-import { CLIENT_EXIT, exitFor } from './client-exit.js';
-import { CliFailure, shownUrl, type ConnectionFlags } from './config.js';
+import { CLIENT_EXIT, EXIT, exitFor, Failure } from './exit-codes.js';
+import { shownUrl, type ConnectionFlags } from './config.js';
 import { startEngine } from './engine-startup.js';
-import { EXIT, fail } from './exit-codes.js';
 import { confirm } from './input.js';
 import { evalProgress } from './eval-progress.js';
 
@@ -32,6 +33,7 @@ export interface EvalFlags extends ConnectionFlags {
   out?: string;
   model?: string;
   debias?: Debias;
+  depth: Depth;
   /** A ledger whose temperatures (`decide calibrate`) to apply. */
   db?: string;
   yes?: boolean;
@@ -47,7 +49,7 @@ export interface Target {
 export async function runEval(flags: EvalFlags): Promise<void> {
   const file = flags.set ?? DEFAULT_SET;
   const items = loadSet(file, flags.limit);
-  const plan = planEval(items);
+  const plan = planEval(items, flags.depth);
   if (flags.out) makeFolder(flags.out);
   const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags, flags.db);
 
@@ -55,7 +57,7 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   const outcomes = await askShowingProgress(plan.asks, target, flags);
   const model = [...outcomes.values()].find((o) => o.ok);
   const engine = { ...target.engine, model: model?.ok ? model.decided.model : target.engine.model };
-  const report = buildReport({ file: shownPath(file), engine, plan, outcomes, durationMs: performance.now() - started });
+  const report = buildReport({ file: shownPath(file), engine, depth: flags.depth, plan, outcomes, durationMs: performance.now() - started });
 
   if (flags.json) process.stdout.write(JSON.stringify(report) + '\n');
   else {
@@ -65,7 +67,7 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   if (flags.out) writeOut(flags.out, report);
   if (nothingMeasured(plan, outcomes)) {
     const codes = Object.entries(report.failed.byCode).map(([code, n]) => `${code} ${n}`).join(', ');
-    throw new CliFailure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
+    throw new Failure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
   }
 }
 
@@ -89,7 +91,7 @@ export function loadSet(file: string, limit: number | undefined): EvalItem[] {
     const items = readSet(file);
     return limit === undefined ? items : items.slice(0, limit);
   } catch (error) {
-    if (error instanceof SetError) throw new CliFailure(`--set: ${error.message}`, CLIENT_EXIT.usage);
+    if (error instanceof SetError) throw new Failure(`--set: ${error.message}`, CLIENT_EXIT.usage);
     throw error;
   }
 }
@@ -100,7 +102,7 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'debias'>, ca
   try {
     timeoutMs = engineTimeoutFromEnv();
   } catch (error) {
-    fail((error as Error).message, EXIT.config);
+    throw new Failure((error as Error).message, EXIT.config);
   }
   const engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
   const debias = flags.debias ?? defaultDebias(engine.name);
@@ -131,14 +133,18 @@ async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
     throw explain(error, connection);
   }
   const n = plan.asks.length;
-  const free = Math.min(n, usage.freeRemaining);
-  const credits = n - free;
+  // Stress decisions never draw on the free allowance.
+  const free = flags.depth === 'stress' ? 0 : Math.min(n, usage.freeRemaining);
+  const credits = flags.depth === 'stress' ? n * STRESS_COST : n - free;
   const short = credits > usage.passCredits ? `; it holds ${usage.passCredits}, so the run stops when they run out` : '';
-  const cost = `The evaluation makes ${n} decisions at ${where}: ${free} from today's free allowance, then ${credits} credit(s) of the key's pass${short}.`;
+  const cost =
+    flags.depth === 'stress'
+      ? `The evaluation makes ${n} stress decisions at ${where}: ${credits} credit(s) of the key's pass (${STRESS_COST} each)${short}.`
+      : `The evaluation makes ${n} decisions at ${where}: ${free} from today's free allowance, then ${credits} credit(s) of the key's pass${short}.`;
   if (flags.yes) process.stderr.write(`decide: ${cost}\n`);
   else {
-    if (!process.stdin.isTTY) throw new CliFailure(`${cost} Add --yes to go ahead (standard input is not a terminal to ask on).`, CLIENT_EXIT.usage);
-    if (!(await confirm(`${cost} Go on? [y/N] `))) throw new CliFailure('not run: nothing was spent', CLIENT_EXIT.usage);
+    if (!process.stdin.isTTY) throw new Failure(`${cost} Add --yes to go ahead (standard input is not a terminal to ask on).`, CLIENT_EXIT.usage);
+    if (!(await confirm(`${cost} Go on? [y/N] `))) throw new Failure('not run: nothing was spent', CLIENT_EXIT.usage);
   }
   return {
     engine: { name: `decide at ${where}`, model: 'unknown' },
@@ -146,7 +152,7 @@ async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
       try {
         return await connection.client.decide(request);
       } catch (error) {
-        const code = error instanceof ClientError ? exitFor(error) : CLIENT_EXIT.internal;
+        const code = error instanceof DecideError ? exitFor(error) : CLIENT_EXIT.internal;
         if (code === CLIENT_EXIT.auth || code === CLIENT_EXIT.limit) throw explain(error, connection);
         throw error;
       }
@@ -180,9 +186,9 @@ function writeOut(dir: string, report: EvalReport): void {
   }
 }
 
-function outFailure(dir: string, error: unknown): CliFailure {
+function outFailure(dir: string, error: unknown): Failure {
   const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  return new CliFailure(`--out: cannot write into ${dir} (${code})`, CLIENT_EXIT.usage);
+  return new Failure(`--out: cannot write into ${dir} (${code})`, CLIENT_EXIT.usage);
 }
 
 /** The set's path as the user would write it: relative to the working folder when inside it. */

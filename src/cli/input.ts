@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import readline from 'node:readline/promises';
-import { CLIENT_EXIT } from './client-exit.js';
-import { CliFailure } from './config.js';
+import { CLIENT_EXIT, Failure } from './exit-codes.js';
 
 /**
  * `--context`: literal text, `@path` for a file's content, or `-` for standard input
@@ -20,7 +19,7 @@ export async function readContext(value: string, stdin: NodeJS.ReadableStream = 
       return fs.readFileSync(file, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new CliFailure(`--context: cannot read the file ${file} (${code})`, CLIENT_EXIT.usage);
+      throw new Failure(`--context: cannot read the file ${file} (${code})`, CLIENT_EXIT.usage);
     }
   }
   return value;

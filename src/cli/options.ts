@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { DEBIAS_MODES } from '../decision/debias.js';
+import { DEBIAS_MODES } from '../decision/debias-modes.js';
 
 /**
  * `--db`, shared by `serve` and the operator commands so they open the same ledger:

@@ -1,17 +1,15 @@
-import { Command, Option } from 'commander';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
-import { createApp } from '../http/app.js';
-import { listen, type RunningServer } from '../http/server.js';
+import { createApp } from '../server/app.js';
+import { listen, type RunningServer } from '../server/listen.js';
 import { describeLocation, expiryMarginFromEnv, openStore } from '../ledger/open.js';
 import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
 import { startEngine } from './engine-startup.js';
-import { EXIT, fail, type Failure } from './exit-codes.js';
+import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
-import { dbOption, debiasOption, integer, modelOption } from './options.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
 import { describeTemperatures, type Temperatures, temperaturesOf } from '../decision/temperature.js';
 
@@ -23,28 +21,8 @@ interface ServeFlags {
   debias?: Debias;
 }
 
-export function serveCommand() {
-  return new Command('serve')
-    .description('Start the HTTP API, the MCP tool server (/mcp) and the browser pages on one machine')
-    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0, 65535)))
-    .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
-    .addOption(dbOption())
-    .addOption(modelOption())
-    .addOption(debiasOption())
-    .addHelpText(
-      'after',
-      `
-Engine: DECIDE_ENGINE=local (the default: --model, else a small model fetched once
-into your cache), openai, systemone or anthropic; see the README's Configuration.`,
-    )
-    .action(serve);
-}
-
-function failOn(failure: Failure): never {
-  fail(failure.message, failure.exitCode);
-}
-
-async function serve(flags: ServeFlags) {
+/** `decide serve`: the service on one port until SIGTERM or SIGINT. */
+export async function serve(flags: ServeFlags) {
   let limits;
   let engineTimeoutMs;
   let expiryMarginMs;
@@ -55,7 +33,7 @@ async function serve(flags: ServeFlags) {
     expiryMarginMs = expiryMarginFromEnv();
     web = webConfigFromEnv();
   } catch (error) {
-    fail((error as Error).message, EXIT.config);
+    throw new Failure((error as Error).message, EXIT.config);
   }
   const engine: Engine = await startEngine({ ...process.env, DECIDE_MODEL: flags.model });
   const debias = flags.debias ?? defaultDebias(engine.name);
@@ -65,7 +43,7 @@ async function serve(flags: ServeFlags) {
     // PostgreSQL: a reservation outlives its decision's deadline (plus the margin) only if its server died.
     store = await openStore(flags.db, limits, { decisionDeadlineMs: engineTimeoutMs, expiryMarginMs });
   } catch (error) {
-    failOn(ledgerFailure(flags.db, error));
+    throw ledgerFailure(flags.db, error);
   }
   let released: number;
   let cookieSecret: string;
@@ -76,7 +54,7 @@ async function serve(flags: ServeFlags) {
     cookieSecret = await resolveCookieSecret(web, store);
   } catch (error) {
     await store.close().catch(() => undefined);
-    failOn(ledgerFailure(flags.db, error));
+    throw ledgerFailure(flags.db, error);
   }
 
   // Temperatures `decide calibrate` fitted for this engine and model.
@@ -85,7 +63,7 @@ async function serve(flags: ServeFlags) {
     temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model: engine.model }));
   } catch (error) {
     await store.close();
-    failOn(ledgerFailure(flags.db, error));
+    throw ledgerFailure(flags.db, error);
   }
   const service = new DecisionService({
     store,
@@ -99,7 +77,8 @@ async function serve(flags: ServeFlags) {
   const app = createApp({
     service,
     trustProxy: process.env.DECIDE_TRUST_PROXY === '1',
-    web: { store, verifier: web.verifier, cookieSecret, publicUrl: web.publicUrl },
+    publicUrl: web.publicUrl,
+    web: { store, verifier: web.verifier, cookieSecret },
   });
   let server: RunningServer;
   try {
@@ -107,8 +86,8 @@ async function serve(flags: ServeFlags) {
   } catch (error) {
     await store.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(`port ${flags.port} on ${flags.host} is already in use; choose another with --port`, EXIT.unavailable);
-    fail(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, EXIT.unavailable);
+    if (code === 'EADDRINUSE') throw new Failure(`port ${flags.port} on ${flags.host} is already in use; choose another with --port`, EXIT.unavailable);
+    throw new Failure(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, EXIT.unavailable);
   }
 
   process.stdout.write(`decide listening on ${server.url}\n`);

@@ -17,10 +17,11 @@ export { CLIENT_ERROR_CODES, DecideError, type ClientErrorCode, type DecideError
 export { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 
 // The contract: schemas (to validate stored or forwarded payloads) and their types.
-// The server-side error class of the contract is deliberately not re-exported: the
+// The server's error class (ServiceError) is deliberately not re-exported: the
 // client's DecideError is the one callers catch.
 export {
   Access,
+  ChoiceResponse,
   DecisionRequest,
   DecisionResponse,
   DecisionResult,
@@ -32,6 +33,8 @@ export {
   Metrics,
   Mode,
   MODES,
+  NoulResponse,
+  ScoreResponse,
   Signal,
   Stress,
   StressCheck,

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { MODES } from './modes.js';
 import { boundedText, comparable } from './text.js';
 
-export const MODES = ['choice', 'noul', 'score'] as const;
+export { MODES };
 export const Mode = z.enum(MODES);
 export const Depth = z.enum(['standard', 'stress']);
+export type Depth = z.infer<typeof Depth>;
 
 const question = boundedText(8, 300).meta({ description: 'What is to be decided.' });
 const context = boundedText(20, 2000).meta({
@@ -143,19 +145,30 @@ export const Timing = z.strictObject({
 });
 export type Timing = z.infer<typeof Timing>;
 
-export const DecisionResponse = z
-  .strictObject({
-    mode: Mode,
-    question: z.string(),
-    result: DecisionResult,
-    signal: Signal,
-    contextSufficiency: probability,
-    model: z.string(),
-    inputTokens: z.int().min(0).nullable().optional(),
-    evaluatedAt: z.iso.datetime(),
-    access: Access,
-    stress: Stress.nullable().optional(),
-    timing: Timing,
-  })
-  .meta({ id: 'DecisionResponse' });
+/** What every answer holds beside its mode and result. */
+const answered = {
+  question: z.string(),
+  signal: Signal,
+  contextSufficiency: probability,
+  model: z.string(),
+  inputTokens: z.int().min(0).nullable().optional(),
+  evaluatedAt: z.iso.datetime(),
+  access: Access,
+  stress: Stress.nullable().optional(),
+  timing: Timing,
+};
+
+export const ChoiceResponse = z.strictObject({ mode: z.literal('choice'), result: ChoiceResult, ...answered }).meta({ id: 'ChoiceResponse' });
+export const NoulResponse = z.strictObject({ mode: z.literal('noul'), result: NoulResult, ...answered }).meta({ id: 'NoulResponse' });
+export const ScoreResponse = z.strictObject({ mode: z.literal('score'), result: ScoreResult, ...answered }).meta({ id: 'ScoreResponse' });
+export type ChoiceResponse = z.infer<typeof ChoiceResponse>;
+export type NoulResponse = z.infer<typeof NoulResponse>;
+export type ScoreResponse = z.infer<typeof ScoreResponse>;
+
+/**
+ * A decision, one shape per mode: `mode` says which result it holds, so checking it
+ * narrows the type (`if (a.mode === 'choice') a.result.selected`), and an answer
+ * whose result does not fit its mode is outside the contract.
+ */
+export const DecisionResponse = z.discriminatedUnion('mode', [ChoiceResponse, NoulResponse, ScoreResponse]).meta({ id: 'DecisionResponse' });
 export type DecisionResponse = z.infer<typeof DecisionResponse>;

@@ -50,7 +50,7 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
  * A failure the service answers with: the code fixes the status; `retryAfter`
  * (seconds) becomes the `Retry-After` header.
  */
-export class DecideError extends Error {
+export class ServiceError extends Error {
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
@@ -59,7 +59,7 @@ export class DecideError extends Error {
     readonly issues?: FieldIssue[],
   ) {
     super(message);
-    this.name = 'DecideError';
+    this.name = 'ServiceError';
     this.status = ERROR_STATUS[code];
   }
 
@@ -69,8 +69,8 @@ export class DecideError extends Error {
 }
 
 /** 400 `invalid_request` from a zod error: the sentence of `describeIssues` plus every problem by field. */
-export function invalidRequest(error: z.ZodError): DecideError {
-  return new DecideError('invalid_request', describeIssues(error), undefined, fieldIssues(error));
+export function invalidRequest(error: z.ZodError): ServiceError {
+  return new ServiceError('invalid_request', describeIssues(error), undefined, fieldIssues(error));
 }
 
 /** The problems of a zod error, one per field (an unknown key is a problem of that key). */

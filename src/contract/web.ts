@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ChoiceRequest, NoulRequest, ScoreRequest } from './decision.js';
 
 /**
- * The browser's side of the contract (CONTRACT.md, "Passes and key creation" and
- * "Browser flow and web decisions"): the pass, key creation and web decisions. These
+ * The browser's side of the contract (docs/api.md, "Passes, keys and decisions from a
+ * browser"): the pass, key creation and web decisions. These
  * routes are authenticated by the pass cookie and answer only the server's own origin.
  */
 

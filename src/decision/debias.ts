@@ -1,7 +1,8 @@
 import type { DecisionRequest } from '../contract/decision.js';
 import type { Answer, Questions } from '../engine/engine.js';
 import type { Reading } from './outcome.js';
-import { identityOrder, MAIN, mainQuestion, type Order, readMain, readYes, reversedOrder, SUFFICIENCY, sufficiencyQuestion } from './questions.js';
+import { identityOrder, type Order, readYes, reversedOrder } from './orders.js';
+import { MAIN, mainQuestion, readMain, SUFFICIENCY, sufficiencyQuestion } from './questions.js';
 
 /**
  * Order debiasing. A model reading options in one order favours some places (the
@@ -19,8 +20,9 @@ import { identityOrder, MAIN, mainQuestion, type Order, readMain, readYes, rever
  * debiasing is on.
  */
 
-export const DEBIAS_MODES = ['none', 'reverse', 'cyclic'] as const;
-export type Debias = (typeof DEBIAS_MODES)[number];
+import type { Debias } from './debias-modes.js';
+
+export { DEBIAS_MODES, type Debias } from './debias-modes.js';
 
 /**
  * Unless the operator chooses: on the local engine readings cost only local compute,

@@ -1,8 +1,8 @@
 import type { DecisionResult, Signal } from '../contract/decision.js';
 
 /**
- * Turns main answers into the contract's `result` and `signal` (CONTRACT.md,
- * "Decision response").
+ * Turns main answers into the contract's `result` and `signal` (docs/api.md,
+ * "Decisions").
  *
  * Two kinds of numbers come out of here. Discrete decisions — `selected`, the
  * `signal`, a stress check's `agrees` — are taken on the rounded values the caller
@@ -109,7 +109,7 @@ export function weigh(reading: Reading): Weighed {
   return { result, steps: rounded.map(units), top };
 }
 
-/** Signal per CONTRACT.md, in its order, on the reported (rounded) values. */
+/** The signal as docs/api.md's "Decisions" gives it, in its order, on the reported (rounded) values. */
 export function signalOf(weighed: Weighed, contextSufficiency: number): Signal {
   if (units(contextSufficiency) < SUFFICIENT) return 'needs-context';
   if ('yesProbability' in weighed.result) {

@@ -7,6 +7,7 @@ import { calibrated, calibratedSufficiency, type Temperatures } from './temperat
 import { type Debias, mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
 import { answerCount, MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
+import { groundedSufficiency } from './sufficiency.js';
 
 export interface DecisionOutcome {
   result: DecisionResult;
@@ -93,12 +94,15 @@ export async function runDecision(
 
   const [base] = asked.filter((a) => a.kind === 'base');
   const withoutFacts = asked.filter((a) => a.kind === 'without-fact').map(({ fact, main }) => ({ fact, weighed: main }));
+  const checked = base.reversed ? stressOf(base.main, base.reversed, withoutFacts) : null;
+  // Where the checks ran, they are evidence of sufficiency too (sufficiency.ts).
+  const contextSufficiency = checked ? groundedSufficiency(base.contextSufficiency, checked) : base.contextSufficiency;
   return {
     result: base.main.result,
-    signal: signalOf(base.main, base.contextSufficiency),
-    contextSufficiency: base.contextSufficiency,
+    signal: signalOf(base.main, contextSufficiency),
+    contextSufficiency,
     inputTokens: sumTokens(asked.map((a) => a.inputTokens)),
-    stress: base.reversed ? stressOf(base.main, base.reversed, withoutFacts) : null,
+    stress: checked,
     model: engine.model,
   };
 }

@@ -3,8 +3,8 @@ import type { Fact } from './facts.js';
 import { round4, totalVariation, type Weighed } from './outcome.js';
 
 /**
- * The stress section from the base answer and the checks' answers (CONTRACT.md,
- * "stress"). Checks compare what is reported: the rounded distributions and the
+ * The stress section from the base answer and the checks' answers (docs/api.md,
+ * "Decisions"). Checks compare what is reported: the rounded distributions and the
  * top answers as the caller sees them.
  *
  * `agrees` compares top answers: the top label for choice and score (ties: the first

@@ -1,4 +1,4 @@
-import type { DecisionRequest } from '../contract/index.js';
+import type { DecisionRequest, Depth } from '../contract/index.js';
 import { contextWithoutDecisiveFact, type EvalItem, requestOf } from './item.js';
 
 /**
@@ -6,7 +6,9 @@ import { contextWithoutDecisiveFact, type EvalItem, requestOf } from './item.js'
  * also with its options or levels listed last to first (how presentation order
  * reaches the engine); an item with a decisive fact also without it. Identical
  * requests are asked once: a set's own twin (an item whose context already lacks
- * the fact) is the same request as its original without the fact.
+ * the fact) is the same request as its original without the fact. At stress depth
+ * every request is a stress decision, so the figures are those of its answers
+ * (its `contextSufficiency` weighs the checks).
  */
 
 export type Variant = 'given' | 'reversed' | 'without-fact';
@@ -31,9 +33,10 @@ export interface Plan {
   asks: Ask[];
 }
 
-export function planEval(items: readonly EvalItem[]): Plan {
+export function planEval(items: readonly EvalItem[], depth: Depth = 'standard'): Plan {
   const asks = new Map<string, Ask>();
-  const ask = (request: DecisionRequest, id: string, variant: Variant): string => {
+  const ask = (written: DecisionRequest, id: string, variant: Variant): string => {
+    const request = { ...written, depth };
     const key = JSON.stringify(request);
     if (!asks.has(key)) asks.set(key, { key, request, id, variant });
     return key;

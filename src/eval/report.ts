@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODES } from '../contract/index.js';
+import { Depth, MODES } from '../contract/index.js';
 import { DEBIAS_MODES } from '../decision/debias.js';
 import { isSufficient } from './item.js';
 import { auroc, mean, quality, type Scored, topIndices, totalVariation } from './metrics.js';
@@ -31,6 +31,8 @@ export const EvalReport = z.object({
     /** With `--db`: the temperatures applied, by target (empty when the ledger holds none for this engine and model). */
     temperatures: z.record(z.string(), z.number()).optional(),
   }),
+  /** The depth every decision was asked at: at `stress`, `contextSufficiency` weighs the checks. */
+  depth: Depth,
   /** Distinct decisions asked (as written, reversed, without the decisive fact). */
   asked: z.int(),
   overall: Quality,
@@ -51,12 +53,13 @@ export type QualityFigures = z.infer<typeof Quality>;
 export interface ReportInput {
   file: string;
   engine: { name: string; model: string };
+  depth: Depth;
   plan: Plan;
   outcomes: ReadonlyMap<string, Outcome>;
   durationMs: number;
 }
 
-export function buildReport({ file, engine, plan, outcomes, durationMs }: ReportInput): EvalReport {
+export function buildReport({ file, engine, depth, plan, outcomes, durationMs }: ReportInput): EvalReport {
   const decided = (key: string | null): Decided | null => {
     const outcome = key === null ? undefined : outcomes.get(key);
     return outcome?.ok ? outcome.decided : null;
@@ -74,6 +77,7 @@ export function buildReport({ file, engine, plan, outcomes, durationMs }: Report
   return {
     set: { file, items: plan.items.length, sufficient: sufficientPlans.length, insufficient: plan.items.length - sufficientPlans.length },
     engine,
+    depth,
     asked: plan.asks.length,
     overall: quality(scoredOf(sufficientPlans)),
     modes,

@@ -1,5 +1,5 @@
-import { DecideError as ClientError } from '../client/errors.js';
-import { DecideError, type DecisionResult, type Signal } from '../contract/index.js';
+import { DecideError } from '../client/errors.js';
+import { ServiceError, type DecisionResult, type Signal } from '../contract/index.js';
 import type { Ask } from './plan.js';
 
 /** What an evaluation reads of one decision, whichever way it was made. */
@@ -56,6 +56,6 @@ export async function askAll(
 
 /** The API's error code of a failure (the client's own codes for a network failure); null for anything else. */
 function failureOf(error: unknown): { code: string; message: string } | null {
-  if (error instanceof DecideError || error instanceof ClientError) return { code: error.code, message: error.message };
+  if (error instanceof ServiceError || error instanceof DecideError) return { code: error.code, message: error.message };
   return null;
 }

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { DecideError } from '../contract/index.js';
+import { ServiceError } from '../contract/index.js';
 import type { Caller } from '../ledger/store.js';
 import type { DecisionService } from '../service/service.js';
 import type { AppEnv } from './env.js';
@@ -16,7 +16,7 @@ export async function bearerCaller(service: DecisionService, header: string | un
 export function requireKey(service: DecisionService): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const caller = await bearerCaller(service, c.req.header('authorization'));
-    if (!caller) throw new DecideError('unauthorized', UNAUTHORIZED);
+    if (!caller) throw new ServiceError('unauthorized', UNAUTHORIZED);
     c.set('caller', caller);
     await next();
   };

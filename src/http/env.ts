@@ -8,5 +8,9 @@ export type AppEnv = {
     body: unknown;
     /** performance.now() when the request arrived. */
     startedAt: number;
+    /** Set for every request by request-context.ts. */
+    clientIp: string;
+    /** This server's own origin as the request's client sees it (request-context.ts). */
+    origin: string;
   };
 };

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import type { UnofficialStatusCode } from 'hono/utils/http-status';
-import { DecideError } from '../contract/index.js';
+import { ServiceError } from '../contract/index.js';
 
 /** Every non-2xx answer of the API: the contract's `{ error, code }`, plus Retry-After when known. */
-export function errorResponse(c: Context, error: DecideError, headers: Record<string, string> = {}): Response {
+export function errorResponse(c: Context, error: ServiceError, headers: Record<string, string> = {}): Response {
   const all: Record<string, string> = { ...headers };
   if (error.retryAfter !== undefined) all['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfter)));
   if (error.code === 'unauthorized') all['WWW-Authenticate'] = 'Bearer';
@@ -11,13 +11,13 @@ export function errorResponse(c: Context, error: DecideError, headers: Record<st
 }
 
 export const notFound = (c: Context) =>
-  errorResponse(c, new DecideError('not_found', `no route ${c.req.method} ${c.req.path}`));
+  errorResponse(c, new ServiceError('not_found', `no route ${c.req.method} ${c.req.path}`));
 
 export function methodNotAllowed(allowed: string[]) {
   return (c: Context) =>
     errorResponse(
       c,
-      new DecideError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(' or ')}`),
+      new ServiceError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(' or ')}`),
       { Allow: allowed.join(', ') },
     );
 }
@@ -36,12 +36,12 @@ export class ClientClosedRequest extends Error {
   }
 }
 
-/** A DecideError is an answer; anything else is a bug, logged and answered without its stack. */
+/** A ServiceError is an answer; anything else is a bug, logged and answered without its stack. */
 export function onError(log: (line: string) => void) {
   return (error: Error, c: Context) => {
-    if (error instanceof DecideError) return errorResponse(c, error);
+    if (error instanceof ServiceError) return errorResponse(c, error);
     if (error instanceof ClientClosedRequest) return c.body(null, ClientClosedRequest.status as UnofficialStatusCode);
     log(JSON.stringify({ level: 'error', path: c.req.path, error: error.stack ?? String(error) }));
-    return errorResponse(c, new DecideError('internal_error', 'internal error; the failure was logged'));
+    return errorResponse(c, new ServiceError('internal_error', 'internal error; the failure was logged'));
   };
 }

@@ -1,7 +1,7 @@
 import type { Context, Env, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { IncomingMessage } from 'node:http';
-import { DecideError } from '../contract/index.js';
+import { ServiceError } from '../contract/index.js';
 import type { AppEnv } from './env.js';
 import { ClientClosedRequest, errorResponse } from './errors.js';
 
@@ -37,24 +37,24 @@ export function limitBody<E extends Env>(maxSize: number, onError: (c: Context<E
 }
 
 const limit = limitBody<AppEnv>(MAX_BODY_BYTES, (c) =>
-  errorResponse(c, new DecideError('payload_too_large', 'the body is larger than 64 KiB')),
+  errorResponse(c, new ServiceError('payload_too_large', 'the body is larger than 64 KiB')),
 );
 
 /** Size (413), then media type (415), then JSON syntax (400 invalid_json), in the contract's order. */
 const parse: MiddlewareHandler<AppEnv> = async (c, next) => {
   const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new DecideError(
+    throw new ServiceError(
       'unsupported_media_type',
       `Content-Type must be application/json${type ? `, not ${type}` : ''}`,
     );
   }
   const text = await bodyText(c);
-  if (text.trim() === '') throw new DecideError('invalid_json', 'the body is empty; a JSON object is required');
+  if (text.trim() === '') throw new ServiceError('invalid_json', 'the body is empty; a JSON object is required');
   try {
     c.set('body', JSON.parse(text));
   } catch (error) {
-    throw new DecideError('invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
+    throw new ServiceError('invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
   }
   await next();
 };

@@ -1,4 +1,5 @@
-import type { Calibration, Channel, Limits, MetricsRow } from './store.js';
+import type { Access } from '../contract/index.js';
+import type { Calibration, Channel, Limits, MetricsRow, Refusal, Reservation, ReserveOutcome, ReserveRequest } from './store.js';
 
 /**
  * The rules both ledger implementations (SQLite and PostgreSQL) apply the same way;
@@ -9,10 +10,61 @@ import type { Calibration, Channel, Limits, MetricsRow } from './store.js';
 export const STANDARD_COST = 1;
 export const STRESS_COST = 5;
 
-/** How long a stored answer can be replayed (CONTRACT.md, "Idempotent retries"). */
+/** How long a stored answer can be replayed (docs/api.md, "Idempotency"). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export const CHANNELS: readonly Channel[] = ['api', 'web'];
+
+/** The units of one reserve: one unless several standard decisions are paid together. */
+export function unitsOf(request: ReserveRequest): number {
+  const units = request.units ?? 1;
+  if (!Number.isSafeInteger(units) || units < 1) throw new Error('A reservation holds a positive integer number of units.');
+  if (units > 1 && request.depth !== 'standard') throw new Error('Only standard decisions are reserved several at a time.');
+  return units;
+}
+
+export function refuse(code: Refusal): ReserveOutcome {
+  return { ok: false, code };
+}
+
+/**
+ * Thrown inside a reserve of several units when one of them cannot be paid: the
+ * transaction rolls back the units already taken, and the refusal is the answer.
+ */
+export class UnitRefused extends Error {
+  constructor(readonly code: Refusal) {
+    super(`a unit of the reservation was refused (${code})`);
+  }
+}
+
+/**
+ * The reservation of several units taken in turn: `id` names them together, `access`
+ * is what the caller holds after the last one (free units come first, so any credits
+ * taken show as the pass's balance).
+ */
+export function groupReservation(id: string, units: ReserveOutcome[]): ReserveOutcome {
+  let kind: Reservation['kind'] = 'free';
+  let access: Access | undefined;
+  for (const unit of units) {
+    if (!unit.ok) throw new UnitRefused(unit.code);
+    if (unit.reservation.kind === 'credits') kind = 'credits';
+    access = unit.access;
+  }
+  if (!access) throw new Error('A reservation holds at least one unit.');
+  return { ok: true, reservation: { id, kind, cost: units.length }, access };
+}
+
+/**
+ * How many units of a group of `size` a commit keeps: `used` (all when absent), at
+ * least one; a single reservation is one unit.
+ */
+export function unitsKept(size: number, used: number | undefined): number {
+  const kept = used ?? size;
+  if (!Number.isSafeInteger(kept) || kept < 1 || kept > size) {
+    throw new Error(`A commit keeps 1 to ${size} units of its reservation, not ${String(used)}.`);
+  }
+  return kept;
+}
 
 /** A row of the `charges` table as both stores read it back to settle it. */
 export interface ChargeRow {
@@ -91,8 +143,8 @@ export function checkFunding(credits: number): void {
   if (!Number.isSafeInteger(credits) || credits < 1) throw new Error('Credits must be a positive integer.');
 }
 
-export function checkKeyLimit(perIpLimit: number): void {
-  if (!Number.isSafeInteger(perIpLimit) || perIpLimit < 0) throw new Error('A key creation limit must be a non-negative integer.');
+export function checkPerIpLimit(perIpLimit: number): void {
+  if (!Number.isSafeInteger(perIpLimit) || perIpLimit < 0) throw new Error('A creation limit per IP must be a non-negative integer.');
 }
 
 /** Setting names: short, plain identifiers (they are never user input, but keep them tidy). */

@@ -36,12 +36,23 @@ export interface ReserveRequest {
   ip: string;
   /** UTC day, `YYYY-MM-DD`. */
   day: string;
+  /**
+   * Standard decisions paid for together (the questions of one System One request):
+   * each unit what one standard decision costs, taken in turn (free while the
+   * allowance and the site's limits allow, then one credit), all of them or none.
+   * 1 when absent; only at standard depth.
+   */
+  units?: number;
 }
 
 export interface Reservation {
   id: string;
-  /** `free`: one unit of the key's daily allowance; `credits`: pass credits. */
+  /**
+   * `free`: the key's daily allowance; `credits`: pass credits. Of several units (free
+   * ones are taken first): `credits` as soon as one of them took a credit.
+   */
   kind: 'free' | 'credits';
+  /** Credits; of several units, how many (each one free unit or one credit). */
   cost: number;
 }
 
@@ -103,6 +114,11 @@ export interface Settlement {
   sample: { day: string; channel: Channel; ms: number };
   /** The running Idempotency-Key record that keeps the answer (status 200) for replays. */
   idempotency?: { keyId: string; idemKey: string };
+  /**
+   * Of a reservation of several units: how many the answer used (1 or more). The rest
+   * are given back in the same transaction, credits before free units. All when absent.
+   */
+  units?: number;
   /**
    * The answer's body, once the commit knows whether it charged; `api` is the `api`
    * channel's metrics of the sample's day with this sample counted. Called inside the
@@ -176,9 +192,16 @@ export interface Store {
    */
   setting(name: string, initial: string): Promise<string>;
   /**
+   * A new pass, unless `ip` already created `perIpLimit` passes on `day` (0 = no
+   * limit): then null, and nothing is written. The count and the pass move in one
+   * transaction; only a fingerprint of the IP is stored.
+   */
+  createPassLimited(request: { ip: string; day: string; perIpLimit: number }): Promise<{ passId: string; createdAt: string } | null>;
+  /**
    * A new key on `passId`, unless `ip` already created `perIpLimit` keys on `day`:
-   * then null, and nothing is written. The count and the key move in one
-   * transaction; only a fingerprint of the IP is stored. Throws for an unknown pass.
+   * then null, the count unchanged, and a pass that holds nothing (no key ever, never
+   * funded) removed, since it was made for this key and would stay empty. All of it
+   * in one transaction; only a fingerprint of the IP is stored. Throws for an unknown pass.
    */
   createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null>;
   /** Revokes an active key of `passId`; null when the pass has no such active key. */
@@ -191,7 +214,7 @@ export interface Store {
   /**
    * Takes what a decision costs, in one transaction: the key's free allowance for a
    * standard decision while it lasts (and the site's limits allow), else pass credits.
-   * Decides 402/429 exactly as CONTRACT.md says.
+   * Decides 402/429 as docs/api.md's "Charges" says.
    */
   reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome>;
   /**

@@ -1,4 +1,4 @@
-import { DecideError } from '../contract/index.js';
+import { ServiceError } from '../contract/index.js';
 
 /** Seconds a client is told to wait before trying again. */
 export const LEDGER_RETRY_AFTER_S = 2;
@@ -8,8 +8,8 @@ export const LEDGER_RETRY_AFTER_S = 2;
  * `cause` (the driver's error) stays attached for those that act on its code, such as
  * the operator commands' exit codes; it never reaches an answer's body.
  */
-export function ledgerUnavailable(why: string, cause?: unknown): DecideError {
-  const error = new DecideError(
+export function ledgerUnavailable(why: string, cause?: unknown): ServiceError {
+  const error = new ServiceError(
     'ledger_unavailable',
     `the ledger cannot be written now (${why}); nothing was charged, retry shortly`,
     LEDGER_RETRY_AFTER_S,

@@ -1,13 +1,14 @@
 import type { Context } from 'hono';
+import type { AppEnv } from '../http/env.js';
 
 /**
  * DNS-rebinding protection for `/mcp`. A page on evil.example.com whose name
  * resolves to 127.0.0.1 can make the browser post to a local server; the browser
  * then sends `Host: evil.example.com` and `Origin: http://evil.example.com`.
  *
- * - An `Origin`, when present, must be the server's own origin: scheme://host:port
- *   as the request reached it (from the Host header, or behind a trusted proxy from
- *   X-Forwarded-Proto / X-Forwarded-Host). Non-browser clients send no Origin.
+ * - An `Origin`, when present, must be the server's own origin (request-context.ts:
+ *   DECIDE_PUBLIC_URL, or scheme://host:port as the request reached it). Non-browser
+ *   clients send no Origin.
  * - A request that arrived on a loopback address must name a loopback host
  *   (localhost, 127.0.0.1, [::1]): on the loopback no other name is legitimate, and
  *   a rebinding page shows up exactly as another name. Behind a trusted proxy the
@@ -15,10 +16,6 @@ import type { Context } from 'hono';
  */
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-function firstHop(value: string | undefined): string | undefined {
-  return value?.split(',')[0]?.trim() || undefined;
-}
 
 /** The address of our end of the connection (Node server only; undefined elsewhere). */
 function localAddress(c: Context): string | undefined {
@@ -39,22 +36,8 @@ function hostname(host: string): string | null {
   }
 }
 
-/** The server's own origin as this request reached it, or null when the Host header is unusable. */
-export function ownOrigin(c: Context, trustProxy: boolean): string | null {
-  const forwardedProto = trustProxy ? firstHop(c.req.header('x-forwarded-proto')) : undefined;
-  const forwardedHost = trustProxy ? firstHop(c.req.header('x-forwarded-host')) : undefined;
-  const scheme = forwardedProto ? `${forwardedProto}:` : new URL(c.req.url).protocol;
-  const host = forwardedHost ?? c.req.header('host');
-  if (!host) return null;
-  try {
-    return new URL(`${scheme}//${host}`).origin;
-  } catch {
-    return null;
-  }
-}
-
 /** Why the request must be refused (403), or null when its Host and Origin are fine. */
-export function rebindingRefusal(c: Context, trustProxy: boolean): string | null {
+export function rebindingRefusal(c: Context<AppEnv>, trustProxy: boolean): string | null {
   const host = c.req.header('host') ?? '';
   const local = localAddress(c);
   if (!trustProxy && local !== undefined && isLoopbackAddress(local)) {
@@ -71,9 +54,9 @@ export function rebindingRefusal(c: Context, trustProxy: boolean): string | null
   } catch {
     return `Origin ${JSON.stringify(origin)} is not a valid origin`;
   }
-  const own = ownOrigin(c, trustProxy);
-  if (claimed === 'null' || own === null || claimed !== own) {
-    return `Origin ${JSON.stringify(origin)} is not this server's origin${own ? ` (${own})` : ''}`;
+  const own = c.get('origin');
+  if (claimed === 'null' || claimed !== own) {
+    return `Origin ${JSON.stringify(origin)} is not this server's origin (${own})`;
   }
   return null;
 }

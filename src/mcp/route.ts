@@ -6,11 +6,10 @@ import {
   type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
-import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { ErrorCode } from '../contract/index.js';
 import type { LogLine } from '../http/access-log.js';
 import { bearerCaller, UNAUTHORIZED } from '../http/auth.js';
-import { clientIp } from '../http/client-ip.js';
 import type { AppEnv } from '../http/env.js';
 import { limitBody, MAX_BODY_BYTES } from '../http/json-body.js';
 import type { DecisionService } from '../service/service.js';
@@ -62,7 +61,7 @@ function messagesOf(body: unknown): unknown[] {
   return Array.isArray(body) ? body : [body];
 }
 
-/** Only `tools/call` needs a key (spec 4.5); a 2025-03-26 batch needs one if any member calls a tool. */
+/** Only `tools/call` needs a key (docs/api.md, "Tool server"); a 2025-03-26 batch needs one if any member calls a tool. */
 function callsTool(body: unknown): boolean {
   return messagesOf(body).some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call');
 }
@@ -98,7 +97,8 @@ async function serveLegacy(factory: McpServerFactory, request: Request, parsedBo
   }
 }
 
-export function mcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
+export function mcpRoutes(options: McpRouteOptions): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   const { service, trustProxy, log } = options;
   const factory = toolServerFactory(service, log);
   const modern = withoutJsonModeWarning(() =>
@@ -146,7 +146,7 @@ export function mcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
       }
       c.set('caller', caller);
       const sent = sentArguments(messagesOf(body));
-      authInfo = authInfoFor({ caller, ip: clientIp(c, trustProxy), startedAt: c.get('startedAt'), sentArguments: sent });
+      authInfo = authInfoFor({ caller, ip: c.get('clientIp'), startedAt: c.get('startedAt'), sentArguments: sent });
     }
 
     const request = c.req.raw;
@@ -166,4 +166,5 @@ export function mcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
       headers: { Allow: 'POST' },
     }),
   );
+  return app;
 }

@@ -1,5 +1,5 @@
 import { McpServer, type AuthInfo, type CallToolResult, type McpServerFactory, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
-import { DecideError, DecisionRequest, describeIssues } from '../contract/index.js';
+import { ServiceError, DecisionRequest, describeIssues } from '../contract/index.js';
 import { UNAUTHORIZED } from '../http/auth.js';
 import type { LogLine } from '../http/access-log.js';
 import type { Caller } from '../ledger/store.js';
@@ -48,21 +48,21 @@ function argumentsOf(scope: CallScope, ctx: ServerContext, parsed: unknown): unk
  */
 export function decisionRequestFrom(args: unknown, depth: DecisionRequest['depth']): DecisionRequest {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw new DecideError('invalid_request', 'arguments: must be an object');
+    throw new ServiceError('invalid_request', 'arguments: must be an object');
   }
   if (Object.hasOwn(args, 'depth')) {
     const other = depth === 'standard' ? 'stress_test_decision' : 'weigh_decision';
-    throw new DecideError('invalid_request', `depth: not allowed here; this tool runs at ${depth} depth (use ${other} for the other)`);
+    throw new ServiceError('invalid_request', `depth: not allowed here; this tool runs at ${depth} depth (use ${other} for the other)`);
   }
   const parsed = DecisionRequest.safeParse({ ...args, depth });
-  if (!parsed.success) throw new DecideError('invalid_request', describeIssues(parsed.error));
+  if (!parsed.success) throw new ServiceError('invalid_request', describeIssues(parsed.error));
   return parsed.data;
 }
 
 /** `get_usage` takes no arguments: any key is refused by name, as its published schema says. */
 function checkNoArguments(args: unknown): void {
   const parsed = NoArguments.safeParse(args ?? {});
-  if (!parsed.success) throw new DecideError('invalid_request', describeIssues(parsed.error));
+  if (!parsed.success) throw new ServiceError('invalid_request', describeIssues(parsed.error));
 }
 
 /**
@@ -73,13 +73,13 @@ function checkNoArguments(args: unknown): void {
 async function answering(log: LogLine, ctx: ServerContext, run: (scope: CallScope) => Promise<CallToolResult>) {
   const scope = scopeOf(ctx);
   // The route refuses tools/call without a valid key; this only guards a wiring mistake.
-  if (!scope) return errorResult(new DecideError('unauthorized', UNAUTHORIZED));
+  if (!scope) return errorResult(new ServiceError('unauthorized', UNAUTHORIZED));
   try {
     return await run(scope);
   } catch (error) {
-    if (error instanceof DecideError) return errorResult(error);
+    if (error instanceof ServiceError) return errorResult(error);
     log(JSON.stringify({ level: 'error', path: '/mcp', error: (error as Error)?.stack ?? String(error) }));
-    return errorResult(new DecideError('internal_error', 'internal error; the failure was logged'));
+    return errorResult(new ServiceError('internal_error', 'internal error; the failure was logged'));
   }
 }
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { DecideError, DecisionResponse, Usage } from '../contract/index.js';
+import type { ServiceError, DecisionResponse, Usage } from '../contract/index.js';
 
 /**
  * The short human line each tool result carries next to `structuredContent`, e.g.
@@ -47,7 +47,7 @@ export function usageText(usage: Usage): string {
 }
 
 /** The contract's sentence and code, as the HTTP API answers them. */
-export function errorResult(error: DecideError): CallToolResult {
+export function errorResult(error: ServiceError): CallToolResult {
   const retry = error.retryAfter !== undefined ? `; retry after ${Math.max(1, Math.ceil(error.retryAfter))} s` : '';
   return { content: [{ type: 'text', text: `${error.message} (${error.code}${retry})` }], isError: true };
 }

@@ -81,11 +81,29 @@ function advertisedOnly(schema: z.ZodType): StandardSchemaWithJSON {
  */
 function liftRootRef(json: Record<string, unknown>): Record<string, unknown> {
   const match = typeof json.$ref === 'string' ? /^#\/\$defs\/(.+)$/.exec(json.$ref) : null;
-  const defs = json.$defs as Record<string, Record<string, unknown>> | undefined;
+  const defs = json.$defs as Record<string, JsonObject> | undefined;
   if (!match || !defs?.[match[1]]) return json;
   const { [match[1]]: root, ...rest } = defs;
   const { $ref: _ref, $defs: _defs, ...top } = json;
-  return { ...top, ...root, ...(Object.keys(rest).length ? { $defs: rest } : {}) };
+  return { ...top, ...withSharedFields(root, defs), ...(Object.keys(rest).length ? { $defs: rest } : {}) };
+}
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * A decision is one object per mode (`oneOf`). Its root still says `type: 'object'`
+ * and lists, as `properties` and `required`, the fields every mode's object has
+ * alike, so a client that reads only the root sees them; `oneOf` keeps the rest.
+ */
+function withSharedFields(root: JsonObject, defs: Record<string, JsonObject>): JsonObject {
+  if (!Array.isArray(root.oneOf)) return root;
+  const members = (root.oneOf as JsonObject[]).map((m) => (typeof m.$ref === 'string' ? defs[m.$ref.replace('#/$defs/', '')] : m));
+  if (members.some((m) => m?.type !== 'object')) return root;
+  const [first, ...others] = members.map((m) => ({ properties: (m.properties ?? {}) as JsonObject, required: (m.required ?? []) as string[] }));
+  const same = (name: string) => others.every((o) => JSON.stringify(o.properties[name]) === JSON.stringify(first.properties[name]));
+  const properties = Object.fromEntries(Object.entries(first.properties).filter(([name]) => same(name)));
+  const required = first.required.filter((name) => others.every((o) => o.required.includes(name)));
+  return { type: 'object', properties, required, ...root };
 }
 
 /** The contract's schema, validated as is, published with its root lifted. */

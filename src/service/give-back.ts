@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DecideError } from '../contract/index.js';
+import { ServiceError } from '../contract/index.js';
 
 /**
  * What a failed decision gives back (its reservation, its idempotency record) must
@@ -62,5 +62,5 @@ export class GiveBack {
 }
 
 function isLedgerUnavailable(error: unknown): boolean {
-  return error instanceof DecideError && error.code === 'ledger_unavailable';
+  return error instanceof ServiceError && error.code === 'ledger_unavailable';
 }

@@ -1,30 +1,53 @@
-import { DecideError } from '../contract/index.js';
+import { ServiceError } from '../contract/index.js';
 import { EngineError } from '../engine/engine.js';
 import type { Depth, Limits, Refusal } from '../ledger/store.js';
 import { secondsToMidnight } from './clock.js';
 
 /** The ledger's refusal as the contract words it. */
-export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits): DecideError {
+export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits, units = 1): ServiceError {
+  if (units > 1) return unitsRefusal(code, units, now, limits);
   switch (code) {
     case 'pass_required':
-      return new DecideError('pass_required', 'a stress decision costs 5 credits and needs a funded pass; the pass holds 0 credits');
+      return new ServiceError('pass_required', 'a stress decision costs 5 credits and needs a funded pass; the pass holds 0 credits');
     case 'insufficient_credits':
-      return new DecideError(
+      return new ServiceError(
         'insufficient_credits',
         depth === 'stress'
           ? 'a stress decision costs 5 credits; the pass holds fewer'
           : `the free allowance of ${limits.freePerKey} decisions is used up today and the pass holds no credits`,
       );
     case 'free_limit_reached':
-      return new DecideError(
+      return new ServiceError(
         'free_limit_reached',
         `the free allowance of ${limits.freePerKey} decisions a day is used up; it resets at the next UTC midnight, or fund the key's pass`,
         secondsToMidnight(now),
       );
     case 'rate_limited':
-      return new DecideError(
+      return new ServiceError(
         'rate_limited',
         'the site\'s daily limit of free decisions is reached; it resets at the next UTC midnight',
+        secondsToMidnight(now),
+      );
+  }
+}
+
+/** The refusal of several decisions paid together (the questions of a System One request). */
+function unitsRefusal(code: Refusal, units: number, now: Date, limits: Limits): ServiceError {
+  const cost = `${units} questions cost ${units} decisions (1 each, from the free allowance of ${limits.freePerKey} a day, then 1 credit)`;
+  switch (code) {
+    case 'insufficient_credits':
+    case 'pass_required':
+      return new ServiceError('insufficient_credits', `${cost}; what is left of today's free allowance and the pass's credits does not cover them`);
+    case 'free_limit_reached':
+      return new ServiceError(
+        'free_limit_reached',
+        `${cost}; what is left of today's free allowance does not cover them. It resets at the next UTC midnight, or fund the key's pass`,
+        secondsToMidnight(now),
+      );
+    case 'rate_limited':
+      return new ServiceError(
+        'rate_limited',
+        `${cost}; the site's daily limit of free decisions is reached and the pass's credits do not cover them; it resets at the next UTC midnight`,
         secondsToMidnight(now),
       );
   }
@@ -35,12 +58,12 @@ export function engineFailure(error: unknown): unknown {
   if (!(error instanceof EngineError)) return error;
   switch (error.kind) {
     case 'busy':
-      return new DecideError('engine_busy', `the decision engine is busy: ${error.message}`, error.retryAfter ?? 5);
+      return new ServiceError('engine_busy', `the decision engine is busy: ${error.message}`, error.retryAfter ?? 5);
     case 'bad_response':
-      return new DecideError('engine_bad_response', `the decision engine's answer was unusable: ${error.message}`);
+      return new ServiceError('engine_bad_response', `the decision engine's answer was unusable: ${error.message}`);
     case 'unavailable':
-      return new DecideError('engine_unavailable', `the decision engine is unavailable: ${error.message}`, error.retryAfter ?? 5);
+      return new ServiceError('engine_unavailable', `the decision engine is unavailable: ${error.message}`, error.retryAfter ?? 5);
     case 'timeout':
-      return new DecideError('engine_timeout', `the decision engine did not answer in time: ${error.message}`);
+      return new ServiceError('engine_timeout', `the decision engine did not answer in time: ${error.message}`);
   }
 }

@@ -1,5 +1,5 @@
 import {
-  DecideError,
+  ServiceError,
   type DecisionRequest,
   type KeyCreated,
   type KeyRevoked,
@@ -8,13 +8,13 @@ import {
 } from '../contract/index.js';
 import type { Caller, Store } from '../ledger/store.js';
 import { secondsToMidnight, utcDay } from '../service/clock.js';
-import { KEYS_PER_IP_PER_DAY } from '../service/limits.js';
+import { KEYS_PER_IP_PER_DAY, PASSES_PER_IP_PER_DAY } from '../service/limits.js';
 import type { DecideAnswer, DecisionService } from '../service/service.js';
 
 /**
- * What the browser's routes do with a pass, in the contract's words: its record, its
- * keys (created at most 2 per IP per UTC day, revoked by id), and decisions paid by
- * one of its keys through the one decision path every channel shares.
+ * What the browser's routes do with a pass: create it (at most 5 per IP per UTC day),
+ * its record, its keys (created at most 2 per IP per UTC day, revoked by id), and
+ * decisions paid by one of its keys through the one decision path every channel shares.
  */
 export class PassDesk {
   constructor(
@@ -37,15 +37,28 @@ export class PassDesk {
     };
   }
 
-  async createPass(): Promise<string> {
-    return (await this.store.createPass()).passId;
+  async createPass(ip: string): Promise<string> {
+    const now = this.service.now();
+    const created = await this.store.createPassLimited({ ip, day: utcDay(now), perIpLimit: PASSES_PER_IP_PER_DAY });
+    if (!created) {
+      throw new ServiceError(
+        'rate_limited',
+        `this network has verified ${PASSES_PER_IP_PER_DAY} browsers today, the most a day; more can be verified after the next UTC midnight`,
+        secondsToMidnight(now),
+      );
+    }
+    return created.passId;
   }
 
+  /**
+   * A new key on the pass. Refused (429), a pass that holds nothing is removed with
+   * the refusal, so that the browser's first try leaves no empty pass behind.
+   */
   async createKey(passId: string, ip: string): Promise<KeyCreated> {
     const now = this.service.now();
     const created = await this.store.createKeyLimited({ passId, ip, day: utcDay(now), perIpLimit: KEYS_PER_IP_PER_DAY });
     if (!created) {
-      throw new DecideError(
+      throw new ServiceError(
         'rate_limited',
         `this network has created ${KEYS_PER_IP_PER_DAY} keys today, the most a day; more can be created after the next UTC midnight`,
         secondsToMidnight(now),
@@ -56,7 +69,7 @@ export class PassDesk {
 
   async revokeKey(passId: string, keyId: string): Promise<KeyRevoked> {
     const revoked = await this.store.revokePassKey(passId, keyId, this.service.now());
-    if (!revoked) throw new DecideError('not_found', `this pass has no active key ${keyId}`);
+    if (!revoked) throw new ServiceError('not_found', `this pass has no active key ${keyId}`);
     return { revoked: true, ...revoked };
   }
 
@@ -65,7 +78,7 @@ export class PassDesk {
     const caller = await this.store.passCaller(passId, keyId);
     if (caller) return caller;
     const message = 'not an active key of this pass';
-    throw new DecideError('invalid_request', `keyId: ${message}`, undefined, [{ field: 'keyId', message }]);
+    throw new ServiceError('invalid_request', `keyId: ${message}`, undefined, [{ field: 'keyId', message }]);
   }
 
   /** A web decision: the key's free allowance, then the pass's credits; a `web` sample in the metrics. */

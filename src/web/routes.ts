@@ -1,7 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
-import { DecideError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
-import { clientIp } from '../http/client-ip.js';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { ServiceError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
@@ -10,7 +9,7 @@ import type { DecisionService } from '../service/service.js';
 import { mountAssets } from './assets.js';
 import { COOKIE_MAX_AGE_S, PassCookies, REISSUE_AFTER_S } from './cookie.js';
 import { noStore, pageHeaders } from './headers.js';
-import { isHttps, ownOrigin, sameOrigin, type OriginPolicy } from './origin.js';
+import { isHttps, sameOrigin } from './origin.js';
 import { homePage } from './pages/home.js';
 import { passPage } from './pages/pass.js';
 import { PassDesk } from './passes.js';
@@ -22,29 +21,26 @@ export interface WebOptions {
   verifier: Verifier;
   /** Signs the pass cookie (DECIDE_COOKIE_SECRET, or the one the database keeps). */
   cookieSecret: string;
-  /** The origin browsers use, when a proxy makes it differ from the Host the server sees. */
-  publicUrl?: string | null;
 }
 
 type WebEnv = { Variables: AppEnv['Variables'] & { pass: PassRecord } };
 
 /**
- * The pages (`/`, `/pass`, their assets) and the cookie-authenticated routes of
- * CONTRACT.md's "Browser flow". Checks run in the contract's order, with the origin
- * check first: route and method (404/405), Origin (403), the pass cookie (401), the
- * body (413/415/400), the request (400), the site's limits (429), the charge and
- * the engine.
+ * The pages (`/`, `/pass`, their assets) and the cookie-authenticated routes of the
+ * browser flow (docs/api.md, "Passes, keys and decisions from a browser"). Checks run
+ * in the order given there, with the origin check first: route and method (404/405),
+ * Origin (403), the pass cookie (401), the body (413/415/400), the request (400), the
+ * site's limits (429), the charge and the engine.
  */
-export function webRoutes(service: DecisionService, options: WebOptions & { trustProxy: boolean }): Hono<WebEnv> {
+export function webRoutes(service: DecisionService, options: WebOptions): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
-  const policy: OriginPolicy = { publicUrl: options.publicUrl ?? null, trustProxy: options.trustProxy };
   const cookies = new PassCookies(options.cookieSecret);
   const desk = new PassDesk(options.store, service);
   const { verifier } = options;
-  const origin = sameOrigin(policy);
+  const origin = sameOrigin() as unknown as MiddlewareHandler<WebEnv>;
   const json = jsonBody as unknown as MiddlewareHandler<WebEnv>[]; // AppEnv's middleware, on WebEnv's wider variables
 
-  const secure = (c: Context) => isHttps(ownOrigin(c, policy));
+  const secure = (c: Context<WebEnv>) => isHttps(c.get('origin'));
   const issue = (c: Context, passId: string) =>
     setCookie(c, cookies.name(secure(c)), cookies.sign(passId, service.now()), {
       path: '/',
@@ -67,7 +63,7 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
   const requirePass: MiddlewareHandler<WebEnv> = async (c, next) => {
     const pass = await currentPass(c);
     if (!pass) {
-      throw new DecideError('pass_missing', 'this browser holds no valid pass; open the home page (/) to verify it');
+      throw new ServiceError('pass_missing', 'this browser holds no valid pass; open the home page (/) to verify it');
     }
     c.set('pass', pass);
     await next();
@@ -94,17 +90,24 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
     if (!parsed.success) throw invalidRequest(parsed.error);
     const held = await currentPass(c);
     if (held) return c.json(held, 200); // verified once per browser
-    await verifier.verify(parsed.data.verificationToken, clientIp(c, options.trustProxy));
-    const passId = await desk.createPass();
+    await verifier.verify(parsed.data.verificationToken, c.get('clientIp'));
+    const passId = await desk.createPass(c.get('clientIp'));
     issue(c, passId);
     return c.json(await desk.record(passId), 201);
   });
   web.get('/v1/pass', origin, requirePass, (c) => c.json(c.get('pass')));
   web.all('/v1/pass', methodNotAllowed(['GET', 'POST']));
 
-  web.post('/v1/keys', origin, requirePass, async (c) =>
-    c.json(await desk.createKey(c.get('pass').passId, clientIp(c, options.trustProxy)), 201),
-  );
+  web.post('/v1/keys', origin, requirePass, async (c) => {
+    const { passId } = c.get('pass');
+    try {
+      return c.json(await desk.createKey(passId, c.get('clientIp')), 201);
+    } catch (error) {
+      // A refusal removes a pass that held nothing; its cookie then names nothing.
+      if (!(await desk.record(passId))) deleteCookie(c, cookies.name(secure(c)), { path: '/', secure: secure(c) });
+      throw error;
+    }
+  });
   web.all('/v1/keys', methodNotAllowed(['POST']));
   web.delete('/v1/keys/:id', origin, requirePass, async (c) =>
     c.json(await desk.revokeKey(c.get('pass').passId, c.req.param('id'))),
@@ -116,7 +119,7 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
     if (!parsed.success) throw invalidRequest(parsed.error);
     const caller = await desk.payer(c.get('pass').passId, parsed.data.keyId);
     c.set('caller', caller); // the access log shows the paying key's hint
-    const answer = await desk.decide(parsed.data, caller, clientIp(c, options.trustProxy), c.get('startedAt'));
+    const answer = await desk.decide(parsed.data, caller, c.get('clientIp'), c.get('startedAt'));
     return c.body(answer.json, 200, { 'Content-Type': 'application/json' });
   });
   web.all('/v1/web/decisions', methodNotAllowed(['POST']));
@@ -125,12 +128,12 @@ export function webRoutes(service: DecisionService, options: WebOptions & { trus
   const headers = pageHeaders(verifier.widget);
   web.get('/', headers, async (c) => {
     const pass = await currentPass(c);
-    return c.html(await homePage({ assets, verifier, pass, baseUrl: ownOrigin(c, policy) }));
+    return c.html(await homePage({ assets, verifier, pass, baseUrl: c.get('origin') }));
   });
   web.all('/', methodNotAllowed(['GET']));
   web.get('/pass', headers, async (c) => {
     const pass = await currentPass(c);
-    return c.html(await passPage({ assets, verifier, pass, baseUrl: ownOrigin(c, policy) }));
+    return c.html(await passPage({ assets, verifier, pass, baseUrl: c.get('origin') }));
   });
   web.all('/pass', methodNotAllowed(['GET']));
   return web;

@@ -29,7 +29,8 @@ export interface Chromium {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<Chromium> {
+/** `javaScriptEnabled: false`: a browser with scripts off, as some users keep theirs. */
+export async function launchChromium(options: { javaScriptEnabled?: boolean } = {}): Promise<Chromium> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}: apt-get install -y chromium (or set DECIDE_CHROMIUM)`);
   }
@@ -39,6 +40,7 @@ export async function launchChromium(): Promise<Chromium> {
     headless: true,
     args: ARGS,
     viewport: { width: 1024, height: 800 },
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
     timeout: scaled(60_000),
   });
   context.setDefaultTimeout(scaled(20_000));

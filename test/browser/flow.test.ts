@@ -1,43 +1,17 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DecisionResponse, isWellFormedKey } from '../../src/contract/index.js';
-import { ROOT } from '../support/cli.js';
 import { CHOICE } from '../support/requests.js';
-import { isSufficiencyProbe, tokens } from '../support/scripts.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
-import { launchChromium, watch, type Chromium } from './chromium.js';
 import { scaled } from '../support/time.js';
+import { launchChromium, watch, type Chromium } from './chromium.js';
+import { leanOnTransactions, screenshot, textOnce } from './pages.js';
 
 /**
  * The whole browser flow in real headless Chromium, against the whole service (a real
  * server, a SQLite file, the loopback OpenAI fake), with verification `none` (the
  * providers' widgets cannot load offline; their server side is tested in test/web).
- *
- * The screenshots of the README are taken here: `DECIDE_SCREENSHOTS=1` writes them to
- * docs/, otherwise they are only checked to be images.
+ * It takes the README's desktop screenshots (pages.ts, `DECIDE_SCREENSHOTS=1`).
  */
-const SHOTS = process.env.DECIDE_SCREENSHOTS === '1';
-
-async function screenshot(page: Page, name: string) {
-  const png = await page.screenshot({ fullPage: true });
-  expect(png.subarray(1, 4).toString()).toBe('PNG');
-  if (SHOTS) fs.writeFileSync(path.join(ROOT, 'docs', `screenshot-${name}.png`), png);
-}
-
-/**
- * The text of `selector` once it matches `pattern` (the page updates after its fetches
- * finish). Callbacks like this one run in the page; its globals are reached through
- * `globalThis`, since the tests are compiled without the DOM's types.
- */
-async function textOnce(page: Page, selector: string, pattern: RegExp): Promise<string> {
-  await page.waitForFunction(
-    ([sel, source, flags]) => new RegExp(source, flags).test((globalThis as any).document.querySelector(sel)?.textContent ?? ''),
-    [selector, pattern.source, pattern.flags] as const,
-  );
-  return (await page.textContent(selector))!;
-}
 
 /** A plain HTTP caller, as `curl` would be: no browser, no cookie. */
 async function curl(url: string, key: string, body?: unknown) {
@@ -106,11 +80,7 @@ describe('the pages, in headless Chromium', () => {
     expect(DecisionResponse.safeParse(answer.body).success).toBe(true);
 
     // From here the engine leans on one fact: without the need for transactions, MongoDB wins.
-    svc.fake.respond((body) => {
-      if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.88, No: 0.12 }) };
-      const leaning = JSON.stringify(body).includes('transactions across several tables');
-      return { labels: tokens(body, leaning ? { PostgreSQL: 0.82, MongoDB: 0.18 } : { PostgreSQL: 0.35, MongoDB: 0.65 }) };
-    });
+    leanOnTransactions(svc);
 
     // The pass page: credits, funding, the key by hint with today's free use.
     await page.goto(`${svc.url}/pass`);

@@ -34,7 +34,7 @@ describe('decide ask: exit codes for every error class', () => {
   const noul = ['ask', NOUL.question, '--context', NOUL.context];
   const choice = ['ask', CHOICE.question, '--context', CHOICE.context, '--option', 'PostgreSQL', '--option', 'MongoDB'];
 
-  /** Runs and checks the exit code, that stdout is empty and stderr one `decide:` line without the key. */
+  /** Runs and checks the exit code, that stdout is empty and stderr says why after `decide:`, without the key. */
   async function fails(code: number, args: string[], env: Record<string, string>, key?: string): Promise<Run> {
     const run = await decide(args, { env });
     expect(run.code, run.stderr).toBe(code);
@@ -69,6 +69,21 @@ describe('decide ask: exit codes for every error class', () => {
       expect(stub.requests).toHaveLength(0);
     });
 
+    it('several invalid fields: one line each, every field and its flag named', async () => {
+      const run = await fails(2, ['ask', 'Short?', '--context', 'short', '--option', 'a', '--option', 'B'], env());
+      expect(run.stderr).toBe(
+        [
+          'decide: invalid input:',
+          '  <question> (question): must be 8 to 300 characters long (got 6)',
+          '  --context (context): must be 20 to 2000 characters long (got 5)',
+          '  --option #1 (options.0): must be 2 to 100 characters long (got 1)',
+          '  --option #2 (options.1): must be 2 to 100 characters long (got 1)',
+          '',
+        ].join('\n'),
+      );
+      expect(stub.requests).toHaveLength(0);
+    });
+
     it('a 400 of the service (the server is the judge too) is 2, its message passed on', async () => {
       stub.script({ status: 400, body: { error: 'context: must not be empty', code: 'invalid_request' } });
       const run = await fails(2, noul, env());
@@ -80,6 +95,8 @@ describe('decide ask: exit codes for every error class', () => {
     it('no key at all: 3, saying how to give one, no request made', async () => {
       const run = await fails(3, noul, { DECIDE_URL: stub.url });
       expect(run.stderr).toContain('no API key: set DECIDE_API_KEY, or pass --key-file PATH');
+      // Where to get one: the service's own page in a browser, or the operator's command.
+      expect(run.stderr).toContain(`Get a key in a browser at ${stub.url}/ (the service's home page), or from its operator (\`decide key create\`).`);
       expect(stub.requests).toHaveLength(0);
     });
 
@@ -195,11 +212,22 @@ describe('decide ask: exit codes for every error class', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes of ask, stress, usage and revoke:');
     expect(help.stdout).toMatch(/ 3 {2}no key, a malformed key, or the key was refused \(401\)/);
-    expect(help.stdout).toContain('Exit codes of serve and the operator commands (key, pass):');
+    expect(help.stdout).toContain('Exit codes of serve, mcp and the operator commands (key, pass):');
     expect(help.stdout).toMatch(/ 64 {2}bad flags or arguments/);
     expect(help.stdout).toMatch(/ 65 {2}the database file is not a SQLite database, or is damaged/);
-    expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass: no such pass/);
+    expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass: no such\s+pass/);
     expect(help.stdout).toMatch(/ 69 {2}port taken; database locked by another process, PostgreSQL unreachable/);
     expect(help.stdout).toMatch(/ 74 {2}the database file cannot be opened/);
+  });
+
+  it('every --help fits 80 columns, the exit codes wrapped under their descriptions', async () => {
+    const commands = [[], ['ask'], ['stress'], ['usage'], ['revoke'], ['serve'], ['eval'], ['calibrate']];
+    const helps = await Promise.all(commands.map((command) => decide([...command, '--help'])));
+    helps.forEach((help, i) => {
+      expect(help.code).toBe(0);
+      for (const line of help.stdout.split('\n')) expect([...line].length, `decide ${commands[i].join(' ')} --help: ${line}`).toBeLessThanOrEqual(80);
+    });
+    const ask = helps[1].stdout;
+    expect(ask).toMatch(/\n {3}2 {2}usage error or invalid input, the message names the field \(400, 413, 415,\n {6}422\); revoke not confirmed\n/);
   });
 });

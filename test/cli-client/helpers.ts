@@ -68,15 +68,17 @@ export interface PtyOptions {
   watch?: (output: string) => void;
   /** Killed and failed after this long; default a scaled 20 s. */
   timeoutMs?: number;
+  /** The terminal's width; default 120. */
+  columns?: number;
 }
 
 /**
- * Runs `decide …` on a pseudo-terminal of 120×50 (util-linux `script`): stdin, stdout
+ * Runs `decide …` on a pseudo-terminal of 50 rows, 120 columns unless told (util-linux `script`): stdin, stdout
  * and stderr are all the terminal, and everything written comes back as one stream,
  * escape codes and `\r\n` included.
  */
 export function decideInPty(args: string[], options: PtyOptions = {}): Promise<Run> {
-  const command = `stty rows 50 cols 120; exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
+  const command = `stty rows 50 cols ${options.columns ?? 120}; exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     cwd: ROOT,
     env: childEnv({ TERM: 'xterm-256color', ...options.env }),

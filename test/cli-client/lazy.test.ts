@@ -7,8 +7,14 @@ import { decide, packagesLoaded, traceArgs, useClientFixture } from './helpers.j
 import { scaled } from '../support/time.js';
 
 const UI = ['ink', 'react', 'ink-spinner', 'yoga-layout'];
+/** What only `serve`, the operators, `decide mcp` or the typed client need. */
+const SERVER = ['hono', '@hono/node-server', 'pg', 'better-sqlite3', '@modelcontextprotocol/server', '@modelcontextprotocol/client', 'zod-openapi'];
 
-/** ink and React load only for human output: `--json`, `serve` and the operators start without them. */
+/**
+ * Each command loads what it uses when it runs: ink and React only for human output,
+ * Hono and the database drivers only for `serve` and the operators, nothing but
+ * commander for help.
+ */
 describe('what the CLI loads', () => {
   let n = 0;
   const client = useClientFixture();
@@ -20,18 +26,33 @@ describe('what the CLI loads', () => {
     return { run, loaded: packagesLoaded(out) };
   }
 
-  it('ask --json and usage --json: the client and commander, no ink, no React', async () => {
+  it('--help, usage --help and ask --help: commander and nothing else', async () => {
+    for (const args of [['--help'], ['usage', '--help'], ['ask', '--help'], ['serve', '--help'], ['key', 'create', '--help']]) {
+      const { run, loaded } = await traced(args);
+      expect(run.code, args.join(' ')).toBe(0);
+      expect(run.stdout).toContain('Usage: decide');
+      expect([...loaded], args.join(' ')).toEqual(['commander']);
+    }
+  });
+
+  it('a usage error of an operator command: commander only, exit 64 before any database is opened', async () => {
+    const { run, loaded } = await traced(['pass', 'fund', '--pass', 'pass_x', '--credits', '-1', '--db', path.join(client.tmp.dir, 'unused.db')]);
+    expect(run.code).toBe(64);
+    expect([...loaded]).toEqual(['commander']);
+  });
+
+  it('ask --json and usage --json: the client and commander, no ink, no React, no server code', async () => {
     const { key } = await client.svc.newKey();
     const env = { DECIDE_URL: client.svc.url, DECIDE_API_KEY: key };
     const ask = await traced(['ask', NOUL.question, '--context', NOUL.context, '--json'], env);
     expect(ask.run.code).toBe(0);
     expect(ask.loaded).toContain('undici');
     expect(ask.loaded).toContain('commander');
-    for (const name of UI) expect(ask.loaded).not.toContain(name);
+    for (const name of [...UI, ...SERVER]) expect(ask.loaded).not.toContain(name);
 
     const usage = await traced(['usage', '--json'], env);
     expect(usage.run.code).toBe(0);
-    for (const name of UI) expect(usage.loaded).not.toContain(name);
+    for (const name of [...UI, ...SERVER]) expect(usage.loaded).not.toContain(name);
   });
 
   it('human output loads ink (the tracer sees it)', async () => {
@@ -42,11 +63,11 @@ describe('what the CLI loads', () => {
     expect(loaded).toContain('react');
   });
 
-  it('operator commands: no ink, no React', async () => {
+  it('operator commands: the ledger, no ink, no React, no Hono, no MCP SDK', async () => {
     const { run, loaded } = await traced(['pass', 'create', '--json', '--db', path.join(client.tmp.dir, 'ledger.db')]);
     expect(run.code).toBe(0);
     expect(loaded).toContain('better-sqlite3');
-    for (const name of UI) expect(loaded).not.toContain(name);
+    for (const name of [...UI, 'hono', '@modelcontextprotocol/server', '@modelcontextprotocol/client']) expect(loaded).not.toContain(name);
   });
 
   it('decide serve, up and listening: no ink, no React', async () => {

@@ -4,8 +4,8 @@ import { DecideError } from '../../src/client/errors.js';
 import { buildRequest, modeOf } from '../../src/cli/ask-request.js';
 import { tripsGate } from '../../src/cli/ask.js';
 import { duration, retryNotice } from '../../src/cli/client-call.js';
-import { CLIENT_EXIT, exitFor } from '../../src/cli/client-exit.js';
-import { CliFailure, DEFAULT_URL, resolveKey, resolveUrl, shownUrl } from '../../src/cli/config.js';
+import { CLIENT_EXIT, exitFor, Failure } from '../../src/cli/exit-codes.js';
+import { DEFAULT_URL, resolveKey, resolveUrl, shownUrl } from '../../src/cli/config.js';
 import { readContext } from '../../src/cli/input.js';
 import { generateKey } from '../../src/contract/key.js';
 import { NOUL } from '../support/requests.js';
@@ -13,14 +13,14 @@ import { tempFolder } from './helpers.js';
 
 /** The pieces of the client commands, in process. */
 
-function failureOf(work: () => unknown): CliFailure {
+function failureOf(work: () => unknown): Failure {
   try {
     work();
   } catch (error) {
-    expect(error).toBeInstanceOf(CliFailure);
-    return error as CliFailure;
+    expect(error).toBeInstanceOf(Failure);
+    return error as Failure;
   }
-  throw new Error('expected a CliFailure');
+  throw new Error('expected a Failure');
 }
 
 describe('configuration', () => {
@@ -44,6 +44,9 @@ describe('configuration', () => {
     expect(resolveKey({ keyFile: tmp.write('k', `${other}\r\n`) }, { DECIDE_API_KEY: key })).toBe(other);
     expect(failureOf(() => resolveKey({}, {}))).toMatchObject({ exitCode: CLIENT_EXIT.auth });
     expect(failureOf(() => resolveKey({}, { DECIDE_API_KEY: '   ' })).message).toContain('no API key');
+    expect(failureOf(() => resolveKey({}, {}, 'https://user:pw@decide.example.org/')).message).toContain(
+      'in a browser at https://decide.example.org/ (the service\'s home page)',
+    );
     const typo = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
     const refused = failureOf(() => resolveKey({}, { DECIDE_API_KEY: typo }));
     expect(refused.exitCode).toBe(3);

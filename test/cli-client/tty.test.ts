@@ -1,11 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OpenAIBehaviour } from '../fakes/openai-fake.js';
 import { assertBuilt } from '../support/cli.js';
+import { factsText } from '../fakes/openai-fake.js';
 import { CHOICE, NOUL } from '../support/requests.js';
-import { scripted } from '../support/scripts.js';
+import { isSufficiencyProbe, scripted, tokens } from '../support/scripts.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { gate } from '../support/time.js';
 import { decideInPty, killAll, plain, STYLE } from './helpers.js';
+import { screenOf } from './screen.js';
 
 /** Spinner frames of ink-spinner's "dots". */
 const DOTS = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g;
@@ -51,8 +53,8 @@ describe('decide ask on a terminal', () => {
     // The final frame: the answer, with the spinner gone from it.
     const answer = seen.slice(seen.lastIndexOf(CHOICE.question));
     expect(answer).toMatch(/PostgreSQL\s+█+░+\s+75\.0%\s+← selected/);
-    expect(answer).toContain('Signal:  directional');
-    expect(answer).toContain('Context: sufficient (90%)');
+    expect(answer).toContain('Signal:   directional');
+    expect(answer).toContain('Context:  sufficient (90%)');
     expect(answer).not.toMatch(DOTS);
     expect(answer).not.toContain('Deciding…');
   });
@@ -83,15 +85,46 @@ describe('decide ask on a terminal', () => {
     expect(JSON.parse(run.stdout).mode).toBe('choice');
   });
 
+  it('a stress test on a terminal 80 columns wide: the table fits, no word broken, the pivot marked', async () => {
+    const { key } = await svc.newKey(5);
+    const facts = [
+      'The team has run PostgreSQL in production for six years and knows how to operate it.',
+      'The service needs transactions across several tables for every single order.',
+    ];
+    const options = ['PostgreSQL with logical replication', 'MongoDB Atlas'];
+    svc.fake.respond((body) => {
+      if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.9, No: 0.1 }) };
+      const text = factsText(body);
+      const pg = 0.3 + (text.includes(facts[1]) ? 0.45 : 0) + (text.includes(facts[0]) ? 0.05 : 0);
+      return { labels: tokens(body, { [options[0]]: pg, [options[1]]: 1 - pg }) };
+    });
+    const args = ['stress', CHOICE.question, '--context', facts.join(' '), ...options.flatMap((o) => ['--option', o])];
+    const run = await decideInPty(args, { env: env(key), columns: 80 });
+    expect(run.code).toBe(0);
+    const screen = screenOf(run.stdout, 80);
+    const header = screen.findIndex((line) => /^ {2}Check\s+Agrees\s+Shift\s+Answer$/.test(line));
+    expect(header, screen.join('\n')).toBeGreaterThan(0);
+    const table = screen.slice(header + 1, screen.indexOf('', header));
+    const pivotRow = table.find((line) => line.startsWith('» without fact 2: "The service'))!;
+    expect(pivotRow).toMatch(/\s no\s+45\.0%\s+MongoDB Atlas$/);
+    // Every word of the facts and options stands whole in the table (the check column wraps between words).
+    const words = new Set(table.join(' ').split(/\s+/));
+    for (const text of [...facts.map((fact) => `"${fact}"`), ...options]) {
+      for (const word of text.split(' ')) expect(words, `"${word}" whole in:\n${table.join('\n')}`).toContain(word);
+    }
+    expect(screen.join('\n')).toContain('» Pivot fact 2: "The service needs transactions');
+  });
+
   it('an error on a terminal: the spinner is cleared and the message stays', async () => {
     const { key } = await svc.newKey();
     // The engine fails once the spinner is on the screen.
     const watch = onceTheSpinnerShowed(1, () => ({ garbage: true }));
     const run = await decideInPty(ask, { env: env(key), watch });
     expect(run.code).toBe(5);
-    const seen = plain(run.stdout);
-    expect(seen).toContain('(502 engine_bad_response)');
-    // After the error line, no spinner frame is left over.
-    expect(seen.slice(seen.indexOf('decide:'))).not.toMatch(DOTS);
+    // What the terminal shows at the end: the message where the spinner was, no blank line before it, no spinner left.
+    const screen = screenOf(run.stdout, 120);
+    expect(screen[0]).toMatch(/^decide: /);
+    expect(screen.join('')).toMatch(/^decide: [^\n]*\(502 engine_bad_response\)$/);
+    expect(screen.join('\n')).not.toMatch(DOTS);
   });
 });

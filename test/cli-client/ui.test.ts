@@ -11,7 +11,7 @@ import { terminalOf } from '../../src/cli/ui/present.js';
 import { UsageView } from '../../src/cli/ui/usage-view.js';
 import { Waiting } from '../../src/cli/ui/waiting.js';
 import { barCells, checkName, quote, signalWords, sufficiencyWords, untilWords } from '../../src/cli/ui/words.js';
-import { ESCAPE, STYLE } from './helpers.js';
+import { ESCAPE, plain, STYLE } from './helpers.js';
 import { eventually } from '../support/time.js';
 
 /** The ink components on their own (ink-testing-library and renderToString). */
@@ -54,43 +54,61 @@ const plainFrame = (node: ReactElement) => render(h(ColorScope, { color: false }
 
 describe('ink components', () => {
   it('a choice: question, one bar per option with its percentage, words for signal and context', () => {
-    const frame = plainFrame(h(DecisionView, { response: CHOICE }));
+    const frame = plainFrame(h(DecisionView, { response: CHOICE, columns: 80 }));
     expect(frame).not.toMatch(ESCAPE);
     const lines = frame.split('\n');
     expect(lines[0]).toBe(CHOICE.question);
     expect(lines[1]).toBe('');
     expect(lines[2]).toBe(`  PostgreSQL  ${'█'.repeat(23)}${'░'.repeat(7)}   75.0%  ← selected`);
     expect(lines[3]).toBe(`  MongoDB     ${'█'.repeat(8)}${'░'.repeat(22)}   25.0%`);
-    expect(frame).toContain('Signal:  directional: "PostgreSQL" leads the next answer by 15 points or more');
-    expect(frame).toContain('Context: sufficient (88%)');
+    // The values of the result, signal and context lines start in one column.
+    expect(frame).toContain('Selected: PostgreSQL (confidence 50%)\nSignal:   directional: "PostgreSQL" leads the next answer by 15 points or more');
+    expect(frame).toContain('\nContext:  sufficient (88%)');
     expect(lines.at(-1)).toBe('free decisions left today: 19 · model m · 212 ms');
   });
 
   it('a stress test: the checks as a table and the pivot fact', () => {
-    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: STRESS, access: { type: 'pass', passCredits: 3 } } }));
+    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: STRESS, access: { type: 'pass', passCredits: 3 } }, columns: 80 }));
     expect(frame).toContain('Stress test: 1 of 2 checks agree with the answer (agreement 50%)');
-    expect(frame).toMatch(/ {2}order reversed\s+yes\s+4%\s+PostgreSQL/);
-    expect(frame).toMatch(/» without fact 2: "The service needs transactions."\s+NO\s+41%\s+MongoDB/);
+    expect(frame).toMatch(/ {2}order reversed\s+yes\s+4\.0%\s+PostgreSQL/);
+    expect(frame).toMatch(/» without fact 2: "The service needs transactions."\s+no\s+41\.0%\s+MongoDB/);
     expect(frame).toContain('» Pivot fact 2: "The service needs transactions."');
+    expect(frame).toContain('Without it the answer shifts by 41.0% and flips');
     expect(frame).toContain('pass credits left: 3');
   });
 
   it('a stress test where no single fact decides it says so, not "a single fact"', () => {
     const quiet = { ...STRESS, checks: STRESS.checks.map((c) => ({ ...c, agrees: true, shift: 0.02 })), agreement: 1, pivot: null };
-    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: quiet } }));
+    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: quiet }, columns: 80 }));
     expect(frame).toContain('No single fact decides it: leaving one out never flips the answer or moves it 10% or more.');
     expect(frame).not.toContain('»');
-    const single = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: { ...quiet, checks: quiet.checks.slice(0, 1) } } }));
+    const single = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: { ...quiet, checks: quiet.checks.slice(0, 1) } }, columns: 80 }));
     expect(single).toContain('No single fact decides it: the context holds a single fact.');
+  });
+
+  it('no pivot although a fact moves the answer: "no single fact decides it", without a reason the checks do not bear out', () => {
+    const moving = { ...STRESS, pivot: null };
+    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: moving }, columns: 80 }));
+    expect(frame).toContain('No single fact decides it.');
+    expect(frame).not.toContain('never flips');
+  });
+
+  it('a pivot tied with another fact: both shifts shown alike, and the sentence says the first is named', () => {
+    const third = { ...STRESS.checks[1], factIndex: 2, fact: 'Reports need joins.' } as const;
+    const tied = { ...STRESS, checks: [...STRESS.checks, third] };
+    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: tied }, columns: 80 }));
+    expect(frame.match(/ no {2,}41\.0% {2}MongoDB/g)).toHaveLength(2);
+    expect(frame.replace(/\s+/g, ' ')).toContain('Leaving out fact 3 moves it as much; the first is named.');
   });
 
   it('colour is used only inside a colour scope, and the pivot is styled there', () => {
     const response = { ...CHOICE, stress: STRESS };
     // renderToString uses chalk's level for this process; force one so the test means something.
-    const coloured = withChalkLevel(() => renderToString(h(ColorScope, { color: true }, h(DecisionView, { response }))));
+    const coloured = withChalkLevel(() => renderToString(h(ColorScope, { color: true }, h(DecisionView, { response, columns: 80 }))));
     expect(coloured).toMatch(STYLE);
-    expect(coloured).toMatch(/\x1b\[33m[^\n]*Pivot fact 2/);
-    const uncoloured = withChalkLevel(() => renderToString(h(ColorScope, { color: false }, h(DecisionView, { response }))));
+    const pivotLine = coloured.split('\n').find((line) => plain(line).includes('Pivot fact 2'));
+    expect(pivotLine).toMatch(/\x1b\[33mPivot\b/);
+    const uncoloured = withChalkLevel(() => renderToString(h(ColorScope, { color: false }, h(DecisionView, { response, columns: 80 }))));
     expect(uncoloured).not.toMatch(ESCAPE);
   });
 
@@ -128,6 +146,8 @@ describe('ink components', () => {
     expect(sufficiencyWords(0.5)).toBe('partly sufficient (50%)');
     expect(sufficiencyWords(0.49)).toBe('insufficient, more facts are needed (49%)');
     expect(quote('abcdef', 4)).toBe('"abc…"');
+    // Cut at a space, so no word is broken, when that keeps half of the text.
+    expect(quote('The service needs transactions across tables.', 30)).toBe('"The service needs…"');
     expect(checkName(STRESS.checks[0])).toBe('order reversed');
     expect(untilWords('2026-11-22T10:30:00.000Z', Date.parse('2026-11-22T10:00:00.000Z'))).toBe('30 min');
   });
@@ -139,7 +159,7 @@ describe('ink components', () => {
     expect(terminalOf(tty, { NO_COLOR: '1' })).toEqual({ interactive: true, color: false, columns: 90 });
     expect(terminalOf(tty, { NO_COLOR: '' }).color).toBe(true);
     expect(terminalOf(tty, { TERM: 'dumb' })).toMatchObject({ interactive: false, color: false });
-    expect(terminalOf(pipe, {})).toEqual({ interactive: false, color: false, columns: 100 });
+    expect(terminalOf(pipe, {})).toEqual({ interactive: false, color: false, columns: 80 });
   });
 });
 

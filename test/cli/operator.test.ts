@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call } from '../support/api.js';
 import { openaiEnv, runCli, runJson, startServe, useServeFixture } from '../support/cli.js';
@@ -17,7 +18,6 @@ describe('operator commands against the ledger file', () => {
     const db = fresh();
     const result = await runCli(['key', 'create', '--json', '--db', db]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     const created = JSON.parse(lines[0]);
@@ -26,6 +26,8 @@ describe('operator commands against the ledger file', () => {
     expect(created.keyHint).toBe(`dcd_api_…${created.key.slice(-4)}`);
     expect(created.passId).toMatch(/^pass_/);
     expect(occurrences(result.stdout, created.key)).toBe(1);
+    // Which ledger it went into, by its absolute path, on stderr: the key is usable only by a server on that file.
+    expect(result.stderr).toBe(`decide: key ${created.keyHint} created in the ledger ${path.resolve(db)}\n`);
 
     // Two creations give two different keys.
     const other = await runJson(['key', 'create', '--db', db]);

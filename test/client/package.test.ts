@@ -65,4 +65,30 @@ describe("the package entry 'decide'", () => {
     expect(types).toContain('DecideClient');
     expect(fs.readFileSync(path.join(ROOT, 'dist/client/client.d.ts'), 'utf8')).toContain('decide(request: DecisionRequestInput');
   });
+
+  it('npm pack holds the LICENSE, examples/ and every file the README and docs link to', async () => {
+    const packed = await new Promise<string>((resolve, reject) => {
+      const child = spawn('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.once('error', reject);
+      child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm pack exited ${code}`))));
+    });
+    const files = new Set<string>(JSON.parse(packed)[0].files.map((f: { path: string }) => f.path));
+    for (const name of ['LICENSE', 'README.md', 'bin/decide.js', 'dist/client/index.d.ts', 'examples/client.ts', 'examples/ci-gate.sh', 'examples/operator.sh']) {
+      expect(files, name).toContain(name);
+    }
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(new RegExp(`^${pkg.license} License`));
+
+    // Relative links, as the package page resolves them: each names a file in the package.
+    const linked = ['README.md', ...[...files].filter((f) => f.startsWith('docs/') && f.endsWith('.md'))].flatMap((doc) =>
+      [...fs.readFileSync(path.join(ROOT, doc), 'utf8').matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+        .map((m) => m[1])
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .map((target) => ({ doc, target: path.posix.normalize(path.posix.join(path.posix.dirname(doc), target)) })),
+    );
+    expect(linked.length).toBeGreaterThan(5);
+    for (const { doc, target } of linked) expect(files, `${doc} links to ${target}`).toContain(target);
+  });
 });

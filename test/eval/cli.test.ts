@@ -75,7 +75,7 @@ describe('decide eval', () => {
     const run = await decide(['eval', '--set', file, '--out', out], { env: engineEnv() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('systemone, model simulated');
-    expect(run.stdout).toMatch(/3 items \(0 without their deciding fact\), 8 decisions/);
+    expect(run.stdout).toMatch(/3 items \(0 without their deciding\s+fact\), 8 decisions/);
     expect(run.stdout).toMatch(/^\s+n\s+accuracy\s+Brier\s+log loss\s+ECE$/m);
     expect(run.stdout).toMatch(/^overall\s+3\s/m);
     expect(run.stdout).toMatch(/^Position bias\s+flip rate 0\.0%/m);
@@ -197,6 +197,20 @@ describe('decide eval', () => {
       expect(report.engine).toEqual({ name: `decide at ${url}`, model: 'simulated' });
       expect(report.overall.n).toBe(3);
       expect((await usage(url, key)).freeUsed).toBe(DECISIONS);
+    });
+
+    it('--depth stress: every decision a stress decision, priced at 5 credits and never from the free allowance', { timeout: scaled(60_000) }, async () => {
+      const file = goodSet();
+      const { url, db } = await startService();
+      const { key, passId } = await runJson(['key', 'create', '--db', db]);
+      await runJson(['pass', 'fund', '--pass', passId, '--credits', '45', '--db', db]);
+      const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--json', '--depth', 'stress'], { env: { DECIDE_API_KEY: key } });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(`makes ${DECISIONS} stress decisions at ${url}: ${DECISIONS * 5} credit(s) of the key's pass (5 each)`);
+      const report = EvalReport.parse(JSON.parse(run.stdout));
+      expect(report.depth).toBe('stress');
+      expect(report.failed.count).toBe(0);
+      expect(await usage(url, key)).toMatchObject({ freeUsed: 0, passCredits: 45 - DECISIONS * 5 });
     });
 
     it('a refused key stops it with exit 3; a pass that runs out stops it with exit 4', { timeout: scaled(60_000) }, async () => {

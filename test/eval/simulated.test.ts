@@ -98,6 +98,24 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(report.sufficiency.auroc!).toBeLessThan(0.65);
   });
 
+  it('at stress depth the checks find the missing fact that a silent self-assessment cannot', { timeout: scaled(240_000) }, async () => {
+    // A model whose sufficiency probe says nothing (0.5 ± jitter for every context) but
+    // whose answers rest on the deciding fact when the context holds it.
+    const silent = { ...FAIR, sufficiencySeparation: 0 };
+    const standard = await evaluate(silent);
+    const stress = await evaluate(silent, ['--depth', 'stress']);
+    expect(stress.depth).toBe('stress');
+    expect(stress.failed.count).toBe(0);
+    expect(standard.sufficiency.auroc!).toBeLessThan(0.65);
+    expect(stress.sufficiency.auroc!).toBeGreaterThan(0.9);
+    // Complete contexts stop being sent back for more facts; the others keep the probe's own coin toss.
+    expect(standard.sufficiency.sufficient.needsContextRate!).toBeGreaterThan(0.4);
+    expect(stress.sufficiency.sufficient.needsContextRate!).toBeLessThan(0.1);
+    expect(stress.sufficiency.insufficient.needsContextRate).toBe(standard.sufficiency.insufficient.needsContextRate);
+    // The answers themselves are the same decisions: only the context check changed.
+    expect(stress.overall.accuracy).toBe(standard.overall.accuracy);
+  });
+
   it('--debias reverse removes what the position bias did: no flips, the accuracy of the unbiased model', { timeout: scaled(160_000) }, async () => {
     const biased = { ...FAIR, positionBias: 0.8 };
     const plain = await evaluate(biased);

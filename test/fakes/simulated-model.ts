@@ -1,3 +1,4 @@
+import { splitFacts } from '../../src/decision/facts.js';
 import type { EvalItem } from '../../src/eval/item.js';
 import { fnv1a, mulberry32 } from './http-fake.js';
 import { choiceAnswer, noulAnswer, scoreAnswer, startSystemOneFake, type SystemOneFake } from './systemone-fake.js';
@@ -39,12 +40,19 @@ function uniform(seed: number, ...parts: string[]): number {
 }
 
 /** The item a (question, context) pair asks about, and whether that context holds what decides it. */
-function lookup(byQuestion: Map<string, EvalItem[]>, question: string, state: string): { item: EvalItem; sufficient: boolean } | null {
-  const candidates = byQuestion.get(question) ?? [];
+function lookup(candidates: readonly EvalItem[], state: string): { item: EvalItem; sufficient: boolean } | null {
   const exact = candidates.find((item) => item.context === state);
   if (exact) return { item: exact, sufficient: exact.sufficient !== false };
-  const original = candidates.find((item) => item.decisiveFact !== undefined);
-  if (original) return { item: original, sufficient: state.includes(original.decisiveFact!) };
+  // A context cut from an item's (a stress check leaves out one fact) belongs to that
+  // item: several items may ask the same question of different facts.
+  const within = (item: EvalItem) => splitFacts(state).every((fact) => item.context.includes(fact.text));
+  const original = candidates.find((item) => item.decisiveFact !== undefined && within(item));
+  if (original) {
+    // A context lacking the deciding fact is read as the set's twin, if it has one, so
+    // the twin and its variants (a stress check leaving out one more fact) guess alike.
+    if (state.includes(original.decisiveFact!)) return { item: original, sufficient: true };
+    return { item: candidates.find((item) => item.sufficient === false && within(item)) ?? original, sufficient: false };
+  }
   return candidates[0] ? { item: candidates[0], sufficient: candidates[0].sufficient !== false } : null;
 }
 
@@ -114,10 +122,13 @@ export function startSimulatedModel(set: readonly EvalItem[], faults: SimulatedF
   const answer = (id: string, question: any, state: string): unknown => {
     // The question follows a colon and ends its line, in the main question and the probe alike.
     const asked = /: (.*)$/m.exec(String(question.instructions ?? '').split('\n')[0])?.[1];
-    const found = asked === undefined ? null : lookup(byQuestion, asked, state);
+    // Items may share a question and differ in their options or levels: only those the engine presented qualify.
+    const labels = question.type === 'choice' ? Object.keys(question.criteria) : question.type === 'score' ? (question.criteria as string[]) : null;
+    const same = (item: EvalItem) => labels === null || [...classesOf(item)].sort().join('\n') === [...labels].sort().join('\n');
+    const found = asked === undefined ? null : lookup((byQuestion.get(asked) ?? []).filter(same), state);
     if (!found) return { type: question.type, error: 'the simulated model does not know this question' };
     const { item, sufficient } = found;
-    if (id === 'sufficiency') {
+    if (id.startsWith('sufficiency')) {
       const jitter = 0.1 * (uniform(seed, state, 'jitter') - 0.5);
       return noulAnswer(0.5 + (sufficient ? 1 : -1) * (faults.sufficiencySeparation / 2) + jitter);
     }

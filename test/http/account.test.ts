@@ -105,7 +105,7 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/v1/decisions', '/v1/key', '/v1/keys', '/v1/keys/{id}', '/v1/metrics', '/v1/pass', '/v1/usage', '/v1/web/decisions'].sort(),
+      ['/v1/decisions', '/v1/key', '/v1/keys', '/v1/keys/{id}', '/v1/metrics', '/v1/models', '/v1/pass', '/v1/systemone', '/v1/usage', '/v1/web/decisions'].sort(),
     );
     expect(Object.keys(doc.paths['/v1/decisions'])).toEqual(['post']);
     const post = doc.paths['/v1/decisions'].post;
@@ -119,9 +119,17 @@ describe('GET /openapi.json', () => {
     expect(choice.properties.options).toMatchObject({ minItems: 2, maxItems: 6 });
     expect(choice.additionalProperties).toBe(false);
     expect(schemas.Error.properties.code.enum.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
-    expect(schemas.DecisionResponse.required).toEqual(
-      expect.arrayContaining(['mode', 'question', 'result', 'signal', 'contextSufficiency', 'model', 'evaluatedAt', 'access', 'timing']),
+    // One object per mode, its result that mode's.
+    expect(schemas.DecisionResponse.oneOf.map((s: any) => s.$ref)).toEqual(
+      ['ChoiceResponse', 'NoulResponse', 'ScoreResponse'].map((id) => `#/components/schemas/${id}`),
     );
+    for (const [id, mode, result] of [['ChoiceResponse', 'choice', 'selected'], ['NoulResponse', 'noul', 'yesProbability'], ['ScoreResponse', 'score', 'score']]) {
+      expect(schemas[id].required).toEqual(
+        expect.arrayContaining(['mode', 'question', 'result', 'signal', 'contextSufficiency', 'model', 'evaluatedAt', 'access', 'timing']),
+      );
+      expect(schemas[id].properties.mode.const).toBe(mode);
+      expect(schemas[id].properties.result.required).toContain(result);
+    }
     expect(doc.paths['/v1/metrics'].get.security).toBeUndefined();
     expect(doc.paths['/v1/usage'].get.security).toEqual([{ bearer: [] }]);
   });

@@ -46,4 +46,27 @@ describe('SQLite: writes of one turn share a transaction', () => {
     expect(chargeStates(dir)).toEqual({ committed: 2, released: 1 });
     expect(audit(dir)).toEqual([]);
   });
+
+  it('a reserve of several units refused in a shared turn rolls back its own units only', async () => {
+    const caller = await newCaller(store);
+    await store.fundPass(caller.passId, 3);
+    const asked = [2, 2, 1].map((units) => store.reserve({ caller, depth: 'standard', ip: IP, day: DAY, units }, NOW));
+    const outcomes = await Promise.all(asked);
+    expect(outcomes.map((o) => (o.ok ? [o.reservation.cost, o.access] : o.code))).toEqual([
+      [2, { type: 'pass', passCredits: 1 }],
+      'insufficient_credits',
+      [1, { type: 'pass', passCredits: 0 }],
+    ]);
+    const [group, , single] = outcomes.map((o) => (o.ok ? o.reservation.id : ''));
+    const sample = { day: DAY, channel: 'api' as const, ms: 3 };
+    // In one turn: the group keeps one unit of two (the other given back), the single is committed.
+    const committed = await Promise.all([
+      store.commit(group, NOW, { sample, units: 1, answer: () => '{}' }),
+      store.commit(single, NOW, { sample, answer: () => '{}' }),
+    ]);
+    expect(committed).toEqual([{ charged: true }, { charged: true }]);
+    expect((await store.usage(caller, DAY)).passCredits).toBe(1);
+    expect(chargeStates(dir)).toEqual({ committed: 2, released: 1 });
+    expect(audit(dir)).toEqual([]);
+  });
 });

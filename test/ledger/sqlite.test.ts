@@ -44,6 +44,7 @@ describe('SQLite: schema and migrations', () => {
         'key_creations',
         'keys',
         'metrics',
+        'pass_creations',
         'passes',
         'server_lease',
         'settings',

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
 import type { Calibration, Caller, CommitOutcome, CreatedKey, Limits, ReserveOutcome, Settlement, Store } from '../../src/ledger/store.js';
 import { DAY, IP, NEXT_DAY, newCaller, NOW } from './helpers.js';
+import { unitsStoreSuite } from './units-suite.js';
 import { webStoreSuite } from './web-suite.js';
 
 /**
@@ -759,6 +760,8 @@ export function storeSuite(h: LedgerHarness): void {
   });
 
   describe(`${h.name}: the browser's side`, () => webStoreSuite(h));
+
+  describe(`${h.name}: several units in one reservation`, () => unitsStoreSuite(h));
 
   describe(`${h.name}: fitted temperatures`, () => {
     const fitted = (target: Calibration['target'], temperature: number, model = 'm1'): Calibration => ({

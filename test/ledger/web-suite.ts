@@ -116,6 +116,62 @@ export function webStoreSuite(h: LedgerHarness): void {
     });
   });
 
+  describe(`${h.name}: passes created from a page`, () => {
+    const passes = (ip = IP, day = DAY, perIpLimit = 3) => store.createPassLimited({ ip, day, perIpLimit });
+
+    it('so many passes per IP per UTC day; the next is refused and writes nothing', async () => {
+      const made = [await passes(), await passes(), await passes()];
+      expect(new Set(made.map((p) => p?.passId)).size).toBe(3);
+      expect(made[0]?.passId).toMatch(/^pass_[0-9A-Za-z]{22}$/);
+      expect(await store.showPass(made[0]!.passId)).toMatchObject({ passCredits: 0, keys: [] });
+      expect(await passes()).toBeNull();
+      expect(await passes(`::ffff:${IP}`)).toBeNull();
+      expect(await count('passes')).toBe(3);
+      expect(await passes('198.51.100.9')).not.toBeNull(); // another IP
+      expect(await passes(IP, NEXT_DAY)).not.toBeNull(); // the next day
+      expect(await passes('10.1.1.1', DAY, 0)).not.toBeNull(); // 0 = no limit
+      await expect(passes(IP, DAY, -1)).rejects.toThrow(/non-negative/);
+      await expect(passes(IP, 'today')).rejects.toThrow(/YYYY-MM-DD/);
+    });
+
+    it('concurrent creations from one IP: exactly the limit succeed', async () => {
+      const other = await h.open();
+      opened.push(other);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store).createPassLimited({ ip: IP, day: DAY, perIpLimit: 3 })),
+      );
+      expect(results.filter((r) => r !== null)).toHaveLength(3);
+      expect(await count('passes')).toBe(3);
+    });
+
+    it('a refused key removes the pass it was for when that pass holds nothing, and only then', async () => {
+      const empty = await passes();
+      const keyed = await passes();
+      const funded = await passes();
+      expect(await limited(keyed!.passId, IP, DAY, 1)).not.toBeNull();
+      await store.fundPass(funded!.passId, 3);
+      // This IP's one key of the day is made: every other pass's key is refused.
+      expect(await limited(empty!.passId, IP, DAY, 1)).toBeNull();
+      expect(await limited(keyed!.passId, IP, DAY, 1)).toBeNull();
+      expect(await limited(funded!.passId, IP, DAY, 1)).toBeNull();
+      expect(await store.showPass(empty!.passId)).toBeNull();
+      expect((await store.showPass(keyed!.passId))?.keys).toHaveLength(1);
+      expect(await store.showPass(funded!.passId)).toMatchObject({ passCredits: 3 });
+      await expect(limited(empty!.passId, IP, NEXT_DAY, 1)).rejects.toThrow(/does not exist/);
+    });
+
+    it('concurrent keys for one empty pass: the ones allowed are made on it, and it stays', async () => {
+      const { passId } = (await passes())!;
+      const other = await h.open();
+      opened.push(other);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? other : store).createKeyLimited({ passId, ip: IP, day: DAY, perIpLimit: 2 })),
+      );
+      expect(results.filter((r) => r !== null)).toHaveLength(2);
+      expect((await store.showPass(passId))?.keys).toHaveLength(2);
+    });
+  });
+
   describe(`${h.name}: a pass's own keys`, () => {
     it('revokes a key of the pass only, once', async () => {
       const a = await newCaller(store);

@@ -1,4 +1,6 @@
 import { Hono } from 'hono';
+import type { AppEnv } from '../../src/http/env.js';
+import { requestContext } from '../../src/http/request-context.js';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,11 +103,14 @@ describe('POST /mcp at the HTTP level', () => {
 });
 
 describe('the Host and Origin rules', () => {
-  const app = (trustProxy: boolean) =>
-    new Hono().all('*', (c) => c.json({ refused: rebindingRefusal(c, trustProxy) }));
-  const check = async (headers: Record<string, string>, local = '127.0.0.1', trustProxy = false) => {
+  const app = (trustProxy: boolean, publicUrl: string | null) =>
+    new Hono<AppEnv>()
+      .use(requestContext({ trustProxy, publicUrl }))
+      .all('*', (c) => c.json({ refused: rebindingRefusal(c, trustProxy) }));
+  const check = async (headers: Record<string, string>, local = '127.0.0.1', trustProxy = false, publicUrl: string | null = null) => {
     const env = { incoming: { socket: { localAddress: local } } };
-    const res = await app(trustProxy).request('http://placeholder/mcp', { method: 'POST', headers }, env);
+    // As the Node adapter does, the request's URL is built from its Host header.
+    const res = await app(trustProxy, publicUrl).request(`http://${headers.host}/mcp`, { method: 'POST', headers }, env);
     return ((await res.json()) as { refused: string | null }).refused;
   };
 
@@ -122,6 +127,14 @@ describe('the Host and Origin rules', () => {
     expect(await check({ host: 'decide.example.com', origin: 'http://decide.example.com' }, '10.0.0.5')).toBeNull();
     expect(await check({ host: 'decide.example.com:80', origin: 'http://decide.example.com' }, '10.0.0.5')).toBeNull();
     expect(await check({ host: 'decide.example.com', origin: 'https://decide.example.com' }, '10.0.0.5')).toMatch(/not this server's origin/);
+  });
+
+  it('with DECIDE_PUBLIC_URL the Origin must be the public one, as on the pages', async () => {
+    const PUBLIC = 'https://decide.example.com';
+    expect(await check({ host: 'decide.example.com', origin: PUBLIC }, '10.0.0.5', false, PUBLIC)).toBeNull();
+    expect(await check({ host: 'decide.example.com', origin: 'http://decide.example.com' }, '10.0.0.5', false, PUBLIC)).toMatch(
+      /not this server's origin \(https:\/\/decide\.example\.com\)/,
+    );
   });
 
   it('behind a trusted proxy the forwarded scheme and host are the origin', async () => {

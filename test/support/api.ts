@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { DecisionResponse, ErrorBody, KeyCreated, KeyRevoked, Metrics, PassRecord, Usage } from '../../src/contract/index.js';
+import { ModelList, SystemOneResponse } from '../../src/contract/systemone.js';
 
 /** What a 200 of each route must look like: every answer the suite receives is checked. */
 const SUCCESS: Record<string, z.ZodType> = {
@@ -14,6 +15,8 @@ const SUCCESS: Record<string, z.ZodType> = {
   'POST /v1/keys': KeyCreated,
   'DELETE /v1/keys/{id}': KeyRevoked,
   'POST /v1/web/decisions': DecisionResponse,
+  'POST /v1/systemone': SystemOneResponse,
+  'GET /v1/models': ModelList,
 };
 
 /** The browser's pages and their assets: HTML (or a static file), not the API's JSON. */

@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Debias } from '../../src/decision/debias.js';
+import type { Temperatures } from '../../src/decision/temperature.js';
 import { createOpenAIEngine } from '../../src/engine/openai.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import { createLocalEngine } from '../../src/engine/local/local.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { createApp } from '../../src/http/app.js';
-import { listen } from '../../src/http/server.js';
+import { createApp } from '../../src/server/app.js';
+import { listen } from '../../src/server/listen.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/ledger/sqlite/store.js';
 import type { Limits } from '../../src/ledger/store.js';
 import type { Clock } from '../../src/service/clock.js';
@@ -45,8 +47,13 @@ export interface StartOptions {
   /** The browser's side: verification `none` and a fresh cookie secret unless given. */
   web?: Partial<Omit<WebOptions, 'store'>>;
   trustProxy?: boolean;
+  /** DECIDE_PUBLIC_URL. */
+  publicUrl?: string;
   /** The SQLite store's timing: expiry, sweep, how long a call waits for a lock. */
   ledger?: SqliteStoreOptions;
+  /** Order debiasing and fitted temperatures, as `decide serve` would apply them. */
+  debias?: Debias;
+  temperatures?: Temperatures;
 }
 
 /**
@@ -65,10 +72,12 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
     engineTimeoutMs: options.engineTimeoutMs ?? scaled(5_000),
     clock: options.clock,
     maxInFlight: options.maxInFlight,
+    debias: options.debias,
+    temperatures: options.temperatures,
   });
   const logs: string[] = [];
   const web: WebOptions = { store, verifier: noVerification, cookieSecret: randomBytes(32).toString('base64url'), ...options.web };
-  const app = createApp({ service, log: (line) => logs.push(line), web, trustProxy: options.trustProxy });
+  const app = createApp({ service, log: (line) => logs.push(line), web, trustProxy: options.trustProxy, publicUrl: options.publicUrl });
   const server = await listen(app, 0, '127.0.0.1');
   return {
     url: server.url,

@@ -46,9 +46,11 @@ describe('POST /v1/keys: 2 keys per IP per UTC day', () => {
     expect(third.body.error).toContain('2 keys');
     expect(third.headers['retry-after']).toBe(String(6 * 3600));
     expect((await a.call('POST', '/v1/keys')).status).toBe(429);
-    expect((await b.call('GET', '/v1/pass')).body.keys).toEqual([]);
+    expect((await a.call('GET', '/v1/pass')).body.keys).toHaveLength(1);
+    expect((await b.call('GET', '/v1/pass')).status).toBe(401); // b's pass held nothing: it went with the refusal
 
     time.set('2026-11-23T00:00:01.000Z');
+    expect((await b.verify()).status).toBe(201);
     expect((await b.call('POST', '/v1/keys')).status).toBe(201);
     // Only a fingerprint of the IP is stored.
     const rows = ledgerRows<{ ip: Buffer; day: string; created: number }>(svc, 'SELECT ip_fingerprint AS ip, day, created FROM key_creations ORDER BY day');

@@ -79,7 +79,7 @@ describe('served over https (DECIDE_PUBLIC_URL, or X-Forwarded-Proto from a trus
   let proxied: Running;
   const PUBLIC = 'https://decide.example.com';
   beforeAll(async () => {
-    svc = await startWithOpenAI({ web: { publicUrl: PUBLIC } });
+    svc = await startWithOpenAI({ publicUrl: PUBLIC });
     proxied = await startWithOpenAI({ trustProxy: true });
   });
   afterAll(async () => {
@@ -125,6 +125,7 @@ describe('GET /openapi.json describes the browser routes', () => {
     expect(Object.keys(doc.paths['/v1/pass']).sort()).toEqual(['get', 'post']);
     expect(doc.paths['/v1/keys'].post.responses['201'].content['application/json'].schema.$ref).toBe('#/components/schemas/KeyCreated');
     expect(Object.keys(doc.paths['/v1/keys'].post.responses).sort()).toEqual(['201', '401', '403', '429']);
+    expect(doc.paths['/v1/pass'].post.responses['429'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
     expect(doc.paths['/v1/keys/{id}'].delete.parameters[0]).toMatchObject({ in: 'path', name: 'id', required: true });
     expect(doc.paths['/v1/web/decisions'].post.security).toEqual([{ passCookie: [] }]);
     expect(doc.components.securitySchemes.passCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'decide_pass' });

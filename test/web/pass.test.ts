@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/http/app.js';
-import { listen, type RunningServer } from '../../src/http/server.js';
+import { createApp } from '../../src/server/app.js';
+import { listen, type RunningServer } from '../../src/server/listen.js';
 import { COOKIE_MAX_AGE_S, PassCookies } from '../../src/web/cookie.js';
 import { noVerification } from '../../src/web/verify/verifier.js';
 import { manualClock, startWithOpenAI, type Running } from '../support/service.js';

@@ -1,48 +1,49 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import type { DecisionResponse } from '../../contract/index.js';
 import { Bars } from './bars.js';
-import { Paint } from './paint.js';
+import { Fields } from './fields.js';
+import { Prose } from './prose.js';
 import { StressView } from './stress-view.js';
-import { footerWords, percent, rowsOf, signalTone, signalWords, sufficiencyWords, wholePercent } from './words.js';
-
-/** The line under the bars that states the result itself. */
-function resultLine(response: DecisionResponse): string {
-  const { result } = response;
-  if ('yesProbability' in result) return `Probability of yes: ${percent(result.yesProbability)}`;
-  if ('selected' in result) return `Selected: ${result.selected} (confidence ${wholePercent(result.confidence)})`;
-  const levels = Object.keys(result.probabilities);
-  return `Score: ${result.score.toFixed(2)} on 0 (${levels[0]}) to 2 (${levels[2]}), confidence ${wholePercent(result.confidence)}`;
-}
+import { footerWords, resultLine, rowsOf, signalTone, signalWords, sufficiencyWords } from './words.js';
 
 const TOP_MARK = { choice: 'selected', score: 'likeliest', noul: 'leans' } as const;
 
-/** A decision: the question, one bar per answer, the signal and the context check in words. */
-export function DecisionView({ response }: { response: DecisionResponse }) {
-  const tone = signalTone(response.signal);
+/**
+ * A decision, laid out for a terminal `columns` wide: the question, one bar per
+ * answer, the result, the signal and the context check in words, and a stress test's
+ * checks when there are any.
+ */
+export function DecisionView({ response, columns }: { response: DecisionResponse; columns: number }) {
+  const [label, value] = resultLine(response.result);
+  const sufficiency = response.contextSufficiency;
   return (
     <Box flexDirection="column">
-      <Paint bold>{response.question}</Paint>
+      <Prose bold>{response.question}</Prose>
       <Box marginTop={1} flexDirection="column">
-        <Bars rows={rowsOf(response.result)} topMark={TOP_MARK[response.mode]} />
+        <Bars rows={rowsOf(response.result)} topMark={TOP_MARK[response.mode]} columns={columns} />
       </Box>
       <Box marginTop={1} flexDirection="column">
-        <Text>{resultLine(response)}</Text>
-        <Box>
-          <Text>{'Signal:  '}</Text>
-          <Paint tone={tone} bold>
-            {signalWords(response)}
-          </Paint>
-        </Box>
-        <Box>
-          <Text>{'Context: '}</Text>
-          <Paint tone={response.contextSufficiency >= 0.8 ? 'good' : response.contextSufficiency >= 0.5 ? 'doubt' : 'bad'}>
-            {sufficiencyWords(response.contextSufficiency)}
-          </Paint>
-        </Box>
+        <Fields
+          fields={[
+            { label, value },
+            {
+              label: 'Signal',
+              value: (
+                <Prose tone={signalTone(response.signal)} bold>
+                  {signalWords(response)}
+                </Prose>
+              ),
+            },
+            {
+              label: 'Context',
+              value: <Prose tone={sufficiency >= 0.8 ? 'good' : sufficiency >= 0.5 ? 'doubt' : 'bad'}>{sufficiencyWords(sufficiency)}</Prose>,
+            },
+          ]}
+        />
       </Box>
-      {response.stress ? <StressView stress={response.stress} /> : null}
+      {response.stress ? <StressView stress={response.stress} columns={columns} /> : null}
       <Box marginTop={1}>
-        <Paint dim>{footerWords(response)}</Paint>
+        <Prose dim>{footerWords(response)}</Prose>
       </Box>
     </Box>
   );

@@ -4,35 +4,49 @@ import { duration } from '../client-call.js';
 import type { Progress } from '../eval-progress.js';
 import { terminalOf } from './present.js';
 import { ColorScope, Paint } from './paint.js';
+import { words } from './prose.js';
 import { barCells } from './words.js';
 
 /** The human output of `decide eval`: a live bar while it runs, then the figures as a table. */
 
 const BAR_WIDTH = 30;
+const LABEL = 'Evaluating ';
 
-export function EvalProgress({ done, total, failed, elapsedMs }: { done: number; total: number; failed: number; elapsedMs: number }) {
-  const [filled, empty] = barCells(total ? done / total : 1, BAR_WIDTH);
-  const left = done > 0 && done < total ? `, about ${duration(Math.ceil(((total - done) * elapsedMs) / done / 1000))} left` : '';
+/**
+ * The progress line, fitted to `columns`: the bar gives way (down to 10 cells) to
+ * the counts, and what still does not fit wraps between words.
+ */
+export function EvalProgress(props: { done: number; total: number; failed: number; elapsedMs: number; columns: number }) {
+  const { done, total, failed, elapsedMs, columns } = props;
+  const left = done > 0 && done < total ? `about ${duration(Math.ceil(((total - done) * elapsedMs) / done / 1000))} left` : '';
+  const counts = `${done}/${total} decisions${failed || left ? ',' : ''}`;
+  const failures = failed ? `${failed} failed${left ? ',' : ''}` : '';
+  const rest = [counts, failures, left].filter(Boolean).join(' ');
+  const [filled, empty] = barCells(total ? done / total : 1, Math.max(10, Math.min(BAR_WIDTH, columns - LABEL.length - 1 - rest.length)));
   return (
     <Box>
-      <Text>{'Evaluating '}</Text>
-      <Paint color="cyan">{'█'.repeat(filled)}</Paint>
-      <Paint dim>{'░'.repeat(empty)}</Paint>
-      <Text>{` ${done}/${total} decisions`}</Text>
-      {failed ? <Paint tone="bad">{`, ${failed} failed`}</Paint> : null}
-      <Text>{left}</Text>
+      <Text>{LABEL}</Text>
+      <Box flexShrink={0} marginRight={1}>
+        <Paint color="cyan">{'█'.repeat(filled)}</Paint>
+        <Paint dim>{'░'.repeat(empty)}</Paint>
+      </Box>
+      <Box flexGrow={1} flexShrink={1} flexBasis={0} flexWrap="wrap" columnGap={1}>
+        {words(counts, {}, 'c')}
+        {words(failures, { tone: 'bad' }, 'f')}
+        {words(left, {}, 'l')}
+      </Box>
     </Box>
   );
 }
 
 /** Redraws at most ten times a second: a fast engine settles hundreds of decisions a second. */
 export function liveProgress(total: number): Progress {
-  const color = terminalOf().color;
+  const { color, columns } = terminalOf();
   const started = Date.now();
   let last = 0;
   const frame = (done: number, failed: number) => (
     <ColorScope color={color}>
-      <EvalProgress done={done} total={total} failed={failed} elapsedMs={Date.now() - started} />
+      <EvalProgress done={done} total={total} failed={failed} elapsedMs={Date.now() - started} columns={process.stdout.columns || columns} />
     </ColorScope>
   );
   const app = render(frame(0, 0), { patchConsole: false });
@@ -85,7 +99,7 @@ export function EvalTable({ report }: { report: EvalReport }) {
     .join(', ');
   return (
     <Box flexDirection="column">
-      <Paint bold>{`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}`}</Paint>
+      <Paint bold>{`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}${report.depth === 'stress' ? ', stress depth' : ''}`}</Paint>
       <Text>
         {`${report.set.file}: ${report.set.items} items (${report.set.insufficient} without their deciding fact), ` +
           `${report.asked} decisions in ${took(report.durationMs)}`}

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { render, renderToString } from 'ink';
 import type { ReactElement } from 'react';
 import type { DecisionResponse, Usage } from '../../contract/index.js';
@@ -22,7 +23,8 @@ export interface Terminal {
 
 export function terminalOf(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): Terminal {
   const interactive = Boolean(stream.isTTY) && env.TERM !== 'dumb';
-  return { interactive, color: interactive && !env.NO_COLOR, columns: stream.columns || 100 };
+  // A pipe or a file has no width: 80 columns, the width every reader of text handles.
+  return { interactive, color: interactive && !env.NO_COLOR, columns: stream.columns || 80 };
 }
 
 export interface Presentation<T> {
@@ -31,8 +33,12 @@ export interface Presentation<T> {
   label: string;
   /** The call; `notify` tells the user about a retry (beside the spinner, or on stderr). */
   work: (notify: (message: string) => void) => Promise<T>;
-  view: (value: T) => ReactElement;
+  /** The result, laid out for the terminal's width. */
+  view: (value: T, columns: number) => ReactElement;
 }
+
+/** Longer than ink's 33 ms between frames: by then the last frame asked for is drawn. */
+const FRAME_SETTLE_MS = 50;
 
 /**
  * Runs `work` and shows its result. On a live terminal ink draws a spinner that the
@@ -43,17 +49,24 @@ export async function present<T>({ terminal, label, work, view }: Presentation<T
   const scoped = (node: ReactElement) => <ColorScope color={terminal.color}>{node}</ColorScope>;
   if (!terminal.interactive) {
     const value = await work((message) => process.stderr.write(`decide: ${message}\n`));
-    process.stdout.write(renderToString(scoped(view(value)), { columns: terminal.columns }) + '\n');
+    process.stdout.write(renderToString(scoped(view(value, terminal.columns)), { columns: terminal.columns }) + '\n');
     return value;
   }
   const app = render(scoped(<Waiting label={label} />), { patchConsole: false });
   try {
     const value = await work((message) => app.rerender(scoped(<Waiting label={`${label} ${message}`} />)));
-    app.rerender(scoped(view(value)));
+    // The width now, not when the spinner started: the window may have been resized.
+    app.rerender(scoped(view(value, process.stdout.columns || terminal.columns)));
     return value;
   } catch (error) {
-    // Take the spinner off the screen before the error is written to stderr.
+    // Take the spinner off the screen before the error is written to stderr, and the
+    // line it stood on with it, so the message takes its place. ink draws even an
+    // empty frame as a line; clear() erases what it drew, once the empty frame has
+    // landed (ink draws at most every 33 ms). The unmount below then finds nothing
+    // new to draw.
     app.rerender(<></>);
+    await sleep(FRAME_SETTLE_MS);
+    app.clear();
     throw error;
   } finally {
     app.unmount();
@@ -61,5 +74,5 @@ export async function present<T>({ terminal, label, work, view }: Presentation<T
   }
 }
 
-export const decisionView = (response: DecisionResponse) => <DecisionView response={response} />;
+export const decisionView = (response: DecisionResponse, columns: number) => <DecisionView response={response} columns={columns} />;
 export const usageView = (usage: Usage) => <UsageView usage={usage} />;

@@ -1,69 +1,103 @@
 import { Box, Text } from 'ink';
 import type { Stress } from '../../contract/index.js';
+import { AGREES_WIDTH, GAP, MARKER_WIDTH, tableWidths } from './layout.js';
 import { Paint } from './paint.js';
-import { checkName, quote, topAnswer, wholePercent } from './words.js';
+import { Prose } from './prose.js';
+import { columnDecimals, percentTo, wholePercent } from './percent.js';
+import { checkName, noPivotWords, quote, tiedWithPivot, topAnswer } from './words.js';
 
-const NAME = 60;
-const AGREES = 8;
-const SHIFT = 7;
+interface CellsProps {
+  name: string;
+  agrees: string;
+  shift: string;
+  answer: string;
+  widths: ReturnType<typeof tableWidths>;
+  pivot?: boolean;
+  disagrees?: boolean;
+}
 
-function Cells({ name, agrees, shift, answer, pivot }: { name: string; agrees: string; shift: string; answer: string; pivot?: boolean }) {
+/** The pivot's mark, "»" before its row and its sentence: a character, so it shows without colour too. */
+function Marker({ shown }: { shown?: boolean }) {
   return (
-    <Box>
-      <Box width={2} flexShrink={0}>
-        <Paint color="yellow" bold>{pivot ? '»' : ' '}</Paint>
-      </Box>
-      <Box width={NAME} flexShrink={0}>
-        <Paint bold={pivot} color={pivot ? 'yellow' : undefined}>{name}</Paint>
-      </Box>
-      <Box width={AGREES} flexShrink={0}>
-        <Text>{agrees}</Text>
-      </Box>
-      <Box width={SHIFT} flexShrink={0} justifyContent="flex-end">
-        <Text>{shift}</Text>
-      </Box>
-      <Text>{`  ${answer}`}</Text>
+    <Box width={MARKER_WIDTH} flexShrink={0}>
+      {shown ? (
+        <Paint color="yellow" bold>
+          »
+        </Paint>
+      ) : null}
     </Box>
   );
 }
 
-/** The checks of a stress test as a table, and the pivot fact highlighted below it. */
-export function StressView({ stress }: { stress: Stress }) {
-  const agreeing = stress.checks.filter((check) => check.agrees).length;
-  const pivot = stress.pivot;
+/** One row of the table: the check wraps in what is left of the width, the other cells stay whole. */
+function Cells({ name, agrees, shift, answer, widths, pivot, disagrees }: CellsProps) {
+  return (
+    <Box>
+      <Marker shown={pivot} />
+      <Box flexGrow={1} flexShrink={1} flexBasis={0}>
+        <Prose bold={pivot} color={pivot ? 'yellow' : undefined}>
+          {name}
+        </Prose>
+      </Box>
+      <Box width={AGREES_WIDTH} paddingLeft={GAP} flexShrink={0}>
+        <Paint tone={disagrees ? 'bad' : undefined}>{agrees}</Paint>
+      </Box>
+      <Box width={widths.shift} justifyContent="flex-end" flexShrink={0}>
+        <Text>{shift}</Text>
+      </Box>
+      <Box width={widths.answer} paddingLeft={GAP} flexShrink={0}>
+        <Prose>{answer}</Prose>
+      </Box>
+    </Box>
+  );
+}
+
+/**
+ * The checks of a stress test as a table, and the pivot fact below it. Shifts show a
+ * tenth of a per cent, or a hundredth when a tenth would show two of them alike, so
+ * the pivot (the largest shift) never looks tied with a fact it beat.
+ */
+export function StressView({ stress, columns }: { stress: Stress; columns: number }) {
+  const { checks, pivot } = stress;
+  const decimals = columnDecimals(checks.map((check) => check.shift));
+  const shifts = checks.map((check) => percentTo(check.shift, decimals));
+  const answers = checks.map((check) => topAnswer(check.result));
+  const widths = tableWidths(shifts, answers, columns);
+  const agreeing = checks.filter((check) => check.agrees).length;
+  const tied = tiedWithPivot(stress);
   return (
     <Box flexDirection="column" marginTop={1}>
-      <Text>
-        {`Stress test: ${agreeing} of ${stress.checks.length} checks agree with the answer (agreement ${wholePercent(stress.agreement)})`}
-      </Text>
-      <Cells name="Check" agrees="Agrees" shift="Shift" answer="Answer" />
-      {stress.checks.map((check, i) => (
+      <Prose>{`Stress test: ${agreeing} of ${checks.length} checks agree with the answer (agreement ${wholePercent(stress.agreement)})`}</Prose>
+      <Cells name="Check" agrees="Agrees" shift="Shift" answer="Answer" widths={widths} />
+      {checks.map((check, i) => (
         <Cells
           key={i}
-          name={checkName(check, NAME - 2)}
-          agrees={check.agrees ? 'yes' : 'NO'}
-          shift={wholePercent(check.shift)}
-          answer={topAnswer(check.result)}
+          name={checkName(check)}
+          agrees={check.agrees ? 'yes' : 'no'}
+          disagrees={!check.agrees}
+          shift={shifts[i]}
+          answer={answers[i]}
+          widths={widths}
           pivot={pivot !== null && check.kind === 'without-fact' && check.factIndex === pivot.factIndex}
         />
       ))}
-      {pivot ? (
-        <Box flexDirection="column" marginTop={1}>
-          <Paint color="yellow" bold>
-            {`» Pivot fact ${pivot.factIndex + 1}: ${quote(pivot.fact, 200)}`}
-          </Paint>
-          <Text>
-            {`  Without it the answer shifts by ${wholePercent(pivot.shift)}` +
-              (pivot.flips ? ' and flips: the decision rests on this fact.' : ' but does not flip.')}
-          </Text>
-        </Box>
-      ) : (
-        <Text>
-          {stress.checks.some((check) => check.kind === 'without-fact')
-            ? 'No single fact decides it: leaving one out never flips the answer or moves it 10% or more.'
-            : 'No single fact decides it: the context holds a single fact.'}
-        </Text>
-      )}
+      <Box marginTop={1}>
+        <Marker shown={pivot !== null} />
+        {pivot ? (
+          <Box flexDirection="column" flexGrow={1} flexShrink={1} flexBasis={0}>
+            <Prose color="yellow" bold>{`Pivot fact ${pivot.factIndex + 1}: ${quote(pivot.fact, 200)}`}</Prose>
+            <Prose>
+              {`Without it the answer shifts by ${percentTo(pivot.shift, decimals)}` +
+                (pivot.flips ? ' and flips: the decision rests on this fact.' : ' but does not flip.') +
+                (tied.length ? ` Leaving out fact ${tied.map((i) => i + 1).join(' or ')} moves it as much; the first is named.` : '')}
+            </Prose>
+          </Box>
+        ) : (
+          <Box flexGrow={1} flexShrink={1} flexBasis={0}>
+            <Prose>{noPivotWords(checks)}</Prose>
+          </Box>
+        )}
+      </Box>
     </Box>
   );
 }

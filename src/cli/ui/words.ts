@@ -1,12 +1,11 @@
-import type { DecisionResponse, DecisionResult, Signal, StressCheck } from '../../contract/index.js';
+import type { DecisionResponse, DecisionResult, Signal, Stress, StressCheck } from '../../contract/index.js';
+import { PIVOT_MIN_SHIFT } from '../../decision/stress.js';
+import { percent, shares, wholePercent } from './percent.js';
 
 /**
  * The words and numbers of the human output, apart from the components that lay them
  * out, so both are tested on their own and the thresholds live in one place.
  */
-
-export const percent = (p: number): string => `${(p * 100).toFixed(1)}%`;
-export const wholePercent = (p: number): string => `${Math.round(p * 100)}%`;
 
 /** Cells of a bar of `width` for probability p: [filled, empty]. */
 export function barCells(p: number, width: number): [number, number] {
@@ -17,22 +16,38 @@ export function barCells(p: number, width: number): [number, number] {
 export interface Row {
   label: string;
   p: number;
+  /** The percentage shown; those of one answer sum to exactly 100.0%. */
+  share: string;
   /** The answer the result points to (selected option, likeliest level, the side of yes/no). */
   top: boolean;
 }
 
-/** One row per option, level, or Yes/No, in the order the API gave them. */
+/**
+ * One row per option, level, or Yes/No, in the order the API gave them. A yes/no at
+ * exactly 50% leans neither way, so neither row is marked.
+ */
 export function rowsOf(result: DecisionResult): Row[] {
+  let rows: Array<Omit<Row, 'share'>>;
   if ('yesProbability' in result) {
     const yes = result.yesProbability;
-    return [
-      { label: 'Yes', p: yes, top: yes >= 0.5 },
+    rows = [
+      { label: 'Yes', p: yes, top: yes > 0.5 },
       { label: 'No', p: Math.round((1 - yes) * 1e4) / 1e4, top: yes < 0.5 },
     ];
+  } else {
+    const best = 'selected' in result ? result.selected : topKey(result.probabilities);
+    rows = Object.entries(result.probabilities).map(([label, p]) => ({ label, p, top: label === best }));
   }
-  const entries = Object.entries(result.probabilities);
-  const best = 'selected' in result ? result.selected : topKey(result.probabilities);
-  return entries.map(([label, p]) => ({ label, p, top: label === best }));
+  const shown = shares(rows.map((row) => row.p));
+  return rows.map((row, i) => ({ ...row, share: shown[i] }));
+}
+
+/** The first of a view's key-value lines: what the result is, labelled. */
+export function resultLine(result: DecisionResult): [label: string, value: string] {
+  if ('yesProbability' in result) return ['Probability of yes', rowsOf(result)[0].share];
+  if ('selected' in result) return ['Selected', `${result.selected} (confidence ${wholePercent(result.confidence)})`];
+  const levels = Object.keys(result.probabilities);
+  return ['Score', `${result.score.toFixed(2)} on 0 (${levels[0]}) to 2 (${levels[2]}), confidence ${wholePercent(result.confidence)}`];
 }
 
 function topKey(probabilities: Record<string, number>): string | undefined {
@@ -41,9 +56,12 @@ function topKey(probabilities: Record<string, number>): string | undefined {
   return best;
 }
 
-/** The top answer of a result in a few words: an option, a level, or "yes 62%". */
+/** The top answer of a result in a few words: an option, a level, or "yes 62.5%" ("even 50.0%" at exactly 50%). */
 export function topAnswer(result: DecisionResult): string {
-  if ('yesProbability' in result) return `${result.yesProbability >= 0.5 ? 'yes' : 'no'} ${wholePercent(result.yesProbability)}`;
+  if ('yesProbability' in result) {
+    const yes = result.yesProbability;
+    return `${yes > 0.5 ? 'yes' : yes < 0.5 ? 'no' : 'even'} ${percent(yes)}`;
+  }
   if ('selected' in result) return result.selected;
   return topKey(result.probabilities) ?? '';
 }
@@ -71,15 +89,50 @@ export function signalTone(signal: Signal): Tone {
   return signal === 'directional' || signal === 'yes' ? 'good' : signal === 'no' ? 'bad' : 'doubt';
 }
 
-/** A check of a stress test, named for a table row. Facts are numbered from 1 for people. */
-export function checkName(check: StressCheck, maxChars = 48): string {
+/**
+ * A check of a stress test, named for a table row, its fact quoted up to `factChars`
+ * (the table wraps it; a very long fact is cut, and the pivot's is shown below the
+ * table). Facts are numbered from 1 for people.
+ */
+export function checkName(check: StressCheck, factChars = 90): string {
   if (check.kind === 'reversed') return 'order reversed';
-  return `without fact ${check.factIndex + 1}: ${quote(check.fact, maxChars - 18)}`;
+  return `without fact ${check.factIndex + 1}: ${quote(check.fact, factChars)}`;
 }
 
+/**
+ * `text` in quotes, cut to at most `maxChars` characters with "…": at the last space
+ * that keeps at least half of them, so no word is broken, else mid-word (one
+ * endless word).
+ */
 export function quote(text: string, maxChars: number): string {
   const chars = [...text.trim()];
-  return `"${chars.length > maxChars ? chars.slice(0, Math.max(1, maxChars - 1)).join('') + '…' : chars.join('')}"`;
+  if (chars.length <= maxChars) return `"${chars.join('')}"`;
+  const room = chars.slice(0, Math.max(1, maxChars - 1));
+  const space = room.lastIndexOf(' ');
+  const kept = space >= room.length / 2 ? room.slice(0, space) : room;
+  return `"${kept.join('').trimEnd()}…"`;
+}
+
+/**
+ * Why a stress test names no pivot. The service names none unless leaving a fact out
+ * flips the answer or moves it by PIVOT_MIN_SHIFT; the reason is said only when the
+ * checks show it.
+ */
+export function noPivotWords(checks: readonly StressCheck[]): string {
+  const withoutFact = checks.filter((check) => check.kind === 'without-fact');
+  if (withoutFact.length === 0) return 'No single fact decides it: the context holds a single fact.';
+  if (withoutFact.every((check) => check.agrees && check.shift < PIVOT_MIN_SHIFT)) {
+    return `No single fact decides it: leaving one out never flips the answer or moves it ${wholePercent(PIVOT_MIN_SHIFT)} or more.`;
+  }
+  return 'No single fact decides it.';
+}
+
+/** Facts (0-based) whose leaving out moves the answer exactly as much as the pivot's: the service names the first. */
+export function tiedWithPivot({ checks, pivot }: Pick<Stress, 'checks' | 'pivot'>): number[] {
+  if (!pivot) return [];
+  return checks.flatMap((check) =>
+    check.kind === 'without-fact' && check.factIndex !== pivot.factIndex && check.shift === pivot.shift ? [check.factIndex] : [],
+  );
 }
 
 /** Access after the charge, and timing, for the closing line. */

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey } from '../auth.js';
 import type { AppEnv } from '../env.js';
@@ -6,7 +6,8 @@ import { methodNotAllowed } from '../errors.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 
 /** The key's own records: usage, revocation; and the public metrics. */
-export function accountRoutes(app: Hono<AppEnv>, service: DecisionService) {
+export function accountRoutes(service: DecisionService): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.get('/v1/usage', requireKey(service), async (c) => {
     const usage = await service.usage(c.get('caller'));
     return c.json(usage, 200, rateLimitHeaders(usage.freeLimit, usage.freeRemaining, service.secondsToMidnight()));
@@ -18,4 +19,5 @@ export function accountRoutes(app: Hono<AppEnv>, service: DecisionService) {
 
   app.get('/v1/metrics', async (c) => c.json(await service.metrics()));
   app.all('/v1/metrics', methodNotAllowed(['GET']));
+  return app;
 }

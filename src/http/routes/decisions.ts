@@ -1,27 +1,25 @@
-import type { Hono } from 'hono';
-import { DecideError, DecisionRequest, IdempotencyKey, invalidRequest } from '../../contract/index.js';
+import { Hono } from 'hono';
+import { ServiceError, DecisionRequest, invalidRequest } from '../../contract/index.js';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey } from '../auth.js';
-import { clientIp } from '../client-ip.js';
 import type { AppEnv } from '../env.js';
 import { errorResponse, methodNotAllowed } from '../errors.js';
+import { idempotencyKeyOf } from '../idempotency-key.js';
 import { jsonBody } from '../json-body.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 
-export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trustProxy: boolean) {
+export function decisionRoutes(service: DecisionService): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.post('/v1/decisions', requireKey(service), ...jsonBody, async (c) => {
     const parsed = DecisionRequest.safeParse(c.get('body'));
     if (!parsed.success) throw invalidRequest(parsed.error);
-    const idempotencyKey = c.req.header('idempotency-key');
-    if (idempotencyKey !== undefined && !IdempotencyKey.safeParse(idempotencyKey).success) {
-      throw new DecideError('invalid_request', 'Idempotency-Key header: must be 1 to 255 printable ASCII characters');
-    }
+    const idempotencyKey = idempotencyKeyOf(c);
     const freeLimit = service.limits.freePerKey;
     try {
       const answer = await service.decide(parsed.data, {
         caller: c.get('caller'),
         channel: 'api',
-        ip: clientIp(c, trustProxy),
+        ip: c.get('clientIp'),
         idempotencyKey,
         startedAt: c.get('startedAt'),
       });
@@ -34,11 +32,12 @@ export function decisionRoutes(app: Hono<AppEnv>, service: DecisionService, trus
         ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
       });
     } catch (error) {
-      if (error instanceof DecideError && error.code === 'free_limit_reached') {
+      if (error instanceof ServiceError && error.code === 'free_limit_reached') {
         return errorResponse(c, error, rateLimitHeaders(freeLimit, 0, error.retryAfter ?? 1));
       }
       throw error;
     }
   });
   app.all('/v1/decisions', methodNotAllowed(['POST']));
+  return app;
 }

@@ -144,13 +144,30 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (engine, model, target)
   );
   `,
-  // 5: a reserve in one round trip, and charges_pass gone (no query reads charges by
+  // 5: passes created from a page, counted per client IP and day, as SQLite's step 5.
+  `
+  CREATE TABLE pass_creations (
+    ip_fingerprint bytea NOT NULL CHECK (octet_length(ip_fingerprint) = 32),
+    day            date NOT NULL,
+    created        integer NOT NULL CHECK (created >= 0),
+    PRIMARY KEY (ip_fingerprint, day)
+  );
+  `,
+  // 6: several standard decisions paid together, as SQLite's step 6.
+  `
+  ALTER TABLE charges ADD COLUMN group_id text;
+  CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
+  `,
+  // 7: a reserve in one round trip, and charges_pass gone (no query reads charges by
   // pass; it was written at every reserve and commit, as it indexed the state).
-  // reserve_charge is what PgCharges.reserve did in five to nine statements: lock the
-  // pass row, take a free unit (key, IP, site counters, each behind its guard) or
-  // credits, insert the charge; or name the refusal. Its outcome: 'free' (remaining =
-  // the key's free units left), 'pass' (remaining = the pass's credits left), or a
-  // refusal code. search_path is fixed at creation: the tables of this schema.
+  // reserve_charge is what PgCharges.reserve did in five to nine statements for one
+  // unit: lock the pass row, take a free unit (key, IP, site counters, each behind its
+  // guard) or credits, insert the charge; or name the refusal. Its outcome: 'free'
+  // (remaining = the key's free units left), 'pass' (remaining = the pass's credits
+  // left), or a refusal code. Its charge has no group_id (step 6): a reserve of several
+  // units (a group) still takes the statement path, under the same pass-row lock and
+  // in the same lock order, so the two never disagree about a balance or a counter.
+  // search_path is fixed at creation: the tables of this schema.
   `
   DROP INDEX charges_pass;
 

@@ -17,8 +17,9 @@ const SQL = prepared('settle', {
 /**
  * A decision's commit: the charge, the metrics sample and the answer kept for its
  * Idempotency-Key, all or none (Store.commit). Usually one statement: an API decision
- * without an Idempotency-Key whose charge is still reserved is committed with its
- * sample by PgCharges.commitWithSample. Anything else takes a transaction.
+ * of one unit without an Idempotency-Key whose charge is still reserved is committed
+ * with its sample by PgCharges.commitWithSample. Anything else (a group of units kept
+ * in part and given back in part, among others) takes a transaction.
  */
 export async function commitDecision(
   pool: pg.Pool,
@@ -26,7 +27,8 @@ export async function commitDecision(
   idempotency: PgIdempotency,
   { reservationId, now, settlement }: { reservationId: string; now: Date; settlement?: Settlement },
 ): Promise<CommitOutcome> {
-  if (settlement && !settlement.idempotency && settlement.sample.channel === 'api') {
+  // A reservation of several units (settlement.units given) settles its group in the transaction.
+  if (settlement && !settlement.idempotency && settlement.units === undefined && settlement.sample.channel === 'api') {
     const api = await charges.commitWithSample(reservationId, now, settlement.sample);
     if (api) {
       settlement.answer({ charged: true }, metricsRow('api', api));
@@ -35,7 +37,7 @@ export async function commitDecision(
   }
   const settle = () =>
     transaction(pool, async (client): Promise<CommitOutcome> => {
-      const { outcome, fresh } = await charges.settle(client, reservationId, now);
+      const { outcome, fresh } = await charges.settle(client, reservationId, now, settlement?.units);
       if (!settlement || !fresh) return outcome;
       const { day, channel, ms } = settlement.sample;
       const uncharged = outcome.charged ? 0 : 1;

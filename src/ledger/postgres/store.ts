@@ -230,6 +230,10 @@ export class PostgresStore implements Store {
     return this.web.setting(name, initial);
   }
 
+  createPassLimited(request: { ip: string; day: string; perIpLimit: number }): Promise<{ passId: string; createdAt: string } | null> {
+    return this.web.createPassLimited(request);
+  }
+
   createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
     return this.web.createKeyLimited(request);
   }

@@ -1,13 +1,23 @@
 import type pg from 'pg';
-import { checkDay, checkKeyLimit, checkSettingName } from '../rules.js';
-import { freshKey, ipFingerprint } from '../sqlite/ids.js';
+import { checkDay, checkPerIpLimit, checkSettingName } from '../rules.js';
+import { freshKey, ipFingerprint, newId } from '../sqlite/ids.js';
 import type { Caller, CreatedKey } from '../store.js';
 import { transaction } from './database.js';
 
 const SQL = {
   insertSetting: 'INSERT INTO settings (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
   setting: 'SELECT value FROM settings WHERE name = $1',
-  passExists: 'SELECT 1 FROM passes WHERE id = $1',
+  // Locked first by every key creation on the pass, so that removing an empty pass
+  // (below) and adding a key to it never cross.
+  lockPass: 'SELECT 1 FROM passes WHERE id = $1 FOR UPDATE',
+  countPass: `INSERT INTO pass_creations (ip_fingerprint, day, created) VALUES ($1, $2, 1)
+              ON CONFLICT (ip_fingerprint, day) DO UPDATE SET created = pass_creations.created + 1
+              WHERE $3::int = 0 OR pass_creations.created < $3::int
+              RETURNING created`,
+  insertPass: 'INSERT INTO passes (id, created_at) VALUES ($1, $2)',
+  dropEmptyPass: `DELETE FROM passes WHERE id = $1
+                  AND NOT EXISTS (SELECT 1 FROM keys WHERE pass_id = passes.id)
+                  AND NOT EXISTS (SELECT 1 FROM fundings WHERE pass_id = passes.id)`,
   // The first key of a day inserts the counter; later ones pass the guard (re-checked on
   // the latest row under its lock) or change nothing. A limit of 0 means no limit.
   countKey: `INSERT INTO key_creations (ip_fingerprint, day, created) VALUES ($1, $2, 1)
@@ -34,16 +44,31 @@ export class PgWeb {
     return (await this.pool.query<{ value: string }>(SQL.setting, [name])).rows[0].value;
   }
 
+  async createPassLimited(request: { ip: string; day: string; perIpLimit: number }): Promise<{ passId: string; createdAt: string } | null> {
+    checkDay(request.day);
+    checkPerIpLimit(request.perIpLimit);
+    const created = { passId: newId('pass'), createdAt: new Date().toISOString() };
+    return transaction(this.pool, async (client) => {
+      const counted = await client.query(SQL.countPass, [ipFingerprint(request.ip), request.day, request.perIpLimit]);
+      if (counted.rowCount === 0) return null; // this IP's passes for the day are used up
+      await client.query(SQL.insertPass, [created.passId, created.createdAt]);
+      return created;
+    });
+  }
+
   async createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
     checkDay(request.day);
-    checkKeyLimit(request.perIpLimit);
+    checkPerIpLimit(request.perIpLimit);
     const { fingerprint, ...created } = freshKey(request.passId);
     return transaction(this.pool, async (client) => {
-      if ((await client.query(SQL.passExists, [request.passId])).rowCount === 0) {
+      if ((await client.query(SQL.lockPass, [request.passId])).rowCount === 0) {
         throw new Error(`Pass ${request.passId} does not exist.`);
       }
       const counted = await client.query(SQL.countKey, [ipFingerprint(request.ip), request.day, request.perIpLimit]);
-      if (counted.rowCount === 0) return null; // this IP's keys for the day are used up
+      if (counted.rowCount === 0) {
+        await client.query(SQL.dropEmptyPass, [request.passId]); // made for this key, it would stay empty
+        return null; // this IP's keys for the day are used up
+      }
       await client.query(SQL.insertKey, [created.keyId, created.passId, fingerprint, created.keyHint, created.createdAt]);
       return created;
     });

@@ -31,7 +31,7 @@ const TIME_CHARS = 8;
  * each new row lands on the same page as the last (the ledger's tables are keyed by
  * id); its 14 random characters (≈ 83 bits) keep it unguessable.
  */
-export function newId(prefix: 'pass' | 'key' | 'chg' | 'fund'): string {
+export function newId(prefix: 'pass' | 'key' | 'chg' | 'res' | 'fund'): string {
   let out = `${prefix}_`;
   let n = 0;
   if (prefix === 'chg') {

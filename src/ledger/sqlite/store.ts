@@ -207,6 +207,10 @@ export class SqliteStore implements Store {
     return this.unlocked(() => this.web.setting(name, initial));
   }
 
+  async createPassLimited(request: { ip: string; day: string; perIpLimit: number }): Promise<{ passId: string; createdAt: string } | null> {
+    return this.unlocked(() => this.web.createPassLimited(request));
+  }
+
   async createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
     return this.unlocked(() => this.web.createKeyLimited(request));
   }
@@ -236,7 +240,7 @@ export class SqliteStore implements Store {
     // One IMMEDIATE transaction (shared with the turn's other decisions, each in its own
     // savepoint): the charge, the sample and the kept answer, or none of them.
     return this.group.run((): CommitOutcome => {
-      const { outcome, fresh } = this.charges.settle(reservationId, now);
+      const { outcome, fresh } = this.charges.settle(reservationId, now, settlement?.units);
       if (!settlement || !fresh) return outcome;
       const { day, channel, ms } = settlement.sample;
       this.metricsOf.record(day, channel, ms, !outcome.charged);

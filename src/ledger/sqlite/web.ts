@@ -1,11 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { checkDay, checkKeyLimit, checkSettingName } from '../rules.js';
+import { checkDay, checkPerIpLimit, checkSettingName } from '../rules.js';
 import type { Caller, CreatedKey } from '../store.js';
-import { freshKey, ipFingerprint } from './ids.js';
+import { freshKey, ipFingerprint, newId } from './ids.js';
 
 /**
- * The browser's side of the SQLite ledger: server settings, keys created from a page
- * (counted per client IP and day), and a pass's own keys. Each write is one
+ * The browser's side of the SQLite ledger: server settings, passes and keys created
+ * from a page (each counted per client IP and day), and a pass's own keys. Each write is one
  * IMMEDIATE transaction or one guarded statement, as in charges.ts.
  */
 export class SqliteWeb {
@@ -21,6 +21,14 @@ export class SqliteWeb {
       countKey: p(`INSERT INTO key_creations (ip_fingerprint, day, created) VALUES (@ip, @day, 1)
                    ON CONFLICT (ip_fingerprint, day) DO UPDATE SET created = created + 1
                    WHERE @limit = 0 OR created < @limit`),
+      countPass: p(`INSERT INTO pass_creations (ip_fingerprint, day, created) VALUES (@ip, @day, 1)
+                    ON CONFLICT (ip_fingerprint, day) DO UPDATE SET created = created + 1
+                    WHERE @limit = 0 OR created < @limit`),
+      insertPass: p('INSERT INTO passes (id, created_at) VALUES (?, ?)'),
+      // A pass that never held a key nor a funding: nothing refers to it, nothing is lost.
+      dropEmptyPass: p(`DELETE FROM passes WHERE id = ?
+                        AND NOT EXISTS (SELECT 1 FROM keys WHERE pass_id = passes.id)
+                        AND NOT EXISTS (SELECT 1 FROM fundings WHERE pass_id = passes.id)`),
       insertKey: p('INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES (?, ?, ?, ?, ?)'),
       revoke: p(`UPDATE keys SET revoked_at = ? WHERE id = ? AND pass_id = ? AND revoked_at IS NULL
                  RETURNING hint, revoked_at`),
@@ -36,15 +44,32 @@ export class SqliteWeb {
     return (this.s.setting.get(name) as { value: string }).value;
   }
 
+  createPassLimited(request: { ip: string; day: string; perIpLimit: number }): { passId: string; createdAt: string } | null {
+    checkDay(request.day);
+    checkPerIpLimit(request.perIpLimit);
+    const created = { passId: newId('pass'), createdAt: new Date().toISOString() };
+    return this.db
+      .transaction(() => {
+        const counted = this.s.countPass.run({ ip: ipFingerprint(request.ip), day: request.day, limit: request.perIpLimit });
+        if (counted.changes === 0) return null; // this IP's passes for the day are used up
+        this.s.insertPass.run(created.passId, created.createdAt);
+        return created;
+      })
+      .immediate();
+  }
+
   createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): CreatedKey | null {
     checkDay(request.day);
-    checkKeyLimit(request.perIpLimit);
+    checkPerIpLimit(request.perIpLimit);
     const { fingerprint, ...created } = freshKey(request.passId);
     return this.db
       .transaction((): CreatedKey | null => {
         if (!this.s.passExists.get(request.passId)) throw new Error(`Pass ${request.passId} does not exist.`);
         const counted = this.s.countKey.run({ ip: ipFingerprint(request.ip), day: request.day, limit: request.perIpLimit });
-        if (counted.changes === 0) return null; // this IP's keys for the day are used up
+        if (counted.changes === 0) {
+          this.s.dropEmptyPass.run(request.passId); // made for this key, it would stay empty
+          return null; // this IP's keys for the day are used up
+        }
         this.s.insertKey.run(created.keyId, created.passId, fingerprint, created.keyHint, created.createdAt);
         return created;
       })

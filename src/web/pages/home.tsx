@@ -2,7 +2,7 @@
 import { documentOf, Layout, type PageProps } from './layout.js';
 
 function curlSnippet(base: string): string {
-  return `export DECIDE_API_KEY=dcd_api_…   # the key you create below
+  return `export DECIDE_API_KEY=dcd_api_…   # your key, from "Get an API key" above
 
 curl -s ${base}/v1/decisions \\
   -H "Authorization: Bearer $DECIDE_API_KEY" \\
@@ -84,17 +84,18 @@ export function homePage(props: PageProps): Promise<string> {
           ></div>
         ) : null}
         <p>
+          {/* Disabled until the page's script runs: without it the button would do nothing. */}
           <button
             id="create-key"
             type="button"
             data-has-pass={pass ? '1' : '0'}
             data-needs-token={needsWidget ? '1' : '0'}
-            disabled={needsWidget}
+            disabled
           >
             Create a key
           </button>
         </p>
-        <p id="create-error" class="error" role="alert" hidden></p>
+        <p id="create-error" class="error" role="alert" tabindex={-1} hidden></p>
         <div id="new-key" class="new-key" hidden>
           <p class="warning">
             <strong>Copy this key now: it will not be shown again.</strong> The service keeps only its fingerprint,
@@ -114,12 +115,17 @@ export function homePage(props: PageProps): Promise<string> {
       <section class="card">
         <h2>Call it</h2>
         <p>From a server or a script, never from public client code. Over HTTP:</p>
-        <pre id="curl-snippet"><code>{curlSnippet(baseUrl)}</code></pre>
+        {/* Focusable regions: on a phone they scroll sideways, and a keyboard must be able to scroll them too. */}
+        <pre id="curl-snippet" tabindex={0} role="region" aria-label="curl example">
+          <code>{curlSnippet(baseUrl)}</code>
+        </pre>
         <p>
           As a tool server for MCP clients (tools <code>weigh_decision</code>, <code>stress_test_decision</code>,{' '}
           <code>get_usage</code>):
         </p>
-        <pre id="mcp-snippet"><code>{mcpSnippet(baseUrl)}</code></pre>
+        <pre id="mcp-snippet" tabindex={0} role="region" aria-label="MCP client configuration">
+          <code>{mcpSnippet(baseUrl)}</code>
+        </pre>
         <p class="muted">
           Every field and error: <a href="/openapi.json">/openapi.json</a>. Today's processing times:{' '}
           <a href="/v1/metrics">/v1/metrics</a>.

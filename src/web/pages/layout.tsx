@@ -34,6 +34,9 @@ export function Layout(props: { title: string; page: 'home' | 'pass'; withWidget
         {widget ? <script src={widget.scriptUrl} defer></script> : null}
       </head>
       <body data-page={props.page}>
+        <a class="skip-link" href="#main">
+          Skip to the content
+        </a>
         <header class="top">
           <a class="brand" href="/">
             <img src={props.assets.icon} alt="" width="22" height="22" /> decide
@@ -44,7 +47,17 @@ export function Layout(props: { title: string; page: 'home' | 'pass'; withWidget
             <a href="/openapi.json">OpenAPI</a>
           </nav>
         </header>
-        <main>{props.children}</main>
+        {/* tabindex: the skip link moves the keyboard's focus here, not only the view. */}
+        <main id="main" tabindex={-1}>
+          <noscript>
+            <p class="notice" id="noscript">
+              This page's buttons and forms run on a small script of this server's own, and JavaScript is off: with
+              it off they do nothing, and the decision form sends nothing. The HTTP API and the MCP tool server need
+              no browser.
+            </p>
+          </noscript>
+          {props.children}
+        </main>
         <footer>
           <p>
             decide: structured decisions over HTTP and MCP. Keys are shown once; the service keeps only their

@@ -5,8 +5,13 @@ import { documentOf, Layout, type PageProps } from './layout.js';
 /** `2026-11-22 10:15 UTC`: the page speaks UTC, as the free allowance does. */
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
-/** Where a validation error of `field` is shown: beside its input. */
-const ErrorFor = (props: { field: string }) => <p class="field-error" data-error-for={props.field} hidden></p>;
+/** The id of the slot where a validation error of `field` is shown, beside its input. */
+const errorId = (field: string) => `error-${field}`;
+
+/** That slot; its input names it in `aria-describedby`, so a screen reader reads the error with the field. */
+const ErrorFor = (props: { field: string }) => (
+  <p class="field-error" id={errorId(props.field)} data-error-for={props.field} hidden></p>
+);
 
 function Summary({ pass }: { pass: PassRecord }) {
   return (
@@ -23,7 +28,7 @@ function Summary({ pass }: { pass: PassRecord }) {
         <div>
           <dt>Pass</dt>
           <dd>
-            <code id="pass-id">{pass.passId}</code>
+            <code id="pass-id" class="breakable">{pass.passId}</code>
           </dd>
         </div>
       </dl>
@@ -49,31 +54,36 @@ function Keys({ pass }: { pass: PassRecord }) {
           No keys yet: <a href="/">create one on the home page</a>.
         </p>
       ) : (
-        <table id="keys">
+        <table id="keys" class="stack">
           <thead>
             <tr>
-              <th>Key</th>
-              <th>Created</th>
-              <th>Free today</th>
-              <th>Status</th>
-              <th></th>
+              <th scope="col">Key</th>
+              <th scope="col">Created</th>
+              <th scope="col">Free today</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span class="visually-hidden">Action</span>
+              </th>
             </tr>
           </thead>
           <tbody>
             {pass.keys.map((k) => (
               <tr data-key-id={k.id} class={k.revokedAt ? 'revoked' : undefined}>
-                <td>
+                <td data-label="Key">
                   <code>{k.keyHint}</code>
                 </td>
-                <td>{when(k.createdAt)}</td>
-                <td class="free-used">
+                <td data-label="Created">{when(k.createdAt)}</td>
+                <td class="free-used" data-label="Free today">
                   <meter min={0} max={pass.freeLimit} value={k.freeUsed}></meter> <span>{k.freeUsed}</span> /{' '}
                   {pass.freeLimit}
                 </td>
-                <td class="status">{k.revokedAt ? `revoked ${when(k.revokedAt)}` : 'active'}</td>
-                <td>
+                {/* tabindex: focus moves here once the key is revoked and its button gone. */}
+                <td class="status" data-label="Status" tabindex={-1}>
+                  {k.revokedAt ? `revoked ${when(k.revokedAt)}` : 'active'}
+                </td>
+                <td class="action">
                   {k.revokedAt ? null : (
-                    <button type="button" class="revoke" data-key-id={k.id} data-hint={k.keyHint}>
+                    <button type="button" class="revoke" data-key-id={k.id} data-hint={k.keyHint} disabled>
                       Revoke
                     </button>
                   )}
@@ -93,10 +103,11 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
   return (
     <section class="card">
       <h2>Make a decision</h2>
-      <form id="decide-form" novalidate>
+      {/* POST, and Decide disabled until the script runs: the facts never travel in a URL. */}
+      <form id="decide-form" method="post" novalidate>
         <label>
           Paid by key
-          <select name="keyId">
+          <select name="keyId" aria-describedby={errorId('keyId')}>
             {active.map((k) => (
               <option value={k.id}>{k.keyHint}</option>
             ))}
@@ -105,7 +116,7 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
         <ErrorFor field="keyId" />
         <label>
           Mode
-          <select name="mode">
+          <select name="mode" aria-describedby={errorId('mode')}>
             <option value="choice">choice: compare 2 to 6 options</option>
             <option value="noul">noul: the probability of yes</option>
             <option value="score">score: three ordered levels</option>
@@ -114,29 +125,41 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
         <ErrorFor field="mode" />
         <label>
           Question <span class="muted">(8 to 300 characters)</span>
-          <input name="question" type="text" autocomplete="off" />
+          <input name="question" type="text" autocomplete="off" aria-describedby={errorId('question')} />
         </label>
         <ErrorFor field="question" />
         <label>
           Context: the facts, as sentences or a list <span class="muted">(20 to 2000 characters)</span>
-          <textarea name="context" rows={5}></textarea>
+          <textarea name="context" rows={5} aria-describedby={errorId('context')}></textarea>
         </label>
         <ErrorFor field="context" />
-        <fieldset data-mode="choice">
+        <fieldset data-mode="choice" aria-describedby={errorId('options')}>
           <legend>Options (2 to 6; empty ones are left out)</legend>
           {[0, 1, 2, 3, 4, 5].map((i) => (
             <div class="option">
-              <input name={`options.${i}`} type="text" aria-label={`Option ${i + 1}`} autocomplete="off" />
+              <input
+                name={`options.${i}`}
+                type="text"
+                aria-label={`Option ${i + 1}`}
+                autocomplete="off"
+                aria-describedby={errorId(`options.${i}`)}
+              />
               <ErrorFor field={`options.${i}`} />
             </div>
           ))}
           <ErrorFor field="options" />
         </fieldset>
-        <fieldset data-mode="score" hidden>
+        <fieldset data-mode="score" aria-describedby={errorId('levels')} hidden>
           <legend>Levels, from low to high</legend>
           {levels.map((level, i) => (
             <div class="option">
-              <input name={`levels.${i}`} type="text" value={level} aria-label={`Level ${i + 1}`} />
+              <input
+                name={`levels.${i}`}
+                type="text"
+                value={level}
+                aria-label={`Level ${i + 1}`}
+                aria-describedby={errorId(`levels.${i}`)}
+              />
               <ErrorFor field={`levels.${i}`} />
             </div>
           ))}
@@ -144,18 +167,18 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
         </fieldset>
         <label>
           Depth
-          <select name="depth">
+          <select name="depth" aria-describedby={errorId('depth')}>
             <option value="standard">standard: free allowance, then 1 credit</option>
             <option value="stress">stress: reversed and leave-one-fact-out checks, 5 credits</option>
           </select>
         </label>
         <ErrorFor field="depth" />
         <p>
-          <button type="submit" disabled={active.length === 0}>
+          <button type="submit" data-keys={active.length} disabled>
             Decide
           </button>
         </p>
-        <p id="decide-error" class="error" role="alert" hidden></p>
+        <p id="decide-error" class="error" role="alert" tabindex={-1} hidden></p>
       </form>
       <section id="answer" class="answer" aria-live="polite" hidden></section>
     </section>

@@ -1,4 +1,4 @@
-import { DecideError } from '../../contract/index.js';
+import { ServiceError } from '../../contract/index.js';
 import { siteverify } from './siteverify.js';
 
 /**
@@ -76,7 +76,7 @@ export function providerVerifier(config: ProviderConfig): Verifier {
     widget: { siteKey: config.siteKey, scriptUrl: known.scriptUrl, className: known.className, origins: [...known.origins] },
     async verify(token, ip) {
       if (token === undefined) {
-        throw new DecideError('invalid_request', 'verificationToken: required; solve the verification on the page first', undefined, [
+        throw new ServiceError('invalid_request', 'verificationToken: required; solve the verification on the page first', undefined, [
           { field: 'verificationToken', message: 'required; solve the verification on the page first' },
         ]);
       }
@@ -84,11 +84,11 @@ export function providerVerifier(config: ProviderConfig): Verifier {
       if (known.sendSiteKey) fields.sitekey = config.siteKey;
       const verdict = await siteverify(url, fields, timeoutMs);
       if (verdict.kind === 'unavailable') {
-        throw new DecideError('verification_unavailable', `the verification provider ${verdict.reason}; try again shortly`, 5);
+        throw new ServiceError('verification_unavailable', `the verification provider ${verdict.reason}; try again shortly`, 5);
       }
       if (verdict.kind === 'failed') {
         const codes = verdict.errorCodes.length ? ` (${verdict.errorCodes.join(', ')})` : '';
-        throw new DecideError('verification_failed', `the browser verification did not pass${codes}; solve it again`);
+        throw new ServiceError('verification_failed', `the browser verification did not pass${codes}; solve it again`);
       }
     },
   };

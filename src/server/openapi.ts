@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { PASS_COOKIE_SCHEME, webPaths } from '../web/openapi.js';
 import { DecisionRequest, DecisionResponse, KeyRevoked, Metrics, Usage } from '../contract/index.js';
-import { bodyFailures, decisionFailures, failure, json } from './openapi-parts.js';
+import { ModelList, SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
+import { bodyFailures, decisionFailures, failure, json } from '../http/openapi-parts.js';
+
+const idempotencyKeyHeader = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .meta({ description: 'Replays the first successful answer for 24 h (1 to 255 printable ASCII).' }),
+});
 
 const unauthorized = failure('Key missing, malformed, unknown or revoked', ['unauthorized']);
 
@@ -25,14 +33,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
         post: {
           summary: 'Make a structured decision',
           security: [{ bearer: [] }],
-          requestParams: {
-            header: z.object({
-              'idempotency-key': z
-                .string()
-                .optional()
-                .meta({ description: 'Replays the first successful answer for 24 h (1 to 255 printable ASCII).' }),
-            }),
-          },
+          requestParams: { header: idempotencyKeyHeader },
           requestBody: { required: true, ...json(DecisionRequest) },
           responses: {
             '200': { description: 'The decision', ...json(DecisionResponse) },
@@ -63,6 +64,33 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
           summary: 'Revoke the key used to authenticate',
           security: [{ bearer: [] }],
           responses: { '200': { description: 'Key revoked', ...json(KeyRevoked) }, '401': unauthorized },
+        },
+      },
+      '/v1/systemone': {
+        post: {
+          summary: 'Answer System One questions about a state (each question one standard decision)',
+          description:
+            'The System One wire format, as its clients send it. Each question costs what a standard decision costs, ' +
+            'all reserved up front; a question the engine could not answer is left out of `answers` and not charged.',
+          security: [{ bearer: [] }],
+          requestParams: { header: idempotencyKeyHeader },
+          requestBody: { required: true, ...json(SystemOneRequest) },
+          responses: {
+            '200': { description: 'One answer per question answered', ...json(SystemOneResponse) },
+            '400': failure('Invalid body', ['invalid_json', 'invalid_request']),
+            '401': unauthorized,
+            '409': failure('A request with this Idempotency-Key is still running', ['idempotency_in_progress']),
+            '422': failure('Idempotency-Key reused with another body', ['idempotency_key_reused']),
+            ...bodyFailures,
+            ...decisionFailures,
+          },
+        },
+      },
+      '/v1/models': {
+        get: {
+          summary: 'The model this server answers System One requests with',
+          security: [{ bearer: [] }],
+          responses: { '200': { description: 'Model cards', ...json(ModelList) }, '401': unauthorized },
         },
       },
       ...webPaths(),

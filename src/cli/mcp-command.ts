@@ -1,0 +1,16 @@
+import { Command, Option } from 'commander';
+import { runAction } from './actions.js';
+import { DEFAULT_URL } from './config.js';
+import { EXIT } from './exit-codes.js';
+
+/**
+ * `decide mcp`: the stdio bridge a desktop agent starts. Only its flags live here; the
+ * MCP SDK loads when it runs. The key comes only from the environment
+ * (DECIDE_API_KEY), never from a flag that would show in `ps`.
+ */
+export function mcpCommand(): Command {
+  return new Command('mcp')
+    .description('Serve the decide tools over stdio (MCP), forwarding to a decide server; key from DECIDE_API_KEY')
+    .addOption(new Option('--url <url>', 'base URL of the decide server (or its /mcp endpoint)').env('DECIDE_URL').default(DEFAULT_URL))
+    .action((flags: { url: string }) => runAction(EXIT, async () => (await import('./mcp.js')).runMcp(flags)));
+}

@@ -1,0 +1,24 @@
+import { Command, Option } from 'commander';
+import { runAction } from './actions.js';
+import { EXIT } from './exit-codes.js';
+import { helpText } from './help-text.js';
+import { dbOption, debiasOption, integer, modelOption } from './options.js';
+
+/** `decide serve`: only its flags live here; the server (Hono, the ledger's drivers, the engine) loads when it runs. */
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('Start the HTTP API, the MCP tool server (/mcp) and the browser pages on one machine')
+    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0, 65535)))
+    .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
+    .addOption(dbOption())
+    .addOption(modelOption())
+    .addOption(debiasOption())
+    .addHelpText(
+      'after',
+      helpText(
+        'Engine: DECIDE_ENGINE=local (the default: --model, else a small model fetched once into your cache), ' +
+          "openai, systemone or anthropic; see the README's Configuration.",
+      ),
+    )
+    .action((flags) => runAction(EXIT, async () => (await import('./serve.js')).serve(flags)));
+}

@@ -1,0 +1,65 @@
+/**
+ * Column widths for a terminal `columns` wide. ink lays the boxes out and wraps text
+ * at word boundaries; what it cannot know is how many cells a bar should draw, or how
+ * wide a column must be in every row so the rows line up. Those are decided here,
+ * from the width and the longest text, so every width of 60 columns or more fits.
+ */
+
+/** Characters on screen (code points; the labels are NFC text without invisible characters). */
+export const textWidth = (text: string): number => [...text].length;
+
+const longest = (texts: readonly string[]): number => Math.max(0, ...texts.map(textWidth));
+
+const clamp = (value: number, min: number, max: number): number => Math.max(min, Math.min(max, value));
+
+/** A bar is never drawn wider than this: enough to compare, short enough to read across. */
+export const BAR_MAX = 30;
+const BAR_MIN = 12;
+
+/** "  100.0%": the percentage after each bar, right-aligned. */
+export const SHARE_WIDTH = 8;
+/** The indent before the labels and the gap between a label and its bar. */
+export const INDENT = 2;
+export const GAP = 2;
+
+export interface BarWidths {
+  /** The label column; a longer label wraps in it. */
+  label: number;
+  /** Cells of the bar. */
+  bar: number;
+}
+
+/**
+ * The bars of one answer: the labels keep their width while the bar can give way,
+ * down to a third of the room (at least BAR_MIN cells); past that, the labels wrap.
+ * `mark` is what follows the top row ("  ← selected"); room for it is kept on every row.
+ */
+export function barWidths(labels: readonly string[], mark: string, columns: number): BarWidths {
+  const room = columns - INDENT - GAP - SHARE_WIDTH - textWidth(mark);
+  const wanted = longest(labels);
+  const bar = clamp(room - wanted, clamp(Math.floor(room / 3), BAR_MIN, BAR_MAX), BAR_MAX);
+  return { label: Math.max(1, Math.min(wanted, room - bar)), bar };
+}
+
+/** The stress table's fixed columns: the pivot's marker, "  Agrees", and the gap before a shift. */
+export const MARKER_WIDTH = 2;
+export const AGREES_WIDTH = 8;
+
+export interface TableWidths {
+  /** "  Shift", right-aligned: the gap and the widest shift. */
+  shift: number;
+  /** "  Answer": the gap and the widest answer, or less (it then wraps) so the checks keep room. */
+  answer: number;
+}
+
+/**
+ * The stress table: Agrees, Shift and Answer are kept whole and the check (its fact
+ * quoted) takes what is left, wrapping. An answer (an option may be 100 characters)
+ * gets at most what leaves the check 40% of the width.
+ */
+export function tableWidths(shifts: readonly string[], answers: readonly string[], columns: number): TableWidths {
+  const shift = GAP + longest(['Shift', ...shifts]);
+  const checkMin = Math.max(20, Math.floor(columns * 0.4));
+  const answerMax = Math.max(GAP + textWidth('Answer'), columns - MARKER_WIDTH - AGREES_WIDTH - shift - checkMin);
+  return { shift, answer: Math.min(GAP + longest(['Answer', ...answers]), answerMax) };
+}

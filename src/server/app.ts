@@ -1,0 +1,51 @@
+import { Hono } from 'hono';
+import { accessLog, stdoutLog, type LogLine } from '../http/access-log.js';
+import type { AppEnv } from '../http/env.js';
+import { methodNotAllowed, notFound, onError } from '../http/errors.js';
+import { requestContext } from '../http/request-context.js';
+import { accountRoutes } from '../http/routes/account.js';
+import { decisionRoutes } from '../http/routes/decisions.js';
+import { systemOneRoutes } from '../http/routes/systemone.js';
+import { mcpRoutes } from '../mcp/route.js';
+import type { DecisionService } from '../service/service.js';
+import { webRoutes, type WebOptions } from '../web/routes.js';
+import { openApiDocument } from './openapi.js';
+
+export interface AppOptions {
+  service: DecisionService;
+  /** Take the client IP from the first X-Forwarded-For hop (only behind a trusted proxy). */
+  trustProxy?: boolean;
+  /** The origin clients use (DECIDE_PUBLIC_URL), when a proxy makes it differ from the Host the server sees. */
+  publicUrl?: string | null;
+  /** Where access-log and error lines go (one JSON object a line); default stdout, batched per event-loop turn. */
+  log?: LogLine;
+  /** The browser pages (`/`, `/pass`) and their cookie-authenticated `/v1` routes; without it, the API alone. */
+  web?: WebOptions;
+}
+
+/**
+ * The composition root: every channel's routes, each a Hono app of its own, mounted
+ * on one app behind the same access log, request context (client IP, own origin)
+ * and error handling. Routes are matched before authentication, so an unknown path
+ * is 404 and a wrong method 405 whatever the key; CORS stays off (a server-to-server
+ * API).
+ */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const log = options.log ?? stdoutLog();
+  const app = new Hono<AppEnv>();
+  app.use('*', accessLog(log));
+  app.use('*', requestContext({ trustProxy: options.trustProxy ?? false, publicUrl: options.publicUrl ?? null }));
+  app.onError(onError(log));
+  app.notFound(notFound);
+
+  app.route('/', decisionRoutes(options.service));
+  app.route('/', accountRoutes(options.service));
+  app.route('/', systemOneRoutes(options.service));
+  app.route('/', mcpRoutes({ service: options.service, trustProxy: options.trustProxy ?? false, log }));
+  if (options.web) app.route('/', webRoutes(options.service, options.web));
+
+  const openapi = JSON.stringify(openApiDocument());
+  app.get('/openapi.json', (c) => c.body(openapi, 200, { 'Content-Type': 'application/json' }));
+  app.all('/openapi.json', methodNotAllowed(['GET']));
+  return app;
+}

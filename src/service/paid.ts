@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { type Access, ServiceError, type Timing } from '../contract/index.js';
+import type { Caller, Channel, CommitOutcome, Depth, Limits, Settlement, Store } from '../ledger/store.js';
+import { type Clock, utcDay } from './clock.js';
+import { withDeadline } from './deadline.js';
+import { GiveBack } from './give-back.js';
+import { metricsRecord } from './metrics.js';
+import { engineFailure, refusal } from './refusals.js';
+
+export interface DecideContext {
+  caller: Caller;
+  channel: Channel;
+  ip: string;
+  idempotencyKey?: string;
+  /** `performance.now()` when the request arrived, so processingMs covers parsing too. */
+  startedAt?: number;
+}
+
+/** What the commit settled, for the answer to say. */
+export interface Settled {
+  /** What the caller holds, as the reservation left it (or, not charged after all, now). */
+  access: Access;
+  timing: Timing;
+  evaluatedAt: string;
+}
+
+/**
+ * A request that the engine answers and the ledger charges: a decision, or the
+ * questions of a System One request. `R` is its answer, `T` what the engine made.
+ */
+export interface PaidWork<R, T> {
+  /** What kind of request it is, so that an Idempotency-Key reused on another route never replays. */
+  route: string;
+  /** The parsed request: a retry with the same Idempotency-Key must send the same. */
+  request: unknown;
+  depth: Depth;
+  /** Standard decisions it costs (one per question), reserved together; 1 by default. */
+  units?: number;
+  /** The engine's part, under the deadline; `units`: how many it used (the rest are given back). */
+  run(signal: AbortSignal): Promise<{ made: T; units: number }>;
+  /** The answer, once the commit knows what it charged: synchronous, and must not throw. */
+  respond(made: T, settled: Settled): R;
+}
+
+export interface PaidAnswer<R> {
+  response: R;
+  /** The body exactly as first answered: a replay sends these bytes again. */
+  json: string;
+  replayed: boolean;
+  /** What the caller holds after it (not on a replay). */
+  access?: Access;
+}
+
+export interface PaidOptions {
+  store: Store;
+  limits: Limits;
+  clock: Clock;
+  /** One deadline for the engine's whole part. */
+  engineTimeoutMs: number;
+  maxInFlight: number;
+  warn: (line: string) => void;
+}
+
+/**
+ * The one path every paid request takes: its Idempotency-Key, then reserve → run →
+ * commit, or release on any failure before the error is answered. The commit writes
+ * the charge, the metrics sample and the answer kept for the Idempotency-Key in one
+ * transaction: a process that dies before it leaves nothing charged (the retry runs
+ * afresh), one that dies after it leaves an answer to replay.
+ */
+export class PaidRequests {
+  private inFlight = 0;
+  private readonly giveBack: GiveBack;
+
+  constructor(private readonly options: PaidOptions) {
+    this.giveBack = new GiveBack(options.warn);
+  }
+
+  async run<R, T>(work: PaidWork<R, T>, context: DecideContext): Promise<PaidAnswer<R>> {
+    const startedAt = context.startedAt ?? performance.now();
+    const { store } = this.options;
+    const idem = context.idempotencyKey;
+    if (idem !== undefined) {
+      // Decisions hash their request alone, as they always have, so answers kept before stay replayable.
+      const hashed = work.route === 'decisions' ? work.request : { route: work.route, request: work.request };
+      const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
+      const begun = await store.beginIdempotent(context.caller.keyId, idem, requestHash, this.options.clock());
+      if (begun.state === 'replay') return { response: JSON.parse(begun.body), json: begun.body, replayed: true };
+      if (begun.state === 'mismatch') {
+        throw new ServiceError('idempotency_key_reused', 'Idempotency-Key was already used with a different request body');
+      }
+      if (begun.state === 'in_progress') {
+        throw new ServiceError('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry when it has finished', 1);
+      }
+    }
+    try {
+      return await this.charged(work, context, startedAt);
+    } catch (error) {
+      if (idem !== undefined) {
+        const { keyId, keyHint } = context.caller;
+        await this.giveBack.soon(`give up the Idempotency-Key record of key ${keyHint}`, () => store.abandonIdempotent(keyId, idem), error);
+      }
+      throw error;
+    }
+  }
+
+  private async charged<R, T>(work: PaidWork<R, T>, context: DecideContext, startedAt: number): Promise<PaidAnswer<R>> {
+    const { store, clock, limits } = this.options;
+    if (this.inFlight >= this.options.maxInFlight) {
+      throw new ServiceError('engine_busy', 'the decision engine is saturated; retry shortly', 1);
+    }
+    const now = clock();
+    const day = utcDay(now);
+    const units = work.units ?? 1;
+    const reserved = await store.reserve({ caller: context.caller, depth: work.depth, ip: context.ip, day, units }, now);
+    if (!reserved.ok) throw refusal(reserved.code, work.depth, now, limits, units);
+    const { reservation } = reserved;
+
+    this.inFlight++;
+    let ran: { made: T; units: number };
+    const release = () => store.release(reservation.id, clock());
+    const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
+    try {
+      // A timer cleared as soon as the engine's part ends (deadline.ts), not one left
+      // pending for the whole deadline as AbortSignal.timeout's would be.
+      ran = await withDeadline(this.options.engineTimeoutMs, (signal) => work.run(signal));
+    } catch (error) {
+      await this.giveBack.soon(releasing, release);
+      throw engineFailure(error);
+    } finally {
+      this.inFlight--;
+    }
+
+    const processingMs = Math.max(0, Math.round(performance.now() - startedAt));
+    let response: R | undefined;
+    let access: Access | undefined;
+    let json = '';
+    const settlement: Settlement = {
+      sample: { day, channel: context.channel, ms: processingMs },
+      idempotency: context.idempotencyKey === undefined ? undefined : { keyId: context.caller.keyId, idemKey: context.idempotencyKey },
+      units: units > 1 ? ran.units : undefined,
+      answer: (committed, apiRow) => {
+        const api = metricsRecord(day, [apiRow]).api;
+        // Not charged after all: what the caller holds now, not what the reservation took, and said so.
+        access = committed.charged ? reserved.access : { ...(committed.access ?? reserved.access), charged: false };
+        response = work.respond(ran.made, {
+          access,
+          timing: { processingMs, averageMsToday: api.meanMs, samplesToday: api.samples === 0 ? null : api.samples },
+          evaluatedAt: clock().toISOString(),
+        });
+        json = JSON.stringify(response);
+        return json;
+      },
+    };
+    let committed: CommitOutcome;
+    try {
+      committed = await store.commit(reservation.id, clock(), settlement);
+    } catch (error) {
+      // Nothing of the commit was written: give the charge back now rather than at
+      // expiry or the next start (a no-op, should it have committed after all). With
+      // the ledger known to be unavailable, at once in the background.
+      await this.giveBack.soon(releasing, release, error);
+      throw error;
+    }
+    if (!committed.charged) {
+      this.options.warn(
+        `served a decision without a charge: its reservation ${reservation.id} (${reservation.kind}, ${reservation.cost}, key ` +
+          `${context.caller.keyHint}) expired and was released before the decision finished; ` +
+          'raise DECIDE_EXPIRY_MARGIN_MS if this server stalls that long',
+      );
+    }
+    if (!response) throw new Error('the ledger committed a decision without asking for its answer');
+    return { response, json, replayed: false, access };
+  }
+}

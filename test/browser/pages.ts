@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { ROOT } from '../support/cli.js';
+import { isSufficiencyProbe, tokens } from '../support/scripts.js';
+import type { Running } from '../support/service.js';
+
+/** What the page tests share: reading the page as it settles, filling the form, the screenshots. */
+
+/**
+ * The text of `selector` once it matches `pattern` (the page updates after its fetches
+ * finish). Callbacks like this one run in the page; its globals are reached through
+ * `globalThis`, since the tests are compiled without the DOM's types.
+ */
+export async function textOnce(page: Page, selector: string, pattern: RegExp): Promise<string> {
+  await page.waitForFunction(
+    ([sel, source, flags]) => new RegExp(source, flags).test((globalThis as any).document.querySelector(sel)?.textContent ?? ''),
+    [selector, pattern.source, pattern.flags] as const,
+  );
+  return (await page.textContent(selector))!;
+}
+
+/** What has the keyboard's focus, as `tag#id.class` and its text, once the page settles on `expected`. */
+export async function focusOnce(page: Page, expected: string): Promise<string> {
+  const describe = () =>
+    page.evaluate(() => {
+      const el = (globalThis as any).document.activeElement;
+      return el ? `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.className ? '.' + String(el.className).split(' ').join('.') : ''}` : 'none';
+    });
+  try {
+    await page.waitForFunction((want) => {
+      const el = (globalThis as any).document.activeElement;
+      return !!el && el.matches(want);
+    }, expected);
+  } catch (error) {
+    throw new Error(`the focus never reached ${expected}: it is on ${await describe()}`, { cause: error });
+  }
+  return describe();
+}
+
+/** "Create a key" on the home page, as a user would: the new key, once shown. */
+export async function createKey(page: Page, svc: Running): Promise<string> {
+  await page.goto(`${svc.url}/`);
+  await page.click('#create-key');
+  await page.waitForSelector('#new-key:not([hidden])');
+  return (await page.textContent('#new-key-value'))!;
+}
+
+/** Fills the pass page's form with a request of any mode. */
+export async function fillDecision(page: Page, request: { mode: string; question: string; context: string; options?: readonly string[]; depth?: string }) {
+  await page.selectOption('select[name="mode"]', request.mode);
+  await page.fill('input[name="question"]', request.question);
+  await page.fill('textarea[name="context"]', request.context);
+  for (let i = 0; i < 6; i++) {
+    if (request.mode === 'choice') await page.fill(`input[name="options.${i}"]`, request.options?.[i] ?? '');
+  }
+  await page.selectOption('select[name="depth"]', request.depth ?? 'standard');
+}
+
+/** Clicks Decide and waits for the answer it draws. */
+export async function decideOnPage(page: Page) {
+  await page.click('#decide-form button[type="submit"]');
+  await page.waitForSelector('#answer:not([hidden])');
+}
+
+/** The fake engine from here on: a choice between PostgreSQL and MongoDB that hangs on the need for transactions. */
+export function leanOnTransactions(svc: Running) {
+  svc.fake.respond((body) => {
+    if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.88, No: 0.12 }) };
+    const leaning = JSON.stringify(body).includes('transactions across several tables');
+    return { labels: tokens(body, leaning ? { PostgreSQL: 0.82, MongoDB: 0.18 } : { PostgreSQL: 0.35, MongoDB: 0.65 }) };
+  });
+}
+
+/**
+ * The README's screenshots are taken by the page tests: `DECIDE_SCREENSHOTS=1` writes
+ * them to docs/, otherwise they are only checked to be images.
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = { fullPage: true }) {
+  await page.evaluate(() => (globalThis as any).document.activeElement?.blur()); // no focus ring in the picture
+  const png = await page.screenshot(options);
+  expect(png.subarray(1, 4).toString()).toBe('PNG');
+  if (process.env.DECIDE_SCREENSHOTS === '1') fs.writeFileSync(path.join(ROOT, 'docs', `screenshot-${name}.png`), png);
+}
