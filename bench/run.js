@@ -63,6 +63,7 @@ async function main() {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'decide-bench-'));
   const names = config.rows ?? ROWS;
   const started = Date.now();
+  const loadAtStart = os.loadavg();
   const warnings = [];
   const background = new Map(); // row label → the most cores other processes kept busy in one of its windows
   const ctx = {
@@ -72,8 +73,12 @@ async function main() {
     /** Non-2xx answers or transport errors during a measured window are reported, not hidden; so is background load. */
     checkErrors(label, result) {
       if (result.errors > 0) warnings.push(`ERRORS in ${label}: ${JSON.stringify(result.statuses)} ${JSON.stringify(result.failures)} ${result.firstErrorBody ?? ''}`);
+      ctx.noteMachine(label, result.machineCores);
+    },
+    /** The cores others kept busy in a measured window of `label` ("row N …"); the most per row is printed. */
+    noteMachine(label, cores) {
       const row = label.split(' ').slice(0, 2).join(' ');
-      background.set(row, Math.max(background.get(row) ?? 0, result.machineCores?.notOurs ?? 0));
+      background.set(row, Math.max(background.get(row) ?? 0, cores?.notOurs ?? 0));
     },
   };
 
@@ -111,6 +116,13 @@ async function main() {
   out.push(
     `HTTP targets: warm-up ${config.warmupMs} ms, then ${config.slices} alternating slices (+${config.sliceWarmupMs} ms warm-up each), ` +
       `${config.durationMs} ms measured per target; decide stdout: ${config.decideStdout}; took ${Math.round((Date.now() - started) / 1000)} s`,
+  );
+  // How loaded the machine was: every figure is depressed by it, the ratios less so.
+  const load = (l) => l.map((x) => fmt(x, 2)).join(' ');
+  out.push(
+    `machine load: load average (1, 5, 15 min) ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end; ` +
+      `cores kept busy by other processes in measured windows, the most per row: ` +
+      ([...background].map(([row, cores]) => `${row} ${fmt(cores, 2)}`).join(', ') || 'not measured'),
   );
   for (const s of sections) {
     if (!s.details) continue;

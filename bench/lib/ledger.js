@@ -53,7 +53,8 @@ export function opsTable(results) {
       fmt(r.latencyMs.p50 * 1000, 0),
       fmt(r.latencyMs.p99 * 1000, 0),
       fmt(r.cpuUsPerOp, 1),
+      r.machineCores ? fmt(r.machineCores.notOurs, 2) : '—',
     ]),
-    ['op', 'ops', 'ops/s', 'p50 µs', 'p99 µs', 'node cpu µs/op'],
+    ['op', 'ops', 'ops/s', 'p50 µs', 'p99 µs', 'node cpu µs/op', 'cores not ours'],
   );
 }

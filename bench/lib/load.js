@@ -10,21 +10,36 @@
 // measured window count: windowing is ours, not autocannon's per-second sampling.
 //
 // A slice = `warmupMs` of unrecorded load (new connections are opened, JIT warms up),
-// then `durationMs` recorded, then a short tail so the load stays on until the window
-// closes. `sideBySide` alternates slices of several targets (A, B, C, A, B, C, …) so a
+// then `durationMs` recorded, both timed by the answers themselves. `sideBySide` alternates slices of several targets (A, B, C, A, B, C, …) so a
 // burst of background load on the shared machine hits them alike.
 import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
 import { cpuMsOf, machineCpuMs } from '../children.js';
 
-const TAIL_MS = 150;
+/**
+ * autocannon's own end of the load, a safety net only: each window is opened and closed
+ * by the answers themselves (see `slice`), and this is how long a slice may take at
+ * worst before it counts as stalled.
+ */
+const STALL_FACTOR = 6;
+const STALL_EXTRA_MS = 30_000;
 
-/** One slice against one target; resolves once autocannon has closed its connections. */
+/**
+ * One slice against one target; resolves once autocannon has closed its connections.
+ *
+ * The window is measured on the load generator's own clock, by its answers, not by
+ * timers: the first answer (or transport error) at least `warmupMs` after the start
+ * opens it, the first at least `durationMs` after that closes it, and the load stops
+ * there. On a loaded machine timers fire late, and a window kept by timers could
+ * outlast the load autocannon was told to send ("the load ended before its measured
+ * window did"); here the load runs until the window is closed, however late.
+ */
 export function slice({ url, method = 'POST', headers, body, connections, warmupMs, durationMs, onWindow }) {
   return new Promise((resolve, reject) => {
     const latencies = [];
     const statuses = {};
     const failures = {};
+    const startedAt = performance.now();
     let t0 = Infinity;
     let t1 = Infinity;
     let before = null;
@@ -39,8 +54,8 @@ export function slice({ url, method = 'POST', headers, body, connections, warmup
         body,
         connections,
         pipelining: 1,
-        duration: (warmupMs + durationMs + TAIL_MS) / 1000,
-        sampleInt: 25, // autocannon only notices the end of `duration` on a sample tick
+        duration: ((warmupMs + durationMs) * STALL_FACTOR + STALL_EXTRA_MS) / 1000,
+        sampleInt: 25, // autocannon notices a stop on a sample tick
         timeout: 30,
         // The first non-2xx body of each status is kept for the report.
         setupClient: (client) => {
@@ -52,37 +67,39 @@ export function slice({ url, method = 'POST', headers, body, connections, warmup
         },
       },
       (error) => {
-        clearTimeout(startTimer);
-        clearTimeout(endTimer);
         if (error) return reject(error);
-        if (!closed) return reject(new Error(`${url}: the load ended before its measured window did`));
+        if (!closed) return reject(new Error(`${url}: no answer closed the measured window within ${Math.round(performance.now() - startedAt)} ms (stalled)`));
         resolve({ latencies, statuses, failures, windowMs: t1 - t0, before, after, sample });
       },
     );
+    /** Opens or closes the window on this event's time; true when the event falls inside it. */
+    const inWindow = (now) => {
+      if (closed) return false;
+      if (t0 === Infinity) {
+        if (now - startedAt < warmupMs) return false;
+        before = onWindow?.() ?? null;
+        t0 = now;
+        return false;
+      }
+      if (now - t0 >= durationMs) {
+        after = onWindow?.() ?? null;
+        t1 = now;
+        closed = true;
+        instance.stop();
+      }
+      return true;
+    };
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      const now = performance.now();
-      if (now < t0 || now > t1) return;
+      if (!inWindow(performance.now())) return;
       statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
     });
     instance.on('reqError', (error) => {
-      const now = performance.now();
-      if (now < t0 || now > t1) return;
+      if (!inWindow(performance.now())) return;
       const code = error.code ?? error.message ?? 'error';
       statuses[code] = (statuses[code] ?? 0) + 1;
       failures[code] ??= String(error.message).slice(0, 300);
     });
-    const startTimer = setTimeout(() => {
-      before = onWindow?.() ?? null;
-      t0 = performance.now();
-      t1 = t0 + durationMs;
-      endTimer = setTimeout(() => {
-        t1 = performance.now();
-        after = onWindow?.() ?? null;
-        closed = true;
-      }, durationMs);
-    }, warmupMs);
-    let endTimer;
   });
 }
 

@@ -75,9 +75,10 @@ export async function startFloor({ engineUrl, engineBody }) {
 
 /**
  * `decide serve` on `db` with the bench engine at `engineUrl`. Its access log goes down
- * a pipe this process drains (what a log collector sees), or to /dev/null.
+ * a pipe this process drains (what a log collector sees), or to /dev/null. `bin`: another
+ * build's `bin/decide.js` (bench/http-ab.js).
  */
-export async function startDecide(config, { db, engineUrl, name = 'decide', env = {}, command = [], timeoutMs }) {
+export async function startDecide(config, { db, engineUrl, name = 'decide', env = {}, command = [], timeoutMs, bin = DECIDE }) {
   const profDir = path.join(BENCH, 'profiles');
   if (config.cpuProf) mkdirSync(profDir, { recursive: true });
   const toNull = config.decideStdout === 'null';
@@ -89,7 +90,7 @@ export async function startDecide(config, { db, engineUrl, name = 'decide', env 
     [
       ...prefix,
       ...(config.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []),
-      DECIDE,
+      bin,
       'serve',
       '--port',
       String(port),

@@ -14,6 +14,8 @@ import { STANDARD, STRESS } from '../lib/bodies.js';
 import { expect, makeKeys, post, startDecide, startEcho, startEngine, startFloor, stopAll } from '../lib/servers.js';
 import path from 'node:path';
 
+const CPU_GOAL_MS = 0.25;
+
 export default {
   id: 'http',
   title: '1 HTTP overhead',
@@ -78,15 +80,22 @@ export default {
             oursMs: s.latencyMs.p50, baselineMs: r.engine.latencyMs.p50, max: c === 1 ? 1 : undefined,
             note: c === 1 ? undefined : 'closed loop at saturation: latency ≈ in-flight ÷ throughput, so this is mostly queueing',
           }),
-          overheadLine(`c=${c} p99 service overhead (decision − engine)`, { oursMs: s.latencyMs.p99, baselineMs: r.engine.latencyMs.p99 }),
+          overheadLine(`c=${c} p99 service overhead (decision − engine)`, {
+            oursMs: s.latencyMs.p99, baselineMs: r.engine.latencyMs.p99, max: c === 1 ? 2 : undefined,
+          }),
           ratioLine(`c=${c} decisions/s ÷ floor req/s (Hono + 1 engine call)`, {
-            ours: s.perSecond, baseline: r.floor.perSecond, oursText: `${fmtInt(s.perSecond)}/s`, baselineText: `${fmtInt(r.floor.perSecond)}/s`,
+            ours: s.perSecond, baseline: r.floor.perSecond, oursText: `${fmtInt(s.perSecond)}/s`, baselineText: `${fmtInt(r.floor.perSecond)}/s`, min: 0.5,
           }),
           ratioLine(`c=${c} floor req/s ÷ echo req/s (the limit of an engine round trip)`, {
             ours: r.floor.perSecond, baseline: r.echo.perSecond, oursText: `${fmtInt(r.floor.perSecond)}/s`, baselineText: `${fmtInt(r.echo.perSecond)}/s`,
           }),
           ratioLine(`c=${c} server CPU ms per decision ÷ per echo`, {
             ours: s.cpuMsPerRequest.decide, baseline: r.echo.cpuMsPerRequest.echo, oursText: `${fmt(s.cpuMsPerRequest.decide, 3)} ms`, baselineText: `${fmt(r.echo.cpuMsPerRequest.echo, 3)} ms`, digits: 1,
+          }),
+          // The goal is in milliseconds (issue 18: ≤ 0.25 ms on SQLite); its ratio to the goal is shown.
+          ratioLine(`c=${c} server CPU ms per decision ÷ the goal's 0.25 ms`, {
+            ours: s.cpuMsPerRequest.decide, baseline: CPU_GOAL_MS, oursText: `${fmt(s.cpuMsPerRequest.decide, 3)} ms`, baselineText: `${CPU_GOAL_MS} ms`, max: 1,
+            note: 'CPU of the decide process (all its threads) over the measured windows, per answered decision',
           }),
         );
         if (r.stress) {

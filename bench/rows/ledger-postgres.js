@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { alternateOps } from '../lib/ops.js';
 import { ledgerLines, opsTable, storeOps } from '../lib/ledger.js';
+import { ratioLine } from '../lib/report.js';
 import { makeKeys, openLedger } from '../lib/servers.js';
 
 const dist = (file) => import(new URL(`../../dist/${file}`, import.meta.url).href);
@@ -41,9 +42,15 @@ export default {
           randomUUID(), keys[w].keyId, keys[w].passId, now.slice(0, 10), now,
         ]);
       };
-      const lines = [];
+      const trips = await roundTrips(pg, () => decision(0));
+      const lines = [
+        ratioLine(`PostgreSQL round trips per decision's ledger work ÷ the goal's 3`, {
+          ours: trips, baseline: 3, oursText: String(trips), baselineText: '3', max: 1,
+          note: 'statements sent by authenticate + reserve + commit with its sample (no Idempotency-Key), BEGIN and COMMIT included',
+        }),
+      ];
       const details = [];
-      const data = {};
+      const data = { roundTrips: trips };
       for (const c of config.pgConcurrency) {
         ctx.progress(`row 4: PostgreSQL store vs raw pg inserts, c=${c}`);
         const r = await alternateOps(
@@ -55,6 +62,7 @@ export default {
           { concurrency: c, slices: config.slices, durationMs: config.ledgerMs, warmupMs: 300 },
         );
         data[c] = r;
+        for (const x of Object.values(r)) ctx.noteMachine(`row 4 ${x.name}`, x.machineCores);
         lines.push(...ledgerLines('PostgreSQL', r, c));
         details.push(opsTable(r));
       }
@@ -67,3 +75,19 @@ export default {
     }
   },
 };
+
+/** Statements `op` sends, over 10 runs: every pg client query is one round trip. */
+async function roundTrips(pg, op) {
+  const query = pg.Client.prototype.query;
+  let sent = 0;
+  pg.Client.prototype.query = function (...args) {
+    sent++;
+    return query.apply(this, args);
+  };
+  try {
+    for (let i = 0; i < 10; i++) await op();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return sent / 10;
+}

@@ -17,6 +17,9 @@ export async function mapBounded<T, R>(
   signal: AbortSignal,
 ): Promise<R[]> {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  // One task has no sibling to stop when it fails: it gets the caller's signal as is
+  // (a standard decision is one engine call; this spares it a controller).
+  if (items.length === 1) return [await task(items[0], signal, 0)];
   const controller = new AbortController();
   // Each running task listens for the abort: up to `limit` listeners is expected, not a leak.
   setMaxListeners(limit + 10, controller.signal);

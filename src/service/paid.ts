@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type Access, ServiceError, type Timing } from '../contract/index.js';
-import type { Caller, Channel, CommitOutcome, Depth, Limits, ReserveOutcome, Settlement, Store } from '../ledger/store.js';
+import type { Caller, Channel, CommitOutcome, Depth, Limits, Settlement, Store } from '../ledger/store.js';
 import type { Admission, Slot } from './admission.js';
 import { type Clock, utcDay } from './clock.js';
+import { withDeadline } from './deadline.js';
 import { GiveBack } from './give-back.js';
 import { metricsRecord } from './metrics.js';
 import { engineFailure, refusal } from './refusals.js';
@@ -110,33 +111,31 @@ export class PaidRequests {
     }
   }
 
-  private async charged<R, T>(work: PaidWork<R, T>, context: DecideContext, startedAt: number): Promise<PaidAnswer<R>> {
+  /**
+   * Admission first, so a request refused for a busy engine (429) is charged nothing;
+   * then the reservation and the engine's run, the reservation given back if the run
+   * fails. The slot is held only while the engine works.
+   */
+  private async admitted<R, T>(work: PaidWork<R, T>, context: DecideContext, deadline: AbortSignal) {
     const { store, clock, limits } = this.options;
-    // Admission first, so a request refused for a busy engine (429) is charged nothing;
-    // the deadline runs from there, so time spent waiting for the engine counts against it.
-    const deadline = AbortSignal.timeout(this.options.engineTimeoutMs);
     let slot: Slot;
     try {
       slot = await this.options.admission.enter(work.depth, deadline);
     } catch (error) {
       throw engineFailure(error);
     }
-    let ran: { made: T; units: number };
-    let reserved: Extract<ReserveOutcome, { ok: true }>;
-    let release: () => Promise<unknown>;
-    let releasing: string;
-    const now = clock();
-    const day = utcDay(now);
-    const units = work.units ?? 1;
     try {
-      const outcome = await store.reserve({ caller: context.caller, depth: work.depth, ip: context.ip, day, units }, now);
-      if (!outcome.ok) throw refusal(outcome.code, work.depth, now, limits, units);
-      reserved = outcome;
-      const { reservation } = outcome;
-      release = () => store.release(reservation.id, clock());
-      releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
+      const now = clock();
+      const day = utcDay(now);
+      const units = work.units ?? 1;
+      const reserved = await store.reserve({ caller: context.caller, depth: work.depth, ip: context.ip, day, units }, now);
+      if (!reserved.ok) throw refusal(reserved.code, work.depth, now, limits, units);
+      const { reservation } = reserved;
+      const release = () => store.release(reservation.id, clock());
+      const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
       try {
-        ran = await work.run(deadline);
+        const ran = await work.run(deadline);
+        return { reserved, ran, day, release, releasing };
       } catch (error) {
         await this.giveBack.soon(releasing, release);
         throw engineFailure(error);
@@ -144,6 +143,16 @@ export class PaidRequests {
     } finally {
       slot.leave();
     }
+  }
+
+  private async charged<R, T>(work: PaidWork<R, T>, context: DecideContext, startedAt: number): Promise<PaidAnswer<R>> {
+    const { store, clock } = this.options;
+    // One deadline from arrival, so time spent waiting for the engine counts against it;
+    // its timer is cleared as soon as the engine's part ends (deadline.ts), not left
+    // pending for the whole deadline as AbortSignal.timeout's would be.
+    const { reserved, ran, day, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
+      this.admitted(work, context, deadline),
+    );
     const { reservation } = reserved;
 
     const processingMs = Math.max(0, Math.round(performance.now() - startedAt));
@@ -153,7 +162,7 @@ export class PaidRequests {
     const settlement: Settlement = {
       sample: { day, channel: context.channel, ms: processingMs },
       idempotency: context.idempotencyKey === undefined ? undefined : { keyId: context.caller.keyId, idemKey: context.idempotencyKey },
-      units: units > 1 ? ran.units : undefined,
+      units: (work.units ?? 1) > 1 ? ran.units : undefined,
       answer: (committed, apiRow) => {
         const api = metricsRecord(day, [apiRow]).api;
         // Not charged after all: what the caller holds now, not what the reservation took, and said so.

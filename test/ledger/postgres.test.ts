@@ -162,6 +162,47 @@ describe('PostgreSQL: schema and migrations', () => {
   });
 });
 
+describe('PostgreSQL: a database at step 6 brought forward', () => {
+  ownSchema();
+
+  it('keeps a group reserved before step 7 whole, and reserves one unit by reserve_charge after it', async () => {
+    const pool = createPool(parsePostgresUrl(ledger.url), 1);
+    try {
+      expect(await migrate(pool, ledger.schema, MIGRATIONS.slice(0, 6))).toEqual({ from: 0, to: 6 });
+    } finally {
+      await pool.end();
+    }
+    const at = NOW.toISOString();
+    await ledger.exec(`INSERT INTO passes (id, created_at, credits, funded_ever) VALUES ('pass_old', ?, 7, true)`, [at]);
+    await ledger.exec(`INSERT INTO fundings (id, pass_id, credits, created_at) VALUES ('fund_old', 'pass_old', 10, ?)`, [at]);
+    await ledger.exec(
+      `INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ('key_old', 'pass_old', decode(repeat('00', 32), 'hex'), 'h', ?)`,
+      [at],
+    );
+    for (const unit of ['chg_unit1', 'chg_unit2', 'chg_unit3']) {
+      await ledger.exec(
+        `INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, created_at, expires_at, group_id)
+         VALUES (?, 'key_old', 'pass_old', 'credits', 1, 'reserved', ?, ?, clock_timestamp() + interval '1 hour', 'res_old')`,
+        [unit, DAY, at],
+      );
+    }
+
+    const store = await open({}, { freePerKey: 0 });
+    const versions = await ledger.rows<{ version: number }>(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`);
+    expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    const sample = { day: DAY, channel: 'api' as const, ms: 5 };
+    expect(await store.commit('res_old', NOW, { sample, units: 1, answer: () => '{}' })).toEqual({ charged: true });
+    expect((await store.showPass('pass_old'))?.passCredits).toBe(9);
+
+    const caller: Caller = { keyId: 'key_old', passId: 'pass_old', keyHint: 'h' };
+    const one = okOf(await store.reserve({ caller, depth: 'standard', ip: IP, day: DAY }, NOW));
+    expect(one.access).toEqual({ type: 'pass', passCredits: 8 });
+    expect(await store.commit(one.reservation.id, NOW, { sample, answer: () => '{}' })).toEqual({ charged: true });
+    expect(await ledger.chargeStates()).toEqual({ committed: 2, released: 2 });
+    expect(await ledger.audit()).toEqual([]);
+  });
+});
+
 describe('PostgreSQL: expiry of what a dead server left', () => {
   ownSchema();
 

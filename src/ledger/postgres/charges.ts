@@ -1,14 +1,38 @@
 import type pg from 'pg';
 import type { Access } from '../../contract/index.js';
-import { type ChargeRow, groupReservation, refuse, STANDARD_COST, STRESS_COST, UnitRefused, unitsKept, unitsOf } from '../rules.js';
+import {
+  type ChargeRow,
+  groupReservation,
+  type MetricsColumns,
+  refuse,
+  STANDARD_COST,
+  STRESS_COST,
+  UnitRefused,
+  unitsKept,
+  unitsOf,
+} from '../rules.js';
 import { ipFingerprint, newId } from '../sqlite/ids.js';
-import type { Caller, CommitOutcome, Limits, ReserveOutcome, ReserveRequest } from '../store.js';
+import type { Caller, CommitOutcome, Limits, Refusal, ReserveOutcome, ReserveRequest } from '../store.js';
 import { isConnectionLoss, prepared, queryAgain, transaction } from './database.js';
 
 /** Every guarded counter write: the first unit of a day inserts the row, later ones pass the guard or change nothing. */
 const SQL = prepared('charges', {
-  // NO KEY UPDATE: the row lock that orders every reserve of one pass (and so of its keys),
-  // without blocking inserts elsewhere that merely reference the pass.
+  // The whole of a reserve, in the database (migrations.ts, step 7): one round trip,
+  // for a reserve of one unit.
+  reserve: 'SELECT outcome, remaining FROM reserve_charge($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+  // A commit with its metrics sample, one statement (its own transaction); no row when
+  // the charge was not reserved, and the general path settles it.
+  commitWithSample: `WITH settled AS (
+                       UPDATE charges SET state = 'committed', settled_at = $2 WHERE id = $1 AND state = 'reserved' RETURNING id
+                     )
+                     INSERT INTO metrics (day, channel, samples, total_ms, uncharged) SELECT $3, $4, 1, $5, 0 FROM settled
+                     ON CONFLICT (day, channel) DO UPDATE SET samples = metrics.samples + 1,
+                       total_ms = metrics.total_ms + excluded.total_ms
+                     RETURNING samples, total_ms, uncharged`,
+  channelMetrics: 'SELECT samples, total_ms, uncharged FROM metrics WHERE day = $1 AND channel = $2',
+  // The statement path, for a reserve of several units (a group). NO KEY UPDATE: the
+  // row lock that orders every reserve of one pass (and so of its keys), on either
+  // path, without blocking inserts elsewhere that merely reference the pass.
   lockPass: 'SELECT credits, funded_ever FROM passes WHERE id = $1 FOR NO KEY UPDATE',
   takeKey: `INSERT INTO free_usage (key_id, day, used) VALUES ($1, $2, 1)
             ON CONFLICT (key_id, day) DO UPDATE SET used = free_usage.used + 1 WHERE free_usage.used < $3
@@ -25,7 +49,7 @@ const SQL = prepared('charges', {
            VALUES ($1, $2, $3, $4, $5, 'reserved', $6, $7, $8,
                    clock_timestamp() + $9::double precision * interval '1 millisecond', $10)`,
   commit: `UPDATE charges SET state = 'committed', settled_at = $2 WHERE id = $1 AND state = 'reserved'`,
-  charge: 'SELECT kind, key_id, pass_id, day, state FROM charges WHERE id = $1',
+  charge: 'SELECT kind, cost, key_id, pass_id, day, state FROM charges WHERE id = $1',
   // Free units first: a commit keeping fewer units than it reserved gives credits back first.
   // Locked, so a sweep releasing the group waits for the commit, or the commit for it.
   group: `SELECT id, kind, key_id, pass_id, day, state FROM charges WHERE group_id = $1
@@ -56,7 +80,10 @@ const SWEEP_BATCH = 200;
  *   from any server, run one at a time and see its current balance and key counters;
  *   then the guarded upserts of the free counters (key, IP, site — shared by all
  *   passes, so the guard itself decides, under the row lock the upsert takes) or the
- *   guarded credits UPDATE; then the charge row. One transaction.
+ *   guarded credits UPDATE; then the charge row. For one unit: one statement, the
+ *   function reserve_charge (migrations.ts, step 7), so one round trip. For several
+ *   (a group, one row per unit tied by group_id): the same steps for each unit as
+ *   statements of one transaction, which a refused unit rolls back whole.
  * - commit is one guarded UPDATE (`state = 'reserved'`): a charge settles once.
  * - release (by its server, or by expiry from any server) settles the charge with a
  *   guarded UPDATE, then gives back exactly what it took, in the same transaction.
@@ -98,9 +125,40 @@ export class PgCharges {
   }
 
   private async reserveNow(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
-    // The charge's id (a group's, for several units) is chosen once, so a reserve whose
-    // COMMIT lost its connection can tell whether it committed: its rows are there, or it runs again.
-    const id = newId(unitsOf(request) > 1 ? 'res' : 'chg');
+    if (unitsOf(request) > 1) return this.reserveGroup(request, now);
+    // The charge's id is chosen once, so a reserve whose answer was lost with its
+    // connection can tell whether it happened: its charge row is there, or it runs again.
+    const id = newId('chg');
+    const { caller, depth, ip, day } = request;
+    const { freePerKey, freePerIp, freePerSite } = this.limits;
+    const cost = depth === 'stress' ? STRESS_COST : STANDARD_COST;
+    const params = [
+      id, caller.keyId, caller.passId, depth === 'stress', cost, ipFingerprint(ip), day,
+      now.toISOString(), this.ttlMs, freePerKey, freePerIp, freePerSite,
+    ];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { rows } = await this.pool.query<{ outcome: string; remaining: number | null }>(SQL.reserve, params);
+        return outcomeOf(id, cost, rows[0]);
+      } catch (error) {
+        if (!isConnectionLoss(error) || attempt >= 3) throw error;
+        const taken = await this.taken(id);
+        if (taken) return taken;
+      }
+    }
+  }
+
+  /**
+   * A reserve of several standard units (a group): the statement path, in one
+   * transaction. reserve_charge takes one unit; this takes them in turn under the
+   * same lock on the pass row, with the same guarded counter writes in the same order
+   * (pass, key, IP, site), so the two paths serialise on a pass exactly as two
+   * reserves of one path do, and the books cannot tell which path wrote a charge.
+   */
+  private async reserveGroup(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
+    // The group's id is chosen once, so a reserve whose COMMIT lost its connection can
+    // tell whether it committed: its rows are there, or it runs again.
+    const id = newId('res');
     let taken: ReserveOutcome | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -110,6 +168,45 @@ export class PgCharges {
         if (error instanceof UnitRefused) return { ok: false, code: error.code };
         if (!isConnectionLoss(error) || attempt >= 3) throw error;
         if (taken?.ok && (await queryAgain(this.pool, SQL.exists, [id])).rowCount === 1) return taken;
+      }
+    }
+  }
+
+  /**
+   * A reservation made by a reserve whose answer was lost, or null when it made none.
+   * What the caller holds is read now (the figure the answer would have carried, less
+   * whatever has happened since).
+   */
+  private async taken(id: string): Promise<ReserveOutcome | null> {
+    const row = (await queryAgain<ChargeRow>(this.pool, SQL.charge, [id])).rows[0];
+    if (!row) return null;
+    const reservation = { id, kind: row.kind, cost: row.cost };
+    if (row.kind === 'credits') {
+      const pass = (await queryAgain<{ credits: number }>(this.pool, SQL.credits, [row.pass_id])).rows[0];
+      return { ok: true, reservation, access: { type: 'pass', passCredits: pass.credits } };
+    }
+    const used = (await queryAgain<{ used: number }>(this.pool, SQL.keyUsed, [row.key_id, row.day])).rows[0]?.used ?? 0;
+    return { ok: true, reservation, access: { type: 'free', freeRemaining: Math.max(0, this.limits.freePerKey - used) } };
+  }
+
+  /**
+   * reserved → committed together with the decision's metrics sample, in one
+   * statement; returns the sample's channel row with it counted, or null when the
+   * charge was not `reserved` (committed before, released, unknown: the caller's
+   * transaction sorts it out).
+   */
+  async commitWithSample(reservationId: string, now: Date, sample: { day: string; channel: string; ms: number }): Promise<MetricsColumns | null> {
+    const params = [reservationId, now.toISOString(), sample.day, sample.channel, Math.round(sample.ms)];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.pool.query<MetricsColumns>(SQL.commitWithSample, params)).rows[0] ?? null;
+      } catch (error) {
+        if (!isConnectionLoss(error) || attempt >= 3) throw error;
+        // Lost with its answer: it happened, sample and all, if the charge is committed
+        // (nothing else commits it), and not at all if it is still reserved.
+        const state = (await queryAgain<{ state: string }>(this.pool, SQL.charge, [reservationId])).rows[0]?.state;
+        if (state === 'committed') return (await queryAgain<MetricsColumns>(this.pool, SQL.channelMetrics, [sample.day, sample.channel])).rows[0];
+        if (state !== 'reserved') return null;
       }
     }
   }
@@ -280,6 +377,18 @@ export class PgCharges {
       await client.query(SQL.giveSite, [row.day]);
     }
     return rows.length > 0;
+  }
+}
+
+/** What reserve_charge answered, as the store's outcome. */
+function outcomeOf(id: string, cost: number, row: { outcome: string; remaining: number | null }): ReserveOutcome {
+  switch (row.outcome) {
+    case 'free':
+      return { ok: true, reservation: { id, kind: 'free', cost }, access: { type: 'free', freeRemaining: row.remaining as number } };
+    case 'pass':
+      return { ok: true, reservation: { id, kind: 'credits', cost }, access: { type: 'pass', passCredits: row.remaining as number } };
+    default:
+      return { ok: false, code: row.outcome as Refusal };
   }
 }
 

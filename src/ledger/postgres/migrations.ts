@@ -158,6 +158,85 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE charges ADD COLUMN group_id text;
   CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
   `,
+  // 7: a reserve in one round trip, and charges_pass gone (no query reads charges by
+  // pass; it was written at every reserve and commit, as it indexed the state).
+  // reserve_charge is what PgCharges.reserve did in five to nine statements for one
+  // unit: lock the pass row, take a free unit (key, IP, site counters, each behind its
+  // guard) or credits, insert the charge; or name the refusal. Its outcome: 'free'
+  // (remaining = the key's free units left), 'pass' (remaining = the pass's credits
+  // left), or a refusal code. Its charge has no group_id (step 6): a reserve of several
+  // units (a group) still takes the statement path, under the same pass-row lock and
+  // in the same lock order, so the two never disagree about a balance or a counter.
+  // search_path is fixed at creation: the tables of this schema.
+  `
+  DROP INDEX charges_pass;
+
+  CREATE FUNCTION reserve_charge(
+    p_id text, p_key text, p_pass text, p_stress boolean, p_cost integer, p_ip bytea, p_day date,
+    p_created timestamptz, p_ttl_ms double precision, p_free_per_key integer, p_free_per_ip integer, p_free_per_site integer
+  ) RETURNS TABLE (outcome text, remaining bigint)
+  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+  DECLARE
+    v_credits bigint;
+    v_funded boolean;
+    v_used integer;
+    v_left bigint;
+  BEGIN
+    -- NO KEY UPDATE: orders every reserve of one pass (and so of its keys) without
+    -- blocking inserts elsewhere that merely reference the pass.
+    SELECT credits, funded_ever INTO v_credits, v_funded FROM passes WHERE id = p_pass FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'Pass % of key % does not exist.', p_pass, p_key;
+    END IF;
+    IF p_stress THEN
+      IF v_credits < p_cost THEN
+        RETURN QUERY SELECT CASE WHEN v_credits = 0 THEN 'pass_required' ELSE 'insufficient_credits' END, NULL::bigint;
+        RETURN;
+      END IF;
+    ELSE
+      IF p_free_per_key > 0 THEN
+        INSERT INTO free_usage AS f (key_id, day, used) VALUES (p_key, p_day, 1)
+          ON CONFLICT (key_id, day) DO UPDATE SET used = f.used + 1 WHERE f.used < p_free_per_key
+          RETURNING f.used INTO v_used;
+      END IF;
+      IF v_used IS NOT NULL THEN
+        -- The key has a free unit left; the site's limits, shared by every pass, decide by their guards.
+        INSERT INTO ip_usage AS u (ip_fingerprint, day, used) VALUES (p_ip, p_day, 1)
+          ON CONFLICT (ip_fingerprint, day) DO UPDATE SET used = u.used + 1 WHERE p_free_per_ip = 0 OR u.used < p_free_per_ip;
+        IF FOUND THEN
+          INSERT INTO site_usage AS s (day, used) VALUES (p_day, 1)
+            ON CONFLICT (day) DO UPDATE SET used = s.used + 1 WHERE p_free_per_site = 0 OR s.used < p_free_per_site;
+          IF FOUND THEN
+            INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at, expires_at)
+              VALUES (p_id, p_key, p_pass, 'free', 1, 'reserved', p_day, p_ip, p_created,
+                      clock_timestamp() + p_ttl_ms * interval '1 millisecond');
+            RETURN QUERY SELECT 'free', (p_free_per_key - v_used)::bigint;
+            RETURN;
+          END IF;
+          UPDATE ip_usage SET used = used - 1 WHERE ip_fingerprint = p_ip AND day = p_day AND used > 0;
+        END IF;
+        UPDATE free_usage SET used = used - 1 WHERE key_id = p_key AND day = p_day AND used > 0;
+        -- The site's free limits hold back free decisions only; a pass pays its way past them.
+        IF v_credits < p_cost THEN
+          RETURN QUERY SELECT 'rate_limited', NULL::bigint;
+          RETURN;
+        END IF;
+      ELSIF v_credits < p_cost THEN
+        RETURN QUERY SELECT CASE WHEN v_funded THEN 'insufficient_credits' ELSE 'free_limit_reached' END, NULL::bigint;
+        RETURN;
+      END IF;
+    END IF;
+    UPDATE passes SET credits = credits - p_cost WHERE id = p_pass AND credits >= p_cost RETURNING credits INTO v_left;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'Ledger guard failed on pass credits; the transaction was rolled back.';
+    END IF;
+    INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at, expires_at)
+      VALUES (p_id, p_key, p_pass, 'credits', p_cost, 'reserved', p_day, NULL, p_created,
+              clock_timestamp() + p_ttl_ms * interval '1 millisecond');
+    RETURN QUERY SELECT 'pass', v_left;
+  END;
+  $$;
+  `,
 ];
 
 /** The table recording which steps a database has had. */

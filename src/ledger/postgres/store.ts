@@ -31,6 +31,7 @@ import { PgCharges } from './charges.js';
 import { createPool, isConnectionLoss, parsePostgresUrl, prepared, queryAgain, transaction } from './database.js';
 import { PgIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
+import { commitDecision } from './settle.js';
 import { PgWeb } from './web.js';
 import { answeringUnavailable } from '../unavailable.js';
 
@@ -94,12 +95,6 @@ const SQL = prepared('store', {
            ON CONFLICT (day, channel) DO UPDATE
            SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms`,
   metrics: 'SELECT channel, samples, total_ms, uncharged FROM metrics WHERE day = $1',
-  sampleReturning: `INSERT INTO metrics (day, channel, samples, total_ms, uncharged) VALUES ($1, $2, 1, $3, $4)
-                    ON CONFLICT (day, channel) DO UPDATE
-                    SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms,
-                      uncharged = metrics.uncharged + excluded.uncharged
-                    RETURNING samples, total_ms, uncharged`,
-  apiMetrics: `SELECT samples, total_ms, uncharged FROM metrics WHERE day = $1 AND channel = 'api'`,
 });
 
 /**
@@ -265,30 +260,7 @@ export class PostgresStore implements Store {
       checkDay(settlement.sample.day);
       checkSample(settlement.sample.channel, settlement.sample.ms);
     }
-    // One transaction: the charge, the sample and the kept answer, or none of them.
-    const settle = () =>
-      transaction(this.pool, async (client): Promise<CommitOutcome> => {
-        const { outcome, fresh } = await this.charges.settle(client, reservationId, now, settlement?.units);
-        if (!settlement || !fresh) return outcome;
-        const { day, channel, ms } = settlement.sample;
-        const uncharged = outcome.charged ? 0 : 1;
-        const own = (await client.query<MetricsColumns>(SQL.sampleReturning, [day, channel, Math.round(ms), uncharged])).rows[0];
-        const api = channel === 'api' ? own : (await client.query<MetricsColumns>(SQL.apiMetrics, [day])).rows[0];
-        const body = settlement.answer(outcome, metricsRow('api', api));
-        if (settlement.idempotency) {
-          await this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body, client);
-        }
-        return outcome;
-      });
-    // The connection lost during COMMIT: it may have committed. Running it again tells:
-    // the guard finds the charge committed (and writes nothing twice), or settles it now.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await settle();
-      } catch (error) {
-        if (!isConnectionLoss(error) || attempt >= 3) throw error;
-      }
-    }
+    return commitDecision(this.pool, this.charges, this.idempotency, { reservationId, now, settlement });
   }
 
   async release(reservationId: string, now: Date): Promise<void> {

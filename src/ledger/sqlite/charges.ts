@@ -16,7 +16,8 @@ export { STANDARD_COST, STRESS_COST };
 export class Charges {
   private readonly s: Record<string, Statement>;
   // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
-  private readonly reserveTx: Transaction<(request: ReserveRequest, now: Date) => ReserveOutcome>;
+  // Called inside the caller's transaction, so better-sqlite3 runs it as a savepoint.
+  private readonly reserveUnits: Transaction<(request: ReserveRequest, now: Date) => ReserveOutcome>;
   private readonly releaseTx: Transaction<(id: string, settledAt: string) => void>;
 
   constructor(
@@ -59,15 +60,22 @@ export class Charges {
       // ISO 8601 UTC strings of one fixed width sort as the instants they name.
       expired: p(`SELECT DISTINCT coalesce(group_id, id) AS id FROM charges WHERE state = 'reserved' AND expires_at < ?`),
     };
-    this.reserveTx = db.transaction((request: ReserveRequest, now: Date) => this.decide(request, now));
+    this.reserveUnits = db.transaction((request: ReserveRequest, now: Date) => this.decide(request, now));
     this.releaseTx = db.transaction((id: string, settledAt: string) => this.releaseReservation(id, settledAt));
   }
 
+  /**
+   * Takes what a decision costs, inside the caller's IMMEDIATE transaction (a savepoint
+   * of a group, group-commit.ts): the write lock is held from its BEGIN, so the balances
+   * read here still hold when they are spent.
+   */
   reserve(request: ReserveRequest, now: Date): ReserveOutcome {
+    if (unitsOf(request) === 1) return this.decide(request, now);
     try {
-      return this.reserveTx.immediate(request, now);
+      // Several units: in a savepoint of their own, so that one refused unit rolls back
+      // those taken before it and leaves the rest of the caller's transaction as it was.
+      return this.reserveUnits(request, now);
     } catch (error) {
-      // One unit of several could not be paid: the rollback gave back those taken.
       if (error instanceof UnitRefused) return { ok: false, code: error.code };
       throw error;
     }

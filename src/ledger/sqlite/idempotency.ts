@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
 import { IDEMPOTENCY_WINDOW_MS } from '../rules.js';
 import type { IdempotencyBegin } from '../store.js';
 
@@ -19,8 +19,10 @@ interface Row {
  */
 export class Idempotency {
   private readonly s: Record<string, Statement>;
+  // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
+  private readonly beginTx: Transaction<(keyId: string, idemKey: string, requestHash: string, now: Date) => IdempotencyBegin>;
 
-  constructor(private readonly db: Database) {
+  constructor(db: Database) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       // ISO 8601 UTC strings of one fixed width sort as the instants they name.
@@ -34,25 +36,28 @@ export class Idempotency {
       dropRunning: p(`DELETE FROM idempotency WHERE state = 'running'`),
       dropLapsed: p(`DELETE FROM idempotency WHERE state = 'running' AND created_at <= ?`),
     };
+    this.beginTx = db.transaction((keyId: string, idemKey: string, requestHash: string, now: Date) =>
+      this.look(keyId, idemKey, requestHash, now),
+    );
   }
 
   begin(keyId: string, idemKey: string, requestHash: string, now: Date): IdempotencyBegin {
-    return this.db
-      .transaction((): IdempotencyBegin => {
-        // Expired records count as absent; sweeping them all here also keeps the table
-        // from growing without bound, at the cost of one index range scan per request.
-        this.s.sweep.run(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());
-        const row = this.s.get.get(keyId, idemKey) as Row | undefined;
-        if (!row) {
-          this.s.insert.run(keyId, idemKey, requestHash, now.toISOString());
-          return { state: 'new' };
-        }
-        // A different body under the same header is a client bug even while the first runs.
-        if (row.request_hash !== requestHash) return { state: 'mismatch' };
-        if (row.state === 'running') return { state: 'in_progress' };
-        return { state: 'replay', status: row.status as number, body: row.body as string };
-      })
-      .immediate();
+    return this.beginTx.immediate(keyId, idemKey, requestHash, now);
+  }
+
+  private look(keyId: string, idemKey: string, requestHash: string, now: Date): IdempotencyBegin {
+    // Expired records count as absent; sweeping them all here also keeps the table
+    // from growing without bound, at the cost of one index range scan per request.
+    this.s.sweep.run(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());
+    const row = this.s.get.get(keyId, idemKey) as Row | undefined;
+    if (!row) {
+      this.s.insert.run(keyId, idemKey, requestHash, now.toISOString());
+      return { state: 'new' };
+    }
+    // A different body under the same header is a client bug even while the first runs.
+    if (row.request_hash !== requestHash) return { state: 'mismatch' };
+    if (row.state === 'running') return { state: 'in_progress' };
+    return { state: 'replay', status: row.status as number, body: row.body as string };
   }
 
   finish(keyId: string, idemKey: string, status: number, body: string): void {

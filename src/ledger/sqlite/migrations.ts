@@ -171,6 +171,40 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE charges ADD COLUMN group_id TEXT;
   CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
   `,
+  // 7: a decision's writes, fewer pages each (every page a transaction changes is
+  // written whole to the WAL). No query reads charges by pass, so charges_pass went: it
+  // cost a page at reserve and one or two at commit (it indexed the state). And the
+  // table is keyed by its id alone (WITHOUT ROWID): a rowid table kept a second b-tree
+  // for the id. Ids of new charges begin with the time, so they are appended where the
+  // last one went rather than on a random page. The sweep's partial index stays, and so
+  // do step 6's group_id and its index (a group's units are settled together).
+  `
+  DROP INDEX charges_pass;
+  DROP INDEX charges_expiry;
+  DROP INDEX charges_group;
+  CREATE TABLE charges_keyed (
+    id             TEXT PRIMARY KEY,
+    key_id         TEXT NOT NULL REFERENCES keys (id),
+    pass_id        TEXT NOT NULL REFERENCES passes (id),
+    kind           TEXT NOT NULL CHECK (kind IN ('free', 'credits')),
+    cost           INTEGER NOT NULL CHECK (cost > 0),
+    state          TEXT NOT NULL CHECK (state IN ('reserved', 'committed', 'released')),
+    day            TEXT NOT NULL,
+    ip_fingerprint BLOB CHECK (ip_fingerprint IS NULL OR length(ip_fingerprint) = 32),
+    created_at     TEXT NOT NULL,
+    settled_at     TEXT,
+    expires_at     TEXT,
+    group_id       TEXT,
+    CHECK (kind = 'credits' OR (cost = 1 AND ip_fingerprint IS NOT NULL)),
+    CHECK ((state = 'reserved') = (settled_at IS NULL))
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO charges_keyed (id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at, settled_at, expires_at, group_id)
+    SELECT id, key_id, pass_id, kind, cost, state, day, ip_fingerprint, created_at, settled_at, expires_at, group_id FROM charges;
+  DROP TABLE charges;
+  ALTER TABLE charges_keyed RENAME TO charges;
+  CREATE INDEX charges_expiry ON charges (expires_at) WHERE state = 'reserved';
+  CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
+  `,
 ];
 
 /**

@@ -1,4 +1,4 @@
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import { generateKey, keyFingerprint, keyHint } from '../../contract/key.js';
 import type {
   Caller,
@@ -15,21 +15,22 @@ import type {
   Store,
 } from '../store.js';
 import {
-  CHANNELS,
   checkDay,
   checkExpiry,
   checkFunding,
   checkLimits,
   checkSample,
   type ExpiryOptions,
-  metricsRow,
-  type MetricsColumns,
 } from '../rules.js';
 import { LOCK_WAIT_MS, whenUnlocked } from './busy.js';
 import { SqliteCalibrations } from './calibrations.js';
+import { Checkpointer } from './checkpointer.js';
+import { GroupCommit } from './group-commit.js';
 import { Charges } from './charges.js';
 import { openDatabase } from './database.js';
 import { Idempotency } from './idempotency.js';
+import { SqliteMetrics } from './metrics.js';
+import { SqliteAccounts } from './accounts.js';
 import { newId } from './ids.js';
 import { HEARTBEAT_MS, ServerLease } from './lease.js';
 import { SqliteWeb } from './web.js';
@@ -56,17 +57,24 @@ export interface SqliteStoreOptions extends ExpiryOptions {
  * The methods are async to share the `Store` interface with PostgreSQL; underneath,
  * better-sqlite3 is synchronous, so each attempt finishes its transaction before the
  * event loop moves on, and the IMMEDIATE write lock orders it against other
- * processes. An attempt that meets another process's lock is tried again later
+ * processes. Reserves and commits wait for the end of the event loop's turn, to share
+ * one transaction with the others of that turn (group-commit.ts). An attempt that meets another process's lock is tried again later
  * (busy.ts), and after LOCK_WAIT_MS the call fails with 503 `ledger_unavailable`.
  */
 export class SqliteStore implements Store {
   private readonly charges: Charges;
   private readonly idempotency: Idempotency;
   private readonly web: SqliteWeb;
+  private readonly metricsOf: SqliteMetrics;
+  private readonly accounts: SqliteAccounts;
   private readonly lease: ServerLease;
   readonly calibrations: SqliteCalibrations;
   private readonly s: Record<string, Statement>;
+  // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
+  private readonly transaction: Transaction<(work: () => unknown) => unknown>;
   private readonly timers: NodeJS.Timeout[] = [];
+  private checkpointer: Checkpointer | null = null;
+  private readonly group: GroupCommit;
 
   private readonly expiryMs: number;
   private readonly sweepIntervalMs: number;
@@ -82,32 +90,26 @@ export class SqliteStore implements Store {
     this.charges = new Charges(db, limits, this.expiryMs);
     this.idempotency = new Idempotency(db);
     this.web = new SqliteWeb(db);
+    this.metricsOf = new SqliteMetrics(db);
+    this.accounts = new SqliteAccounts(db);
     this.lease = new ServerLease(db);
     this.calibrations = new SqliteCalibrations(db, (work) => this.unlocked(work));
+    this.transaction = db.transaction((work: () => unknown) => work());
+    this.group = new GroupCommit(db, (work) => this.unlocked(work));
     const p = (sql: string) => db.prepare(sql);
     this.s = {
-      insertPass: p('INSERT INTO passes (id, created_at) VALUES (?, ?)'),
-      pass: p('SELECT id, credits, funded_ever, created_at FROM passes WHERE id = ?'),
-      fund: p('UPDATE passes SET credits = credits + ?, funded_ever = 1 WHERE id = ? RETURNING credits'),
-      insertFunding: p('INSERT INTO fundings (id, pass_id, credits, note, created_at) VALUES (?, ?, ?, ?, ?)'),
-      insertKey: p('INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES (?, ?, ?, ?, ?)'),
-      passKeys: p('SELECT id, hint, created_at, revoked_at FROM keys WHERE pass_id = ? ORDER BY created_at, id'),
       authenticate: p('SELECT id, pass_id, hint FROM keys WHERE fingerprint = ? AND revoked_at IS NULL'),
       revoke: p('UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING hint, revoked_at'),
       freeUsed: p('SELECT used FROM free_usage WHERE key_id = ? AND day = ?'),
       credits: p('SELECT credits FROM passes WHERE id = ?'),
-      sample: p(`INSERT INTO metrics (day, channel, samples, total_ms, uncharged) VALUES (?, ?, 1, ?, ?)
-                 ON CONFLICT (day, channel) DO UPDATE SET samples = samples + 1, total_ms = total_ms + excluded.total_ms,
-                   uncharged = uncharged + excluded.uncharged`),
-      metrics: p('SELECT channel, samples, total_ms, uncharged FROM metrics WHERE day = ?'),
-      apiMetrics: p(`SELECT samples, total_ms, uncharged FROM metrics WHERE day = ? AND channel = 'api'`),
     };
   }
 
   /**
    * Takes the file for this server (FileInUse when a live server holds it), then gives
    * back what a dead one left: every reservation and running idempotency record.
-   * From then on it renews the lease and sweeps expired reservations.
+   * From then on it renews the lease, sweeps expired reservations and checkpoints the
+   * WAL in a thread of its own (checkpointer.ts).
    */
   async recoverInterrupted(): Promise<number> {
     const released = await this.write(() => {
@@ -116,6 +118,7 @@ export class SqliteStore implements Store {
       this.idempotency.dropRunning();
       return this.charges.releaseAllReserved(now);
     });
+    this.checkpointer ??= new Checkpointer(this.db);
     this.every(HEARTBEAT_MS, () => this.unlocked(() => this.lease.beat(new Date())));
     if (this.sweepIntervalMs > 0) this.every(this.sweepIntervalMs, () => this.sweep());
     return released;
@@ -137,12 +140,12 @@ export class SqliteStore implements Store {
 
   /** One IMMEDIATE transaction, tried again while another process holds the lock. */
   private write<T>(work: () => T): Promise<T> {
-    return this.unlocked(() => this.db.transaction(work).immediate());
+    return this.unlocked(() => this.transaction.immediate(work) as T);
   }
 
   /** One read transaction (the figures of one moment), tried again likewise. */
   private read<T>(work: () => T): Promise<T> {
-    return this.unlocked(() => this.db.transaction(work)());
+    return this.unlocked(() => this.transaction(work) as T);
   }
 
   /** Runs `task` every `ms`, one run at a time; a failed run (the file locked) is simply tried again next time. */
@@ -156,58 +159,24 @@ export class SqliteStore implements Store {
   }
 
   async createPass(): Promise<{ passId: string; createdAt: string }> {
-    return this.unlocked(() => this.insertPass(new Date().toISOString()));
+    return this.unlocked(() => this.accounts.insertPass(new Date().toISOString()));
   }
 
   async fundPass(passId: string, credits: number, note?: string): Promise<{ passCredits: number }> {
     checkFunding(credits);
-    return this.write(() => {
-      // The balance and its entry move together or not at all.
-      const row = this.s.fund.get(credits, passId) as { credits: number } | undefined;
-      if (!row) throw new Error(`Pass ${passId} does not exist.`);
-      if (!Number.isSafeInteger(row.credits)) throw new Error('The pass balance would exceed the largest safe integer.');
-      this.s.insertFunding.run(newId('fund'), passId, credits, note ?? null, new Date().toISOString());
-      return { passCredits: row.credits };
-    });
+    return this.write(() => this.accounts.fund(passId, credits, note));
   }
 
   async showPass(passId: string): Promise<PassInfo | null> {
-    // One read transaction, so the balance and the key list are from the same moment.
-    return this.read((): PassInfo | null => {
-      const pass = this.s.pass.get(passId) as
-        | { id: string; credits: number; funded_ever: number; created_at: string }
-        | undefined;
-      if (!pass) return null;
-      const keys = this.s.passKeys.all(passId) as {
-        id: string;
-        hint: string;
-        created_at: string;
-        revoked_at: string | null;
-      }[];
-      return {
-        passId: pass.id,
-        passCredits: pass.credits,
-        fundedEver: pass.funded_ever === 1,
-        createdAt: pass.created_at,
-        keys: keys.map((k) => ({ id: k.id, keyHint: k.hint, createdAt: k.created_at, revokedAt: k.revoked_at })),
-      };
-    });
+    return this.read(() => this.accounts.show(passId));
   }
 
   async createKey(passId?: string): Promise<CreatedKey> {
     const key = generateKey();
-    const createdAt = new Date().toISOString();
-    const keyId = newId('key');
-    const hint = keyHint(key);
-    const linkedPass = await this.write(() => {
-      let target = passId;
-      if (target === undefined) target = this.insertPass(createdAt).passId;
-      else if (!this.s.pass.get(target)) throw new Error(`Pass ${target} does not exist.`);
-      // Only the fingerprint and the hint reach the file; the key lives on in the return value alone.
-      this.s.insertKey.run(keyId, target, keyFingerprint(key), hint, createdAt);
-      return target;
-    });
-    return { key, keyId, keyHint: hint, passId: linkedPass, createdAt };
+    const made = { keyId: newId('key'), fingerprint: keyFingerprint(key), hint: keyHint(key), createdAt: new Date().toISOString() };
+    // Only the fingerprint and the hint reach the file; the key lives on in the return value alone.
+    const linkedPass = await this.write(() => this.accounts.addKey(passId, made));
+    return { key, keyId: made.keyId, keyHint: made.hint, passId: linkedPass, createdAt: made.createdAt };
   }
 
   async authenticate(fingerprint: Buffer): Promise<Caller | null> {
@@ -260,7 +229,7 @@ export class SqliteStore implements Store {
 
   async reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
     checkDay(request.day);
-    return this.unlocked(() => this.charges.reserve(request, now));
+    return this.group.run(() => this.charges.reserve(request, now));
   }
 
   async commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome> {
@@ -268,14 +237,14 @@ export class SqliteStore implements Store {
       checkDay(settlement.sample.day);
       checkSample(settlement.sample.channel, settlement.sample.ms);
     }
-    // One IMMEDIATE transaction: the charge, the sample and the kept answer, or none of them.
-    return this.write((): CommitOutcome => {
+    // One IMMEDIATE transaction (shared with the turn's other decisions, each in its own
+    // savepoint): the charge, the sample and the kept answer, or none of them.
+    return this.group.run((): CommitOutcome => {
       const { outcome, fresh } = this.charges.settle(reservationId, now, settlement?.units);
       if (!settlement || !fresh) return outcome;
       const { day, channel, ms } = settlement.sample;
-      this.s.sample.run(day, channel, Math.round(ms), outcome.charged ? 0 : 1);
-      const api = this.s.apiMetrics.get(day) as MetricsColumns | undefined;
-      const body = settlement.answer(outcome, metricsRow('api', api));
+      this.metricsOf.record(day, channel, ms, !outcome.charged);
+      const body = settlement.answer(outcome, this.metricsOf.api(day));
       if (settlement.idempotency) this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body);
       return outcome;
     });
@@ -288,14 +257,13 @@ export class SqliteStore implements Store {
   async recordSample(day: string, channel: Channel, ms: number): Promise<void> {
     checkDay(day);
     checkSample(channel, ms);
-    await this.unlocked(() => this.s.sample.run(day, channel, Math.round(ms), 0));
+    await this.unlocked(() => this.metricsOf.record(day, channel, ms, false));
   }
 
   /** Both channels, always in the order api, web; a channel without samples has zeros. */
   async metrics(day: string): Promise<MetricsRow[]> {
     checkDay(day);
-    const rows = (await this.unlocked(() => this.s.metrics.all(day))) as (MetricsColumns & { channel: Channel })[];
-    return CHANNELS.map((channel) => metricsRow(channel, rows.find((r) => r.channel === channel)));
+    return this.unlocked(() => this.metricsOf.day(day));
   }
 
   async beginIdempotent(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin> {
@@ -309,6 +277,7 @@ export class SqliteStore implements Store {
   /** Stops the heartbeat and the sweep, gives the lease up (if it can), and closes the file. */
   async close(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    await this.checkpointer?.stop();
     if (!this.db.open) return;
     try {
       this.lease.give();
@@ -316,11 +285,5 @@ export class SqliteStore implements Store {
       // Locked elsewhere right now: the next start sees this process gone and takes over.
     }
     this.db.close();
-  }
-
-  private insertPass(createdAt: string): { passId: string; createdAt: string } {
-    const passId = newId('pass');
-    this.s.insertPass.run(passId, createdAt);
-    return { passId, createdAt };
   }
 }

@@ -1,0 +1,107 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS, migrate } from '../../src/ledger/sqlite/migrations.js';
+import type { SqliteStore } from '../../src/ledger/sqlite/store.js';
+import { audit, cleanup, dbPath, inspect, NOW, open, tempDir } from './helpers.js';
+
+// A ledger written by an earlier release is brought forward with its books intact.
+describe('SQLite: a file from before step 5 (brought through steps 5 to 7, charges keyed by id alone)', () => {
+  let dir: string;
+  let store: SqliteStore | undefined;
+  beforeEach(() => {
+    dir = tempDir();
+    // The file as the release before step 5 left it (no pass_creations, no group_id):
+    // a funded pass, a key, one committed charge and two reservations still open.
+    const db = new Database(dbPath(dir));
+    db.pragma('journal_mode = WAL');
+    migrate(db, MIGRATIONS.slice(0, 4));
+    const at = NOW.toISOString();
+    const later = new Date(NOW.getTime() + 60_000).toISOString();
+    db.exec(`
+      INSERT INTO passes (id, created_at, credits, funded_ever) VALUES ('pass_old', '${at}', 7, 1);
+      INSERT INTO fundings (id, pass_id, credits, created_at) VALUES ('fund_old', 'pass_old', 10, '${at}');
+      INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ('key_old', 'pass_old', zeroblob(32), 'h', '${at}');
+      INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, created_at, settled_at, expires_at) VALUES
+        ('chg_committed', 'key_old', 'pass_old', 'credits', 1, 'committed', '2026-11-22', '${at}', '${at}', '${later}'),
+        ('chg_open1', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}'),
+        ('chg_open2', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}');
+    `);
+    db.close();
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    cleanup(dir);
+  });
+
+  it('keeps every charge, commits one reserved before, and gives back the rest at the start', async () => {
+    store = open(dir);
+    expect(await store.commit('chg_open1', NOW)).toEqual({ charged: true });
+    expect(await store.recoverInterrupted()).toBe(1);
+    expect((await store.showPass('pass_old'))?.passCredits).toBe(8);
+    const states = inspect(dir, (db) => db.prepare('SELECT id, state FROM charges ORDER BY id').all());
+    expect(states).toEqual([
+      { id: 'chg_committed', state: 'committed' },
+      { id: 'chg_open1', state: 'committed' },
+      { id: 'chg_open2', state: 'released' },
+    ]);
+    expect(audit(dir)).toEqual([]);
+  });
+
+  it('leaves charges one b-tree and the sweep its index', () => {
+    store = open(dir);
+    const { indexes, withoutRowid } = inspect(dir, (db) => ({
+      indexes: db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'charges' ORDER BY name`).all(),
+      withoutRowid: (db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'charges'`).get() as { sql: string }).sql,
+    }));
+    // The primary key of a table WITHOUT ROWID is the table itself: no separate index.
+    // The groups' index (step 6) is made again on the rebuilt table.
+    expect(indexes).toEqual([{ name: 'charges_expiry' }, { name: 'charges_group' }]);
+    expect(withoutRowid).toMatch(/WITHOUT ROWID\s*$/);
+  });
+});
+
+// A file of the release with step 6 (several units paid together, tied by group_id):
+// step 7 rebuilds charges and must keep every group whole.
+describe('SQLite: a file at step 6 with a group of units still reserved', () => {
+  let dir: string;
+  let store: SqliteStore | undefined;
+  beforeEach(() => {
+    dir = tempDir();
+    const db = new Database(dbPath(dir));
+    db.pragma('journal_mode = WAL');
+    migrate(db, MIGRATIONS.slice(0, 6));
+    const at = NOW.toISOString();
+    const later = new Date(NOW.getTime() + 60_000).toISOString();
+    // A pass funded with 10, three credits reserved as one group of three units.
+    db.exec(`
+      INSERT INTO passes (id, created_at, credits, funded_ever) VALUES ('pass_old', '${at}', 7, 1);
+      INSERT INTO fundings (id, pass_id, credits, created_at) VALUES ('fund_old', 'pass_old', 10, '${at}');
+      INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ('key_old', 'pass_old', zeroblob(32), 'h', '${at}');
+      INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, created_at, settled_at, expires_at, group_id) VALUES
+        ('chg_unit1', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}', 'res_old'),
+        ('chg_unit2', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}', 'res_old'),
+        ('chg_unit3', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}', 'res_old');
+    `);
+    db.close();
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    cleanup(dir);
+  });
+
+  it('keeps the group: a commit keeping one unit gives the other two back', async () => {
+    store = open(dir);
+    const sample = { day: '2026-11-22', channel: 'api' as const, ms: 5 };
+    expect(await store.commit('res_old', NOW, { sample, units: 1, answer: () => '{}' })).toEqual({ charged: true });
+    expect((await store.showPass('pass_old'))?.passCredits).toBe(9);
+    const states = inspect(dir, (db) => db.prepare('SELECT id, state, group_id FROM charges ORDER BY id').all());
+    expect(states).toEqual([
+      { id: 'chg_unit1', state: 'committed', group_id: 'res_old' },
+      { id: 'chg_unit2', state: 'released', group_id: 'res_old' },
+      { id: 'chg_unit3', state: 'released', group_id: 'res_old' },
+    ]);
+    expect(audit(dir)).toEqual([]);
+  });
+});
