@@ -14,6 +14,16 @@ const idempotencyKeyHeader = z.object({
 
 const unauthorized = failure('Key missing, malformed, unknown or revoked', ['unauthorized']);
 
+/** What a paid request (a decision, a System One request) can fail with, besides its answer. */
+const paidFailures = {
+  '400': failure('Invalid body', ['invalid_json', 'invalid_request']),
+  '401': unauthorized,
+  '409': failure('A request with this Idempotency-Key is still running', ['idempotency_in_progress']),
+  '422': failure('Idempotency-Key reused with another body', ['idempotency_key_reused']),
+  ...bodyFailures,
+  ...decisionFailures,
+};
+
 /** The OpenAPI document, generated from the contract's zod schemas (never written by hand). */
 export function openApiDocument(): ReturnType<typeof createDocument> {
   return createDocument({
@@ -37,12 +47,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
           requestBody: { required: true, ...json(DecisionRequest) },
           responses: {
             '200': { description: 'The decision', ...json(DecisionResponse) },
-            '400': failure('Invalid body', ['invalid_json', 'invalid_request']),
-            '401': unauthorized,
-            '409': failure('A request with this Idempotency-Key is still running', ['idempotency_in_progress']),
-            '422': failure('Idempotency-Key reused with another body', ['idempotency_key_reused']),
-            ...bodyFailures,
-            ...decisionFailures,
+            ...paidFailures,
           },
         },
       },
@@ -77,12 +82,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
           requestBody: { required: true, ...json(SystemOneRequest) },
           responses: {
             '200': { description: 'One answer per question answered', ...json(SystemOneResponse) },
-            '400': failure('Invalid body', ['invalid_json', 'invalid_request']),
-            '401': unauthorized,
-            '409': failure('A request with this Idempotency-Key is still running', ['idempotency_in_progress']),
-            '422': failure('Idempotency-Key reused with another body', ['idempotency_key_reused']),
-            ...bodyFailures,
-            ...decisionFailures,
+            ...paidFailures,
           },
         },
       },
