@@ -22,7 +22,7 @@ const TASKSET = '/usr/bin/taskset';
 
 export default {
   id: 'local-sizes',
-  title: '7 Local sizes',
+  title: '8 Local sizes',
   async run(ctx) {
     try {
       await import('node-llama-cpp');

@@ -24,7 +24,7 @@ const TASKSET = '/usr/bin/taskset';
 
 export default {
   id: 'local-soak',
-  title: '8 Local soak',
+  title: '9 Local soak',
   async run(ctx) {
     const { config } = ctx;
     const modelPath = tinyModel();

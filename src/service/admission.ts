@@ -85,7 +85,14 @@ export class Admission {
       new ServiceError('engine_busy', `the decision engine is saturated: ${message}; retry shortly`, Math.max(1, Math.ceil(waitMs / 1000)));
     const inFlight = this.#running.size + this.#waiting.length;
     if (!this.#queue || inFlight >= this.#maxInFlight) throw busy(`${inFlight} decisions are under way`, 0);
-    const own = this.#estimateMs.get(depth);
+    let own = this.#estimateMs.get(depth);
+    if (own === undefined) {
+      // Under a load that keeps every slot taken, a depth never timed would never be
+      // (stress behind a stream of standard decisions): one of it at a time may wait,
+      // counted at the slowest time measured so far, and its slot times the depth.
+      const ahead = [...this.#running].some((entry) => entry.depth === depth) || this.#waiting.waiting.includes(depth);
+      own = ahead ? undefined : this.#slowestMs();
+    }
     const wait = this.expectedWaitMs();
     if (own === undefined || wait === undefined) throw busy('every slot is taken and no decision of this depth has been timed yet', 0);
     const allowed = this.#deadlineMs * ADMIT_WITHIN;
@@ -101,12 +108,12 @@ export class Admission {
     const now = this.#now();
     let work = 0;
     for (const { depth, since } of this.#running) {
-      const estimate = this.#estimateMs.get(depth);
+      const estimate = this.#estimateMs.get(depth) ?? this.#slowestMs();
       if (estimate === undefined) return undefined;
       work += Math.max(0, estimate - (now - since));
     }
     for (const depth of this.#waiting.waiting) {
-      const estimate = this.#estimateMs.get(depth);
+      const estimate = this.#estimateMs.get(depth) ?? this.#slowestMs();
       if (estimate === undefined) return undefined;
       work += estimate;
     }
@@ -128,6 +135,11 @@ export class Admission {
         if (next) next.serve(this.#take(next.about));
       },
     };
+  }
+
+  /** The longest time measured of any depth, for a depth not yet timed; undefined before any. */
+  #slowestMs(): number | undefined {
+    return this.#estimateMs.size === 0 ? undefined : Math.max(...this.#estimateMs.values());
   }
 
   #measure(depth: Depth, ms: number): void {

@@ -64,11 +64,39 @@ describe('admission in front of an engine of known capacity', () => {
     expect(gate.load.waiting).toBe(1);
   });
 
-  it('times each depth apart: a stress decision not yet timed does not wait behind timed standard ones', async () => {
+  it('times each depth apart: one stress decision not yet timed waits, counted at the slowest time seen, and its slot times stress', async () => {
     const gate = admission(1);
     await timed(gate, 100);
-    await gate.enter('standard', open());
+    const standard = await gate.enter('standard', open());
+    let stress: Slot | undefined;
+    const waiting = gate.enter('stress', open()).then((slot) => (stress = slot));
+    // A second one would wait behind a depth nobody has timed: refused, not guessed at.
     expect((await refusal(gate.enter('stress', open()))).message).toContain('no decision of this depth has been timed yet');
+    expect(gate.load).toEqual({ running: 1, waiting: 1 });
+    now += 100;
+    standard.leave();
+    await waiting;
+    now += 3_000;
+    stress!.leave();
+    // Timed now: a stress decision of 3 s may wait behind one of 3 s (6 s > half of 10 s: refused with the reason).
+    const running = await gate.enter('stress', open());
+    expect((await refusal(gate.enter('stress', open()))).message).toContain('expected wait (3000 ms)');
+    running.leave();
+  });
+
+  it('under standard decisions that keep every slot taken, a stress decision takes the next slot that leaves', async () => {
+    const gate = admission(2);
+    await timed(gate, 100);
+    const first = await gate.enter('standard', open());
+    await gate.enter('standard', open());
+    const stress = gate.enter('stress', open());
+    const later = gate.enter('standard', open()).catch(() => undefined);
+    expect(gate.load).toEqual({ running: 2, waiting: 2 });
+    now += 50;
+    first.leave();
+    await expect(stress).resolves.toBeDefined();
+    expect(gate.load).toEqual({ running: 2, waiting: 1 });
+    void later;
   });
 
   it('a waiting decision whose deadline passes leaves the queue with a timeout, the others keep their places', async () => {
