@@ -147,7 +147,7 @@ export class PaidRequests {
 
   private async charged<R, T>(work: PaidWork<R, T>, context: DecideContext, startedAt: number): Promise<PaidAnswer<R>> {
     const { store, clock } = this.options;
-    // One deadline from arrival, so time spent waiting for the engine counts against it;
+    // One deadline, started before admission, so time spent waiting for the engine counts against it;
     // its timer is cleared as soon as the engine's part ends (deadline.ts), not left
     // pending for the whole deadline as AbortSignal.timeout's would be.
     const { reserved, ran, day, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
