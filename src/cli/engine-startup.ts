@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { envValue, type Env } from '../config/variables.js';
 import type { Engine } from '../engine/engine.js';
 import { engineFromEnv } from '../engine/from-env.js';
 import { DEFAULT_MODEL, defaultModelSource } from '../engine/local/default-model.js';
@@ -8,8 +9,6 @@ import { LocalEngineError, loadRuntime } from '../engine/local/runtime.js';
 import { threadsFromEnv } from '../engine/local/threads.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { progressPrinter } from './progress.js';
-
-type Env = Record<string, string | undefined>;
 
 /**
  * The engine `decide serve` runs on: the provider the environment configures,
@@ -40,7 +39,7 @@ export async function startEngine(env: Env): Promise<Engine> {
     if (error instanceof LocalEngineError) throw new Failure(`local engine: ${error.message}`, EXIT.config);
     throw error;
   }
-  const explicit = env.DECIDE_MODEL?.trim();
+  const explicit = envValue(env, 'DECIDE_MODEL');
   const modelPath = explicit || (await defaultModel(env));
   try {
     const engine = await createLocalEngine({ modelPath, model: explicit ? undefined : DEFAULT_MODEL.name, threads });
