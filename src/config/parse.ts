@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envValue, MAX_THREADS, type Env, type VariableName } from './variables.js';
+import { envValue, MAX_THREADS, VARIABLES, type Env, type Variable, type VariableName } from './variables.js';
 
 /**
  * The zod schemas of the variables in ./variables.ts, and the one way to read them.
@@ -9,15 +9,16 @@ import { envValue, MAX_THREADS, type Env, type VariableName } from './variables.
 
 /**
  * The variable's parsed value, or undefined when it is unset or blank. A value the
- * schema refuses throws an Error naming the variable and, unless `secret`, the value
- * (a secret's length only, so a mistyped secret never reaches a log).
+ * schema refuses throws an Error naming the variable and the value, or a secret's
+ * length only (the table marks secrets), so a mistyped secret never reaches a log.
  */
-export function setting<T>(env: Env, name: VariableName, schema: z.ZodType<T, string>, options: { secret?: boolean } = {}): T | undefined {
+export function setting<T>(env: Env, name: VariableName, schema: z.ZodType<T, string>): T | undefined {
   const raw = envValue(env, name);
   if (raw === undefined) return undefined;
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const got = options.secret ? `${raw.length} characters` : `"${raw}"`;
+  const variable: Variable = VARIABLES[name];
+  const got = variable.secret ? `${raw.length} characters` : `"${raw}"`;
   throw new Error(`${name} must be ${result.error.issues[0]?.message ?? 'valid'}; got ${got}`);
 }
 

@@ -15,8 +15,8 @@ describe('setting', () => {
   });
 
   it('a secret is described by its length, never shown', () => {
-    const run = () => setting({ DECIDE_VERIFY_URL: 'hunter2' }, 'DECIDE_VERIFY_URL', httpUrl, { secret: true });
-    expect(run).toThrow('DECIDE_VERIFY_URL must be an http(s) URL; got 7 characters');
+    const run = () => setting({ DECIDE_DATABASE_URL: 'hunter2' }, 'DECIDE_DATABASE_URL', httpUrl);
+    expect(run).toThrow('DECIDE_DATABASE_URL must be an http(s) URL; got 7 characters');
     expect(run).not.toThrow(/hunter2/);
   });
 });
