@@ -11,10 +11,10 @@ import { EXIT, Failure } from './exit-codes.js';
 import { progressPrinter } from './progress.js';
 
 /**
- * The engine `decide serve` runs on: the provider the environment configures,
- * else the embedded local engine on `--model`/`DECIDE_MODEL`, else on the default
- * model, fetched once into the user's cache, on `--threads`/`DECIDE_THREADS`
- * threads. Every failure is a Failure whose sentence says what to do; a local
+ * The engine `decide serve` and `decide eval` run on, as chooseEngine
+ * (engine/choice.ts) picks it: the provider's, else the embedded local engine on
+ * `--model`/`DECIDE_MODEL`, else on the default model, fetched once into the user's
+ * cache, on `--threads`/`DECIDE_THREADS` threads. Every failure is a Failure whose sentence says what to do; a local
  * engine that starts says on one line how it runs.
  */
 export async function startEngine(env: Env): Promise<Engine> {

@@ -2,7 +2,8 @@ import { createAnthropicEngine } from './anthropic.js';
 import type { Engine } from './engine.js';
 import { createOpenAIEngine, type OpenAIProbabilities } from './openai.js';
 import { createSystemOneEngine } from './systemone.js';
-import { engineKind, engineTimeoutMs, httpUrl, openaiProbabilities, setting } from '../config/parse.js';
+import { chooseEngine } from './choice.js';
+import { engineTimeoutMs, httpUrl, openaiProbabilities, setting } from '../config/parse.js';
 import {
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_ENGINE_TIMEOUT_MS,
@@ -15,36 +16,25 @@ import {
 export { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ENGINE_TIMEOUT_MS, DEFAULT_OPENAI_BASE_URL };
 
 /**
- * The provider engine the environment configures, or null when it configures none
- * (or asks for `local`), in which case the caller falls back to the embedded engine.
+ * The provider engine the environment configures (chooseEngine says which), or null
+ * when it chooses the local one, which the caller starts.
  *
- * - `DECIDE_ENGINE=systemone`: `DECIDE_SYSTEMONE_URL` and `DECIDE_MODEL` required,
+ * - systemone: `DECIDE_SYSTEMONE_URL` and `DECIDE_MODEL` required,
  *   `DECIDE_SYSTEMONE_API_KEY` optional.
- * - `DECIDE_ENGINE=openai`: `DECIDE_MODEL` required, `OPENAI_BASE_URL` (default
- *   api.openai.com/v1), `OPENAI_API_KEY` (required only for api.openai.com itself),
+ * - openai: `DECIDE_MODEL` required, `OPENAI_BASE_URL` (default api.openai.com/v1),
+ *   `OPENAI_API_KEY` (required only for api.openai.com itself),
  *   `DECIDE_OPENAI_PROBABILITIES` `logprobs` (default) or `verbalized` (servers that
  *   return no logprobs).
- * - `DECIDE_ENGINE=anthropic`: `ANTHROPIC_API_KEY` and `DECIDE_MODEL` required,
- *   `ANTHROPIC_BASE_URL` (default api.anthropic.com). Only ever chosen explicitly: an
- *   Anthropic key in a developer's shell (for their coding tools) must not start
- *   paid calls on its own.
- * - unset: `DECIDE_SYSTEMONE_URL` → systemone, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`
- *   → openai, else null. The decide-specific variable wins because an OpenAI key is
- *   often sitting in a developer's shell for other tools.
- * - `DECIDE_ENGINE_TIMEOUT_MS`: positive integer, default 30000.
+ * - anthropic: `ANTHROPIC_API_KEY` and `DECIDE_MODEL` required, `ANTHROPIC_BASE_URL`
+ *   (default api.anthropic.com).
+ * - all: `DECIDE_ENGINE_TIMEOUT_MS`, positive integer, default 30000.
  *
  * Blank values count as unset. A bad value throws an Error naming the variable.
  */
 export function engineFromEnv(env: Env = process.env): Engine | null {
-  const read = (name: VariableName) => envValue(env, name);
-  const explicit = setting(env, 'DECIDE_ENGINE', engineKind);
-  const kind =
-    explicit ??
-    (read('DECIDE_SYSTEMONE_URL') ? 'systemone' : read('OPENAI_BASE_URL') || read('OPENAI_API_KEY') ? 'openai' : undefined);
-  if (kind === undefined) return null;
+  const { kind, why } = chooseEngine(env);
   if (kind === 'local') return null;
-
-  const why = explicit ? `DECIDE_ENGINE=${kind}` : kind === 'systemone' ? 'DECIDE_SYSTEMONE_URL is set' : 'OPENAI_BASE_URL or OPENAI_API_KEY is set';
+  const read = (name: VariableName) => envValue(env, name);
   const model = () => {
     const value = read('DECIDE_MODEL');
     if (!value) throw new Error(`DECIDE_MODEL is required for the ${kind} engine (chosen because ${why}); set it to the provider's model name`);
