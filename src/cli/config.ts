@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import { DEFAULT_URL, envRaw, envValue } from '../config/variables.js';
 import { isWellFormedKey } from '../contract/key.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
 
-export const DEFAULT_URL = 'http://127.0.0.1:8787';
+export { DEFAULT_URL };
 
 export interface ConnectionFlags {
   url?: string;
@@ -11,8 +12,9 @@ export interface ConnectionFlags {
 
 /** `--url`, else DECIDE_URL, else the address `decide serve` listens on by default. */
 export function resolveUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = envRaw(env, 'DECIDE_URL');
   const [value, source] =
-    flags.url !== undefined ? [flags.url, '--url'] : env.DECIDE_URL ? [env.DECIDE_URL, 'DECIDE_URL'] : [DEFAULT_URL, 'the default URL'];
+    flags.url !== undefined ? [flags.url, '--url'] : fromEnv ? [fromEnv, 'DECIDE_URL'] : [DEFAULT_URL, 'the default URL'];
   let url: URL;
   try {
     url = new URL(value);
@@ -55,9 +57,9 @@ export function resolveKey(flags: ConnectionFlags, env: NodeJS.ProcessEnv = proc
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       throw new Failure(`cannot read ${source} given by --key-file (${code})`, CLIENT_EXIT.auth);
     }
-  } else if (env.DECIDE_API_KEY !== undefined && env.DECIDE_API_KEY.trim() !== '') {
+  } else if (envValue(env, 'DECIDE_API_KEY') !== undefined) {
     source = 'DECIDE_API_KEY';
-    key = env.DECIDE_API_KEY.trim();
+    key = envValue(env, 'DECIDE_API_KEY') as string;
   } else {
     throw new Failure(
       'no API key: set DECIDE_API_KEY, or pass --key-file PATH (a file holding the key). ' +

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { envValue, type Env } from '../config/variables.js';
 import type { Engine } from '../engine/engine.js';
 import { engineFromEnv } from '../engine/from-env.js';
 import { DEFAULT_MODEL, defaultModelSource } from '../engine/local/default-model.js';
@@ -9,13 +10,11 @@ import { threadsFromEnv } from '../engine/local/threads.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { progressPrinter } from './progress.js';
 
-type Env = Record<string, string | undefined>;
-
 /**
- * The engine `decide serve` runs on: the provider the environment configures,
- * else the embedded local engine on `--model`/`DECIDE_MODEL`, else on the default
- * model, fetched once into the user's cache, on `--threads`/`DECIDE_THREADS`
- * threads. Every failure is a Failure whose sentence says what to do; a local
+ * The engine `decide serve` and `decide eval` run on, as chooseEngine
+ * (engine/choice.ts) picks it: the provider's, else the embedded local engine on
+ * `--model`/`DECIDE_MODEL`, else on the default model, fetched once into the user's
+ * cache, on `--threads`/`DECIDE_THREADS` threads. Every failure is a Failure whose sentence says what to do; a local
  * engine that starts says on one line how it runs.
  */
 export async function startEngine(env: Env): Promise<Engine> {
@@ -40,7 +39,7 @@ export async function startEngine(env: Env): Promise<Engine> {
     if (error instanceof LocalEngineError) throw new Failure(`local engine: ${error.message}`, EXIT.config);
     throw error;
   }
-  const explicit = env.DECIDE_MODEL?.trim();
+  const explicit = envValue(env, 'DECIDE_MODEL');
   const modelPath = explicit || (await defaultModel(env));
   try {
     const engine = await createLocalEngine({ modelPath, model: explicit ? undefined : DEFAULT_MODEL.name, threads });

@@ -1,3 +1,4 @@
+import { envValue } from '../config/variables.js';
 import { runBridge } from '../mcp/bridge.js';
 import { mcpEndpoint } from '../mcp/upstream.js';
 import { EXIT, Failure } from './exit-codes.js';
@@ -11,6 +12,6 @@ export async function runMcp(flags: { url: string }): Promise<void> {
   } catch (error) {
     throw new Failure(`DECIDE_URL / --url ${JSON.stringify(flags.url)} is not a usable URL: ${(error as Error).message}`, EXIT.config);
   }
-  const key = process.env.DECIDE_API_KEY?.trim() || undefined;
+  const key = envValue(process.env, 'DECIDE_API_KEY');
   runBridge({ url, key, diagnose: (line) => process.stderr.write(`decide mcp: ${line}\n`) });
 }

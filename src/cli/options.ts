@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { DEBIAS_MODES } from '../decision/debias-modes.js';
-import { MAX_THREADS } from '../engine/local/threads.js';
+// variables.ts, not engine/local/threads.ts: `--help` loads this module and must load only commander.
+import { DEFAULT_DB, envValue, MAX_THREADS } from '../config/variables.js';
 
 /**
  * `--db`, shared by `serve` and the operator commands so they open the same ledger:
@@ -9,10 +10,10 @@ import { MAX_THREADS } from '../engine/local/threads.js';
  * `./decide.db`.
  */
 export function dbOption() {
-  const url = process.env.DECIDE_DATABASE_URL?.trim();
+  const url = envValue(process.env, 'DECIDE_DATABASE_URL');
   return new Option('--db <path>', 'SQLite file or postgres:// URL of the ledger (else DECIDE_DATABASE_URL)')
     .env('DECIDE_DB')
-    .default(url || './decide.db', url ? '$DECIDE_DATABASE_URL' : undefined);
+    .default(url || DEFAULT_DB, url ? '$DECIDE_DATABASE_URL' : undefined);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../config/variables.js';
 import { runAction } from './actions.js';
 import { EXIT } from './exit-codes.js';
 import { helpText } from './help-text.js';
@@ -8,8 +9,8 @@ import { dbOption, debiasOption, integer, modelOption, threadsOption } from './o
 export function serveCommand(): Command {
   return new Command('serve')
     .description('Start the HTTP API, the MCP tool server (/mcp) and the browser pages on one machine')
-    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(8787).argParser(integer(0, 65535)))
-    .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default('127.0.0.1'))
+    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(DEFAULT_PORT).argParser(integer(0, 65535)))
+    .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default(DEFAULT_HOST))
     .addOption(dbOption())
     .addOption(modelOption())
     .addOption(threadsOption())

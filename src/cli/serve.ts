@@ -1,3 +1,4 @@
+import { envRaw } from '../config/variables.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
 import { createApp } from '../server/app.js';
@@ -77,7 +78,7 @@ export async function serve(flags: ServeFlags) {
   });
   const app = createApp({
     service,
-    trustProxy: process.env.DECIDE_TRUST_PROXY === '1',
+    trustProxy: envRaw(process.env, 'DECIDE_TRUST_PROXY') === '1',
     publicUrl: web.publicUrl,
     web: { store, verifier: web.verifier, cookieSecret },
   });

@@ -3,6 +3,8 @@ import { openSqliteStore } from './sqlite/store.js';
 import { redactPostgresUrl } from './postgres/database.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres/store.js';
 import { DEFAULT_EXPIRY_MARGIN_MS } from './rules.js';
+import { expiryMarginMs, setting } from '../config/parse.js';
+import type { Env } from '../config/variables.js';
 
 /** True when `--db` names a PostgreSQL server rather than a SQLite file. */
 export function isPostgresUrl(location: string): boolean {
@@ -35,14 +37,8 @@ export async function openStore(location: string, limits: Limits, options: OpenO
  * longest stall of a live server serves that server's late decisions free. Blank
  * counts as unset; a bad value throws an Error naming the variable.
  */
-export function expiryMarginFromEnv(env: Record<string, string | undefined> = process.env): number {
-  const raw = env.DECIDE_EXPIRY_MARGIN_MS?.trim();
-  if (!raw) return DEFAULT_EXPIRY_MARGIN_MS;
-  const ms = Number(raw);
-  if (!/^\d+$/.test(raw) || ms > 2_147_483_647) {
-    throw new Error(`DECIDE_EXPIRY_MARGIN_MS must be a whole number of milliseconds, 0 or more; got "${raw}"`);
-  }
-  return ms;
+export function expiryMarginFromEnv(env: Env = process.env): number {
+  return setting(env, 'DECIDE_EXPIRY_MARGIN_MS', expiryMarginMs) ?? DEFAULT_EXPIRY_MARGIN_MS;
 }
 
 /** `--db` as it may be shown in messages and logs: a URL's password masked. */

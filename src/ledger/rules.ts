@@ -1,3 +1,4 @@
+import { DEFAULT_ENGINE_TIMEOUT_MS, DEFAULT_EXPIRY_MARGIN_MS } from '../config/variables.js';
 import type { Access } from '../contract/index.js';
 import type { Calibration, Channel, Limits, MetricsRow, Refusal, Reservation, ReserveOutcome, ReserveRequest } from './store.js';
 
@@ -90,8 +91,8 @@ export interface ExpiryOptions {
   sweepIntervalMs?: number;
 }
 
-export const DEFAULT_DECISION_DEADLINE_MS = 30_000;
-export const DEFAULT_EXPIRY_MARGIN_MS = 60_000;
+export const DEFAULT_DECISION_DEADLINE_MS = DEFAULT_ENGINE_TIMEOUT_MS;
+export { DEFAULT_EXPIRY_MARGIN_MS };
 export const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
 
 /** The lifetime of a reservation and how often to sweep, checked. */

@@ -1,3 +1,5 @@
+import { dailyLimit, setting } from '../config/parse.js';
+import { DEFAULT_FREE_PER_IP, DEFAULT_FREE_PER_SITE, type Env } from '../config/variables.js';
 import type { Limits } from '../ledger/store.js';
 
 /** The contract's free allowance is fixed; the site's limits are the operator's to set. */
@@ -11,18 +13,10 @@ export const KEYS_PER_IP_PER_DAY = 2;
  */
 export const PASSES_PER_IP_PER_DAY = 5;
 
-function count(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number ≥ 0 (0 = no limit), not "${raw}"`);
-  return n;
-}
-
-export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Limits {
+export function limitsFromEnv(env: Env = process.env): Limits {
   return {
     freePerKey: FREE_PER_KEY,
-    freePerIp: count(env, 'DECIDE_FREE_PER_IP', 200),
-    freePerSite: count(env, 'DECIDE_FREE_PER_SITE', 50_000),
+    freePerIp: setting(env, 'DECIDE_FREE_PER_IP', dailyLimit) ?? DEFAULT_FREE_PER_IP,
+    freePerSite: setting(env, 'DECIDE_FREE_PER_SITE', dailyLimit) ?? DEFAULT_FREE_PER_SITE,
   };
 }

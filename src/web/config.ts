@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import { randomBytes } from 'node:crypto';
+import { httpUrl, setting } from '../config/parse.js';
+import { envRaw, envValue, type Env } from '../config/variables.js';
 import type { Store } from '../ledger/store.js';
 import { noVerification, providerVerifier, VERIFY_PROVIDERS, type Verifier, type VerifyProvider } from './verify/verifier.js';
 
@@ -23,26 +26,26 @@ export interface WebConfig {
 export const MIN_COOKIE_SECRET = 32;
 export const COOKIE_SECRET_SETTING = 'cookie_secret';
 
-export function webConfigFromEnv(env: NodeJS.ProcessEnv = process.env): WebConfig {
-  const provider = (env.DECIDE_VERIFY?.trim() || 'none') as VerifyProvider;
-  if (!VERIFY_PROVIDERS.includes(provider)) {
-    throw new Error(`DECIDE_VERIFY must be one of ${VERIFY_PROVIDERS.join(', ')}, not "${env.DECIDE_VERIFY}"`);
-  }
+const verifyProvider = z.enum(VERIFY_PROVIDERS as [VerifyProvider, ...VerifyProvider[]], { error: `one of ${VERIFY_PROVIDERS.join(', ')}` });
+
+export function webConfigFromEnv(env: Env = process.env): WebConfig {
+  const provider = setting(env, 'DECIDE_VERIFY', verifyProvider) ?? 'none';
   let verifier = noVerification;
   if (provider !== 'none') {
-    const siteKey = env.DECIDE_VERIFY_SITE_KEY?.trim();
-    const secret = env.DECIDE_VERIFY_SECRET?.trim();
+    const siteKey = envValue(env, 'DECIDE_VERIFY_SITE_KEY');
+    const secret = envValue(env, 'DECIDE_VERIFY_SECRET');
     if (!siteKey) throw new Error(`DECIDE_VERIFY=${provider} needs DECIDE_VERIFY_SITE_KEY (the widget's site key)`);
     if (!secret) throw new Error(`DECIDE_VERIFY=${provider} needs DECIDE_VERIFY_SECRET (in the environment, never a flag)`);
-    verifier = providerVerifier({ provider, siteKey, secret, verifyUrl: httpUrl(env, 'DECIDE_VERIFY_URL')?.href });
+    verifier = providerVerifier({ provider, siteKey, secret, verifyUrl: urlOf(env, 'DECIDE_VERIFY_URL')?.href });
   }
 
-  const cookieSecret = env.DECIDE_COOKIE_SECRET || null;
+  // As written, not trimmed: every character of a signing secret counts.
+  const cookieSecret = envRaw(env, 'DECIDE_COOKIE_SECRET') || null;
   if (cookieSecret !== null && cookieSecret.length < MIN_COOKIE_SECRET) {
     throw new Error(`DECIDE_COOKIE_SECRET must be at least ${MIN_COOKIE_SECRET} characters (or unset: one is kept in the database)`);
   }
 
-  const publicUrl = httpUrl(env, 'DECIDE_PUBLIC_URL');
+  const publicUrl = urlOf(env, 'DECIDE_PUBLIC_URL');
   if (publicUrl && publicUrl.pathname !== '/') {
     throw new Error('DECIDE_PUBLIC_URL must be an origin only (https://decide.example.com), without a path');
   }
@@ -54,15 +57,7 @@ export async function resolveCookieSecret(config: WebConfig, store: Store): Prom
   return config.cookieSecret ?? store.setting(COOKIE_SECRET_SETTING, randomBytes(32).toString('base64url'));
 }
 
-function httpUrl(env: NodeJS.ProcessEnv, name: string): URL | null {
-  const raw = env[name]?.trim();
-  if (!raw) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`${name} must be an http(s) URL, not "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, not "${raw}"`);
-  return url;
+function urlOf(env: Env, name: 'DECIDE_VERIFY_URL' | 'DECIDE_PUBLIC_URL'): URL | null {
+  const value = setting(env, name, httpUrl);
+  return value === undefined ? null : new URL(value);
 }

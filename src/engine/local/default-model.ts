@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { envValue } from '../../config/variables.js';
 import type { ModelFile } from './download.js';
 
 /**
@@ -24,7 +25,7 @@ type Env = Record<string, string | undefined>;
  * network; the checksum still has to match.
  */
 export function defaultModelSource(env: Env = process.env): ModelFile & { path: string } {
-  const mirror = env.DECIDE_DEFAULT_MODEL_URL?.trim();
+  const mirror = envValue(env, 'DECIDE_DEFAULT_MODEL_URL');
   return {
     url: mirror || DEFAULT_MODEL.url,
     bytes: DEFAULT_MODEL.bytes,

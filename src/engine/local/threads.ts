@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
+import { setting, threads } from '../../config/parse.js';
+import { MAX_THREADS, type Env } from '../../config/variables.js';
 
-/** The most `--threads` / `DECIDE_THREADS` takes: far beyond any CPU llama.cpp runs on. */
-export const MAX_THREADS = 256;
+export { MAX_THREADS };
 
 /**
  * llama.cpp threads for the local engine when the operator does not choose: half
@@ -20,12 +21,6 @@ export function defaultThreads(cores = availableParallelism()): number {
  * `DECIDE_THREADS` (which `--threads` sets): a whole number from 1 to MAX_THREADS,
  * else the default. A bad value throws an Error naming the variable.
  */
-export function threadsFromEnv(env: Record<string, string | undefined> = process.env): number {
-  const raw = env.DECIDE_THREADS?.trim();
-  if (!raw) return defaultThreads();
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_THREADS) {
-    throw new Error(`DECIDE_THREADS must be a whole number of threads from 1 to ${MAX_THREADS}; got "${raw}"`);
-  }
-  return n;
+export function threadsFromEnv(env: Env = process.env): number {
+  return setting(env, 'DECIDE_THREADS', threads) ?? defaultThreads();
 }
