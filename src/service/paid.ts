@@ -135,7 +135,7 @@ export class PaidRequests {
       const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
       try {
         const ran = await work.run(deadline);
-        return { reserved, ran, day, release, releasing };
+        return { reserved, ran, day, units, release, releasing };
       } catch (error) {
         await this.giveBack.soon(releasing, release);
         throw engineFailure(error);
@@ -150,7 +150,7 @@ export class PaidRequests {
     // One deadline, started before admission, so time spent waiting for the engine counts against it;
     // its timer is cleared as soon as the engine's part ends (deadline.ts), not left
     // pending for the whole deadline as AbortSignal.timeout's would be.
-    const { reserved, ran, day, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
+    const { reserved, ran, day, units, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
       this.admitted(work, context, deadline),
     );
     const { reservation } = reserved;
@@ -162,7 +162,7 @@ export class PaidRequests {
     const settlement: Settlement = {
       sample: { day, channel: context.channel, ms: processingMs },
       idempotency: context.idempotencyKey === undefined ? undefined : { keyId: context.caller.keyId, idemKey: context.idempotencyKey },
-      units: (work.units ?? 1) > 1 ? ran.units : undefined,
+      units: units > 1 ? ran.units : undefined,
       answer: (committed, apiRow) => {
         const api = metricsRecord(day, [apiRow]).api;
         // Not charged after all: what the caller holds now, not what the reservation took, and said so.

@@ -4,6 +4,26 @@ import { MIGRATIONS, migrate } from '../../src/ledger/sqlite/migrations.js';
 import type { SqliteStore } from '../../src/ledger/sqlite/store.js';
 import { audit, cleanup, dbPath, inspect, NOW, open, tempDir } from './helpers.js';
 
+/**
+ * A ledger file as the release at `steps` left it: a pass funded with 10 and holding
+ * 7 credits, its key, and the charges `rows` (SQL tuples, `$AT` and `$LATER` filled in).
+ */
+function oldFile(dir: string, steps: number, columns: string, rows: string[]): void {
+  const db = new Database(dbPath(dir));
+  db.pragma('journal_mode = WAL');
+  migrate(db, MIGRATIONS.slice(0, steps));
+  const at = NOW.toISOString();
+  const later = new Date(NOW.getTime() + 60_000).toISOString();
+  const fill = (row: string) => row.replaceAll('$AT', `'${at}'`).replaceAll('$LATER', `'${later}'`);
+  db.exec(`
+    INSERT INTO passes (id, created_at, credits, funded_ever) VALUES ('pass_old', '${at}', 7, 1);
+    INSERT INTO fundings (id, pass_id, credits, created_at) VALUES ('fund_old', 'pass_old', 10, '${at}');
+    INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ('key_old', 'pass_old', zeroblob(32), 'h', '${at}');
+    INSERT INTO charges (${columns}) VALUES ${rows.map(fill).join(', ')};
+  `);
+  db.close();
+}
+
 // A ledger written by an earlier release is brought forward with its books intact.
 describe('SQLite: a file from before step 5 (brought through steps 5 to 7, charges keyed by id alone)', () => {
   let dir: string;
@@ -12,21 +32,11 @@ describe('SQLite: a file from before step 5 (brought through steps 5 to 7, charg
     dir = tempDir();
     // The file as the release before step 5 left it (no pass_creations, no group_id):
     // a funded pass, a key, one committed charge and two reservations still open.
-    const db = new Database(dbPath(dir));
-    db.pragma('journal_mode = WAL');
-    migrate(db, MIGRATIONS.slice(0, 4));
-    const at = NOW.toISOString();
-    const later = new Date(NOW.getTime() + 60_000).toISOString();
-    db.exec(`
-      INSERT INTO passes (id, created_at, credits, funded_ever) VALUES ('pass_old', '${at}', 7, 1);
-      INSERT INTO fundings (id, pass_id, credits, created_at) VALUES ('fund_old', 'pass_old', 10, '${at}');
-      INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ('key_old', 'pass_old', zeroblob(32), 'h', '${at}');
-      INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, created_at, settled_at, expires_at) VALUES
-        ('chg_committed', 'key_old', 'pass_old', 'credits', 1, 'committed', '2026-11-22', '${at}', '${at}', '${later}'),
-        ('chg_open1', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}'),
-        ('chg_open2', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}');
-    `);
-    db.close();
+    oldFile(dir, 4, 'id, key_id, pass_id, kind, cost, state, day, created_at, settled_at, expires_at', [
+      "('chg_committed', 'key_old', 'pass_old', 'credits', 1, 'committed', '2026-11-22', $AT, $AT, $LATER)",
+      "('chg_open1', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', $AT, NULL, $LATER)",
+      "('chg_open2', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', $AT, NULL, $LATER)",
+    ]);
   });
   afterEach(async () => {
     await store?.close();
@@ -68,22 +78,12 @@ describe('SQLite: a file at step 6 with a group of units still reserved', () => 
   let store: SqliteStore | undefined;
   beforeEach(() => {
     dir = tempDir();
-    const db = new Database(dbPath(dir));
-    db.pragma('journal_mode = WAL');
-    migrate(db, MIGRATIONS.slice(0, 6));
-    const at = NOW.toISOString();
-    const later = new Date(NOW.getTime() + 60_000).toISOString();
     // A pass funded with 10, three credits reserved as one group of three units.
-    db.exec(`
-      INSERT INTO passes (id, created_at, credits, funded_ever) VALUES ('pass_old', '${at}', 7, 1);
-      INSERT INTO fundings (id, pass_id, credits, created_at) VALUES ('fund_old', 'pass_old', 10, '${at}');
-      INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ('key_old', 'pass_old', zeroblob(32), 'h', '${at}');
-      INSERT INTO charges (id, key_id, pass_id, kind, cost, state, day, created_at, settled_at, expires_at, group_id) VALUES
-        ('chg_unit1', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}', 'res_old'),
-        ('chg_unit2', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}', 'res_old'),
-        ('chg_unit3', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', '${at}', NULL, '${later}', 'res_old');
-    `);
-    db.close();
+    oldFile(dir, 6, 'id, key_id, pass_id, kind, cost, state, day, created_at, settled_at, expires_at, group_id', [
+      "('chg_unit1', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', $AT, NULL, $LATER, 'res_old')",
+      "('chg_unit2', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', $AT, NULL, $LATER, 'res_old')",
+      "('chg_unit3', 'key_old', 'pass_old', 'credits', 1, 'reserved', '2026-11-22', $AT, NULL, $LATER, 'res_old')",
+    ]);
   });
   afterEach(async () => {
     await store?.close();
