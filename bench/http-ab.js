@@ -16,6 +16,7 @@ import { killAllNow } from './children.js';
 import { readConfig } from './lib/config.js';
 import { sideBySide } from './lib/load.js';
 import { STANDARD } from './lib/bodies.js';
+import { ledgerCalls } from './lib/ledger-calls.js';
 import { LIMITS, startDecide, startEngine, stopAll } from './lib/servers.js';
 
 const [rootA, rootB] = process.argv.slice(2).map((r) => r && path.resolve(r));
@@ -33,8 +34,9 @@ async function keyOf(root, db) {
   const { openStore } = await import(path.join(root, 'dist', 'ledger', 'open.js'));
   const store = await openStore(db, LIMITS, { sweepIntervalMs: 0 });
   try {
-    const key = await store.createKey();
-    await store.fundPass(key.passId, 10_000_000, 'bench');
+    const calls = ledgerCalls(store);
+    const key = await calls.newKey();
+    await calls.fund(key.passId, 10_000_000, 'bench');
     return key.key;
   } finally {
     await store.close();

@@ -14,6 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ledgerCalls } from './lib/ledger-calls.js';
 import { alternateOps } from './lib/ops.js';
 import { walPagesPerOp } from './lib/wal.js';
 
@@ -32,22 +33,23 @@ async function build(label, root) {
   const { keyFingerprint } = await dist('contract/key.js');
   const file = path.join(tmp, `${label}.db`);
   const store = await openStore(file, LIMITS, { sweepIntervalMs: 0 });
+  const calls = ledgerCalls(store);
   const keys = [];
   for (let i = 0; i < Math.max(concurrency, 1); i++) {
-    const key = await store.createKey();
-    await store.fundPass(key.passId, 10_000_000, 'bench');
+    const key = await calls.newKey();
+    await calls.fund(key.passId, 10_000_000, 'bench');
     keys.push({ print: keyFingerprint(key.key) });
   }
-  const day = () => new Date().toISOString().slice(0, 10);
   let n = 0;
   const decision = (idem) => async (w) => {
-    const caller = await store.authenticate(keys[w].print);
+    const caller = await calls.authenticate(keys[w].print);
     const idemKey = idem ? `ab-${label}-${n++}` : undefined;
-    if (idemKey) await store.beginIdempotent(caller.keyId, idemKey, 'hash', new Date());
-    const reserved = await store.reserve({ caller, depth: 'standard', ip: '127.0.0.1', day: day() }, new Date());
+    if (idemKey) await calls.begin(caller.keyId, idemKey, 'hash');
+    const reservedAt = new Date();
+    const reserved = await calls.reserve(caller, reservedAt);
     if (!reserved.ok) throw new Error(`reserve refused: ${reserved.code}`);
-    await store.commit(reserved.reservation.id, new Date(), {
-      sample: { day: day(), channel: 'api', ms: 1 },
+    await calls.commit(reserved.reservation.id, new Date(), {
+      reservedAt,
       idempotency: idemKey && { keyId: caller.keyId, idemKey },
       answer: () => '{"a":1}',
     });

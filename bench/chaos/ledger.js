@@ -35,7 +35,7 @@ export async function seedLedger({ root, decide, location, env, passes, keysPerP
       if (p === 0) {
         passId = (await cli('pass', 'create')).passId;
         for (let k = 0; k < keysPerPass; k++) {
-          const created = await (k === 0 ? cli('key', 'create', '--pass', passId) : store.createKey(passId));
+          const created = await (k === 0 ? cli('key', 'create', '--pass', passId) : store.keys.create(new Date(), passId));
           keys.push({ key: created.key, passId, keyHint: created.keyHint });
         }
         if (credits > 0) {
@@ -43,12 +43,12 @@ export async function seedLedger({ root, decide, location, env, passes, keysPerP
           if (funded.passCredits !== credits) throw new Error(`decide pass fund: expected ${credits} credits, got ${funded.passCredits}`);
         }
       } else {
-        passId = (await store.createPass()).passId;
+        passId = (await store.passes.create(new Date())).passId;
         for (let k = 0; k < keysPerPass; k++) {
-          const created = await store.createKey(passId);
+          const created = await store.keys.create(new Date(), passId);
           keys.push({ key: created.key, passId, keyHint: created.keyHint });
         }
-        if (credits > 0) await store.fundPass(passId, credits, 'chaos');
+        if (credits > 0) await store.passes.fund(passId, credits, new Date(), 'chaos');
       }
       passList.push({ passId, funded: credits });
     }

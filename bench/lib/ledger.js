@@ -10,21 +10,20 @@ export async function storeOps(store, keys) {
   const { keyFingerprint } = await dist('contract/key.js');
   const callers = keys.map((k) => ({ keyId: k.keyId, passId: k.passId, keyHint: k.keyHint }));
   const prints = keys.map((k) => keyFingerprint(k.key));
-  const day = () => new Date().toISOString().slice(0, 10);
   const charge = async (w) => {
     const now = new Date();
-    const reserved = await store.reserve({ caller: callers[w], depth: 'standard', ip: '127.0.0.1', day: day() }, now);
+    const reserved = await store.charges.reserve({ caller: callers[w], depth: 'standard', ip: '127.0.0.1' }, now);
     if (!reserved.ok) throw new Error(`reserve refused: ${reserved.code}`);
-    await store.commit(reserved.reservation.id, new Date());
+    await store.charges.commit(reserved.reservation.id, new Date());
   };
   const decision = async (w) => {
-    const caller = await store.authenticate(prints[w]);
+    const caller = await store.keys.authenticate(prints[w]);
     if (!caller) throw new Error('authenticate failed');
     const now = new Date();
-    const reserved = await store.reserve({ caller, depth: 'standard', ip: '127.0.0.1', day: day() }, now);
+    const reserved = await store.charges.reserve({ caller, depth: 'standard', ip: '127.0.0.1' }, now);
     if (!reserved.ok) throw new Error(`reserve refused: ${reserved.code}`);
-    await store.commit(reserved.reservation.id, new Date(), {
-      sample: { day: day(), channel: 'api', ms: 1 },
+    await store.charges.commit(reserved.reservation.id, new Date(), {
+      sample: { reservedAt: now, channel: 'api', ms: 1 },
       answer: () => '{}',
     });
   };

@@ -25,8 +25,8 @@ export async function makeKeys(db, { keys = 1, credits = 10_000_000 } = {}) {
   try {
     const made = [];
     for (let i = 0; i < keys; i++) {
-      const key = await store.createKey();
-      await store.fundPass(key.passId, credits, 'bench');
+      const key = await store.keys.create(new Date());
+      await store.passes.fund(key.passId, credits, new Date(), 'bench');
       made.push(key);
     }
     return made;

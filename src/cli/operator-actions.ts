@@ -28,8 +28,8 @@ const ledgerName = (db: string): string => (isPostgresUrl(db) ? describeLocation
 
 export async function createKey(flags: LedgerFlags & { pass?: string }): Promise<void> {
   const created = await onLedger(flags.db, async (store) => {
-    if (flags.pass && !(await store.showPass(flags.pass))) throw noPass(flags.pass);
-    return store.createKey(flags.pass);
+    if (flags.pass && !(await store.passes.show(flags.pass))) throw noPass(flags.pass);
+    return store.keys.create(new Date(), flags.pass);
   });
   const where = `in the ledger ${ledgerName(flags.db)}`;
   if (flags.json) {
@@ -41,7 +41,7 @@ export async function createKey(flags: LedgerFlags & { pass?: string }): Promise
 }
 
 export async function createPass(flags: LedgerFlags): Promise<void> {
-  const created = await onLedger(flags.db, (store) => store.createPass());
+  const created = await onLedger(flags.db, (store) => store.passes.create(new Date()));
   if (flags.json) print(created);
   else process.stdout.write(`${created.passId}\n`);
   process.stderr.write(`decide: pass ${created.passId} created in the ledger ${ledgerName(flags.db)}\n`);
@@ -49,7 +49,7 @@ export async function createPass(flags: LedgerFlags): Promise<void> {
 
 export async function fundPass(flags: LedgerFlags & { pass: string; credits: number }): Promise<void> {
   const funded = await onLedger(flags.db, async (store) => {
-    const pass = await store.showPass(flags.pass);
+    const pass = await store.passes.show(flags.pass);
     if (!pass) throw noPass(flags.pass);
     if (pass.passCredits + flags.credits > Number.MAX_SAFE_INTEGER) {
       throw new Failure(
@@ -58,14 +58,14 @@ export async function fundPass(flags: LedgerFlags & { pass: string; credits: num
         EXIT.usage,
       );
     }
-    return store.fundPass(flags.pass, flags.credits, 'operator');
+    return store.passes.fund(flags.pass, flags.credits, new Date(), 'operator');
   });
   if (flags.json) print({ passId: flags.pass, passCredits: funded.passCredits });
   else process.stdout.write(`pass ${flags.pass} now holds ${funded.passCredits} credits\n`);
 }
 
 export async function showPass(flags: LedgerFlags & { pass: string }): Promise<void> {
-  const info = await onLedger(flags.db, (store) => store.showPass(flags.pass));
+  const info = await onLedger(flags.db, (store) => store.passes.show(flags.pass));
   if (!info) throw noPass(flags.pass);
   if (flags.json) return void print(info);
   const lines = [

@@ -53,7 +53,7 @@ export async function serve(flags: ServeFlags) {
     // SQLite: takes the file's lease, so a second server on the same file stops here.
     released = await store.recoverInterrupted();
     // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
-    cookieSecret = await resolveCookieSecret(web, store);
+    cookieSecret = await resolveCookieSecret(web, store, new Date());
   } catch (error) {
     await store.close().catch(() => undefined);
     throw ledgerFailure(flags.db, error);

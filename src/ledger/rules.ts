@@ -122,10 +122,12 @@ export function metricsRow(channel: Channel, row: MetricsColumns | undefined): M
   return { channel, samples: row?.samples ?? 0, totalMs: row?.total_ms ?? 0, uncharged: row?.uncharged ?? 0 };
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-export function checkDay(day: string): void {
-  if (!DAY.test(day)) throw new Error(`A day must be YYYY-MM-DD (UTC), got ${JSON.stringify(day)}.`);
+/**
+ * `YYYY-MM-DD` of the UTC day `now` falls in: the day of the free allowance, of the
+ * site's and the page's per-IP limits, and of the metrics. Throws for an invalid Date.
+ */
+export function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
 }
 
 export function checkLimits(limits: Limits): Limits {

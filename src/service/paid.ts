@@ -91,7 +91,7 @@ export class PaidRequests {
       // Decisions hash their request alone, as they always have, so answers kept before stay replayable.
       const hashed = work.route === 'decisions' ? work.request : { route: work.route, request: work.request };
       const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
-      const begun = await store.beginIdempotent(context.caller.keyId, idem, requestHash, this.options.clock());
+      const begun = await store.idempotency.begin(context.caller.keyId, idem, requestHash, this.options.clock());
       if (begun.state === 'replay') return { response: JSON.parse(begun.body), json: begun.body, replayed: true };
       if (begun.state === 'mismatch') {
         throw new ServiceError('idempotency_key_reused', 'Idempotency-Key was already used with a different request body');
@@ -105,7 +105,7 @@ export class PaidRequests {
     } catch (error) {
       if (idem !== undefined) {
         const { keyId, keyHint } = context.caller;
-        await this.giveBack.soon(`give up the Idempotency-Key record of key ${keyHint}`, () => store.abandonIdempotent(keyId, idem), error);
+        await this.giveBack.soon(`give up the Idempotency-Key record of key ${keyHint}`, () => store.idempotency.abandon(keyId, idem), error);
       }
       throw error;
     }
@@ -128,14 +128,14 @@ export class PaidRequests {
       const now = clock();
       const day = utcDay(now);
       const units = work.units ?? 1;
-      const reserved = await store.reserve({ caller: context.caller, depth: work.depth, ip: context.ip, day, units }, now);
+      const reserved = await store.charges.reserve({ caller: context.caller, depth: work.depth, ip: context.ip, units }, now);
       if (!reserved.ok) throw refusal(reserved.code, work.depth, now, limits, units);
       const { reservation } = reserved;
-      const release = () => store.release(reservation.id, clock());
+      const release = () => store.charges.release(reservation.id, clock());
       const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
       try {
         const ran = await work.run(deadline);
-        return { reserved, ran, day, units, release, releasing };
+        return { reserved, ran, reservedAt: now, day, units, release, releasing };
       } catch (error) {
         await this.giveBack.soon(releasing, release);
         throw engineFailure(error);
@@ -150,7 +150,7 @@ export class PaidRequests {
     // One deadline, started before admission, so time spent waiting for the engine counts against it;
     // its timer is cleared as soon as the engine's part ends (deadline.ts), not left
     // pending for the whole deadline as AbortSignal.timeout's would be.
-    const { reserved, ran, day, units, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
+    const { reserved, ran, reservedAt, day, units, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
       this.admitted(work, context, deadline),
     );
     const { reservation } = reserved;
@@ -160,7 +160,7 @@ export class PaidRequests {
     let access: Access | undefined;
     let json = '';
     const settlement: Settlement = {
-      sample: { day, channel: context.channel, ms: processingMs },
+      sample: { reservedAt, channel: context.channel, ms: processingMs },
       idempotency: context.idempotencyKey === undefined ? undefined : { keyId: context.caller.keyId, idemKey: context.idempotencyKey },
       units: units > 1 ? ran.units : undefined,
       answer: (committed, apiRow) => {
@@ -178,7 +178,7 @@ export class PaidRequests {
     };
     let committed: CommitOutcome;
     try {
-      committed = await store.commit(reservation.id, clock(), settlement);
+      committed = await store.charges.commit(reservation.id, clock(), settlement);
     } catch (error) {
       // Nothing of the commit was written: give the charge back now rather than at
       // expiry or the next start (a no-op, should it have committed after all). With

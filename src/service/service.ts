@@ -91,7 +91,7 @@ export class DecisionService {
   /** The caller a bearer key stands for, or null; malformed keys never reach the store. */
   async authenticate(key: string): Promise<Caller | null> {
     if (!isWellFormedKey(key)) return null;
-    return this.store.authenticate(keyFingerprint(key));
+    return this.store.keys.authenticate(keyFingerprint(key));
   }
 
   async decide(request: DecisionRequest, context: DecideContext): Promise<DecideAnswer> {
@@ -133,7 +133,7 @@ export class DecisionService {
 
   async usage(caller: Caller): Promise<Usage> {
     const now = this.now();
-    const { freeUsed, passCredits } = await this.store.usage(caller, utcDay(now));
+    const { freeUsed, passCredits } = await this.store.keys.usage(caller, now);
     const freeLimit = this.limits.freePerKey;
     return {
       day: utcDay(now),
@@ -146,7 +146,7 @@ export class DecisionService {
   }
 
   async revoke(caller: Caller): Promise<KeyRevoked> {
-    const revoked = await this.store.revokeKey(caller.keyId, this.now());
+    const revoked = await this.store.keys.revoke(caller.keyId, this.now());
     // Revoked between authentication and now: the same answer as any unknown key.
     if (!revoked) throw new ServiceError('unauthorized', 'the API key is missing, unknown or revoked');
     return { revoked: true, ...revoked };
@@ -154,7 +154,7 @@ export class DecisionService {
 
   async metrics(now = this.now()): Promise<Metrics> {
     const day = utcDay(now);
-    return metricsRecord(day, await this.store.metrics(day));
+    return metricsRecord(day, await this.store.metrics.day(now));
   }
 
   secondsToMidnight(): number {

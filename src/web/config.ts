@@ -52,9 +52,9 @@ export function webConfigFromEnv(env: Env = process.env): WebConfig {
   return { verifier, cookieSecret, publicUrl: publicUrl?.origin ?? null };
 }
 
-/** The operator's cookie secret, or the one the database keeps (created by the first server to ask). */
-export async function resolveCookieSecret(config: WebConfig, store: Store): Promise<string> {
-  return config.cookieSecret ?? store.setting(COOKIE_SECRET_SETTING, randomBytes(32).toString('base64url'));
+/** The operator's cookie secret, or the one the database keeps (created at `now` by the first server to ask). */
+export async function resolveCookieSecret(config: WebConfig, store: Store, now: Date): Promise<string> {
+  return config.cookieSecret ?? store.web.setting(COOKIE_SECRET_SETTING, randomBytes(32).toString('base64url'), now);
 }
 
 function urlOf(env: Env, name: 'DECIDE_VERIFY_URL' | 'DECIDE_PUBLIC_URL'): URL | null {

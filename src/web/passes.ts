@@ -23,23 +23,23 @@ export class PassDesk {
   ) {}
 
   async record(passId: string): Promise<PassRecord | null> {
-    const day = utcDay(this.service.now());
-    const pass = await this.store.showPass(passId);
+    const now = this.service.now();
+    const pass = await this.store.passes.show(passId);
     if (!pass) return null;
-    const used = await this.store.passFreeUsage(passId, day);
+    const used = await this.store.web.freeUsage(passId, now);
     return {
       passId: pass.passId,
       passCredits: pass.passCredits,
       fundedEver: pass.fundedEver,
       keys: pass.keys.map((k) => ({ ...k, freeUsed: used[k.id] ?? 0 })),
       freeLimit: this.service.limits.freePerKey,
-      day,
+      day: utcDay(now),
     };
   }
 
   async createPass(ip: string): Promise<string> {
     const now = this.service.now();
-    const created = await this.store.createPassLimited({ ip, day: utcDay(now), perIpLimit: PASSES_PER_IP_PER_DAY });
+    const created = await this.store.web.createPass({ ip, perIpLimit: PASSES_PER_IP_PER_DAY }, now);
     if (!created) {
       throw new ServiceError(
         'rate_limited',
@@ -56,7 +56,7 @@ export class PassDesk {
    */
   async createKey(passId: string, ip: string): Promise<KeyCreated> {
     const now = this.service.now();
-    const created = await this.store.createKeyLimited({ passId, ip, day: utcDay(now), perIpLimit: KEYS_PER_IP_PER_DAY });
+    const created = await this.store.web.createKey({ passId, ip, perIpLimit: KEYS_PER_IP_PER_DAY }, now);
     if (!created) {
       throw new ServiceError(
         'rate_limited',
@@ -68,14 +68,14 @@ export class PassDesk {
   }
 
   async revokeKey(passId: string, keyId: string): Promise<KeyRevoked> {
-    const revoked = await this.store.revokePassKey(passId, keyId, this.service.now());
+    const revoked = await this.store.web.revokeKey(passId, keyId, this.service.now());
     if (!revoked) throw new ServiceError('not_found', `this pass has no active key ${keyId}`);
     return { revoked: true, ...revoked };
   }
 
   /** The caller of the key that pays for a web decision; 400 naming `keyId` when it is not an active key of the pass. */
   async payer(passId: string, keyId: string): Promise<Caller> {
-    const caller = await this.store.passCaller(passId, keyId);
+    const caller = await this.store.web.caller(passId, keyId);
     if (caller) return caller;
     const message = 'not an active key of this pass';
     throw new ServiceError('invalid_request', `keyId: ${message}`, undefined, [{ field: 'keyId', message }]);

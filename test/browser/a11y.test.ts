@@ -65,7 +65,7 @@ describe('the pages for keyboards and screen readers, in headless Chromium', () 
     await textOnce(page, '#decide-error', /pass_required/);
     await check(page, 'pass with a refused stress test', found);
 
-    await svc.store.fundPass((await page.textContent('#pass-id'))!, 10, 'a11y test');
+    await svc.store.passes.fund((await page.textContent('#pass-id'))!, 10, new Date(), 'a11y test');
     await decideOnPage(page);
     await page.waitForSelector('#answer .stress');
     await check(page, 'pass with a stress answer', found);

@@ -120,7 +120,7 @@ describe('the pages, in headless Chromium', () => {
 
     // A stress decision, once the operator funded the pass: the checks and the pivot fact.
     const passId = (await page.textContent('#pass-id'))!;
-    await svc.store.fundPass(passId, 12, 'browser test');
+    await svc.store.passes.fund(passId, 12, new Date(), 'browser test');
     await page.selectOption('select[name="depth"]', 'stress');
     await page.click('#decide-form button[type="submit"]');
     await page.waitForSelector('#answer .stress');

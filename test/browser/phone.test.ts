@@ -50,7 +50,7 @@ describe('the pages on a phone, in headless Chromium', () => {
   async function stressAnswer() {
     await page.goto(`${svc.url}/pass`);
     if ((await page.locator('button.revoke').count()) === 0) await createKey(page, svc).then(() => page.goto(`${svc.url}/pass`));
-    await svc.store.fundPass((await page.textContent('#pass-id'))!, 5, 'phone test');
+    await svc.store.passes.fund((await page.textContent('#pass-id'))!, 5, new Date(), 'phone test');
     await fillDecision(page, { ...CHOICE, depth: 'stress' });
     await decideOnPage(page);
     await page.waitForSelector('#answer .stress');

@@ -52,7 +52,7 @@ describe('the pass page after each outcome, in headless Chromium', () => {
   });
 
   it('a stress test where leaving out any one fact changes nothing says that no single fact decides it', async () => {
-    await svc.store.fundPass((await page.textContent('#pass-id'))!, 5, 'states test');
+    await svc.store.passes.fund((await page.textContent('#pass-id'))!, 5, new Date(), 'states test');
     svc.fake.respond(scripted({ PostgreSQL: 0.7, MongoDB: 0.3 }, { Yes: 0.9, No: 0.1 }));
     await fillDecision(page, { ...CHOICE, depth: 'stress' });
     await decideOnPage(page);
@@ -65,7 +65,7 @@ describe('the pass page after each outcome, in headless Chromium', () => {
   });
 
   it('a refused decision clears the last answer, whose balance is out of date, and takes the focus', async () => {
-    await svc.store.fundPass((await page.textContent('#pass-id'))!, 5, 'states test');
+    await svc.store.passes.fund((await page.textContent('#pass-id'))!, 5, new Date(), 'states test');
     await fillDecision(page, { ...CHOICE, depth: 'stress' });
     await decideOnPage(page);
     await textOnce(page, '#answer', /Paid by the pass: 0 credits left/);

@@ -22,7 +22,7 @@ describe('withStore closes the ledger whatever the work does', () => {
     const failure = new Failure('no pass pass_x', EXIT.notFound);
     await expect(
       withStore(tmp.db, limitsFromEnv({}), async (store) => {
-        await store.createPass();
+        await store.passes.create(new Date());
         seenOpen = open(tmp.db);
         throw failure;
       }),
@@ -44,9 +44,9 @@ describe('withStore closes the ledger whatever the work does', () => {
 
   it('the value of the work is returned once the store is closed', async () => {
     tmp = tempDb();
-    const pass = await withStore(tmp.db, limitsFromEnv({}), (store) => store.createPass());
+    const pass = await withStore(tmp.db, limitsFromEnv({}), (store) => store.passes.create(new Date()));
     expect(pass.passId).toMatch(/^pass_/);
     expect(open(tmp.db)).toBe(false);
-    expect(await withStore(tmp.db, limitsFromEnv({}), (store) => store.showPass(pass.passId))).toMatchObject({ passId: pass.passId, passCredits: 0 });
+    expect(await withStore(tmp.db, limitsFromEnv({}), (store) => store.passes.show(pass.passId))).toMatchObject({ passId: pass.passId, passCredits: 0 });
   });
 });

@@ -28,7 +28,7 @@ describe('usage, revocation and metrics', () => {
 
   it('DELETE /v1/key revokes the key used, and only that key', async () => {
     const first = await svc.newKey(3);
-    const second = await svc.store.createKey(first.passId);
+    const second = await svc.store.keys.create(new Date(), first.passId);
     const res = await svc.call('DELETE', '/v1/key', { key: first.key });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ revoked: true, keyHint: first.keyHint, revokedAt: '2026-11-22T12:00:00.000Z' });

@@ -68,7 +68,7 @@ describe('the free allowance', () => {
   it('uses credits of the pass shared by two keys', async () => {
     svc = await startWithOpenAI();
     const first = await svc.newKey(6);
-    const second = await svc.store.createKey(first.passId);
+    const second = await svc.store.keys.create(new Date(), first.passId);
     const stress = await svc.call('POST', '/v1/decisions', { key: second.key, json: STRESS });
     expect(stress.body.access).toEqual({ type: 'pass', passCredits: 1 });
     expect((await svc.call('GET', '/v1/usage', { key: first.key })).body.passCredits).toBe(1);

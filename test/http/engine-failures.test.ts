@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreatedKey } from '../../src/ledger/store.js';
-import { utcDay } from '../../src/service/clock.js';
 import { audit } from '../ledger/helpers.js';
 import { factsText } from '../fakes/openai-fake.js';
 import type { OpenAIBehaviour } from '../fakes/openai-fake.js';
@@ -20,9 +19,9 @@ async function spendFreeAllowance(svc: Running, created: CreatedKey): Promise<vo
   const caller = { keyId: created.keyId, passId: created.passId, keyHint: created.keyHint };
   for (let i = 0; i < 20; i++) {
     const now = new Date();
-    const outcome = await svc.store.reserve({ caller, depth: 'standard', ip: '127.0.0.1', day: utcDay(now) }, now);
+    const outcome = await svc.store.charges.reserve({ caller, depth: 'standard', ip: '127.0.0.1' }, now);
     if (!outcome.ok || outcome.reservation.kind !== 'free') throw new Error(`free decision ${i + 1} was not free: ${JSON.stringify(outcome)}`);
-    await svc.store.commit(outcome.reservation.id, now);
+    await svc.store.charges.commit(outcome.reservation.id, now);
   }
 }
 

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Caller, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { buildChild, startChild } from './child.js';
 import type { ChildConfig, ChildReport } from './fixtures/ledger-child.js';
-import { cleanup, DAY, IP, LIMITS, newCaller, NOW, tempDir } from './helpers.js';
+import { cleanup, IP, LIMITS, newCaller, NOW, tempDir } from './helpers.js';
 import type { LedgerHarness } from './store-suite.js';
 import { scaled } from '../support/time.js';
 
@@ -22,14 +22,14 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
     store = await h.open();
     // 20 free decisions today + 10 credits: exactly 30 standard decisions can be had.
     caller = await newCaller(store);
-    await store.fundPass(caller.passId, 10);
+    await store.passes.fund(caller.passId, 10, new Date());
   });
   afterEach(async () => {
     await store.close();
     await h.destroy();
   });
 
-  const reserve = (s: Store) => s.reserve({ caller, depth: 'standard', ip: IP, day: DAY }, NOW);
+  const reserve = (s: Store) => s.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW);
 
   function tally(outcomes: ReserveOutcome[]) {
     const count = { free: 0, credits: 0, refused: {} as Record<string, number> };
@@ -49,7 +49,7 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
       const creditsLeft = outcomes.flatMap((o) => (o.ok && o.access.type === 'pass' ? [o.access.passCredits] : []));
       expect(freeLeft.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
       expect(creditsLeft.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 0 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 20, passCredits: 0 });
       expect(await h.audit()).toEqual([]);
     });
 
@@ -58,7 +58,7 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
       try {
         const outcomes = await Promise.all(Array.from({ length: 150 }, (_, i) => reserve(i % 2 ? second : store)));
         expect(tally(outcomes)).toEqual({ free: 20, credits: 10, refused: { insufficient_credits: 120 } });
-        expect(await second.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 0 });
+        expect(await second.keys.usage(caller, NOW)).toEqual({ freeUsed: 20, passCredits: 0 });
       } finally {
         await second.close();
       }
@@ -67,23 +67,23 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
 
     it('concurrent reserves, commits and releases from two instances keep the books exact', async () => {
       const second = await h.open();
-      await store.fundPass(caller.passId, 40); // 50 credits
+      await store.passes.fund(caller.passId, 40, new Date()); // 50 credits
       try {
         const settled = await Promise.all(
           Array.from({ length: 120 }, async (_, i) => {
             const s = i % 2 ? second : store;
-            const out = await s.reserve({ caller, depth: i % 3 ? 'standard' : 'stress', ip: IP, day: DAY }, NOW);
+            const out = await s.charges.reserve({ caller, depth: i % 3 ? 'standard' : 'stress', ip: IP }, NOW);
             if (!out.ok) return 0;
             if (i % 4 === 0) {
-              await (i % 8 ? store : second).release(out.reservation.id, NOW);
+              await (i % 8 ? store : second).charges.release(out.reservation.id, NOW);
               return 0;
             }
-            await s.commit(out.reservation.id, NOW);
+            await s.charges.commit(out.reservation.id, NOW);
             return out.reservation.kind === 'credits' ? out.reservation.cost : 0;
           }),
         );
         const spent = settled.reduce((a, b) => a + b, 0);
-        expect((await store.usage(caller, DAY)).passCredits).toBe(50 - spent);
+        expect((await store.keys.usage(caller, NOW)).passCredits).toBe(50 - spent);
         expect((await h.chargeStates()).reserved).toBeUndefined();
       } finally {
         await second.close();
@@ -106,7 +106,7 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
       location: h.location(),
       limits: LIMITS,
       caller,
-      day: DAY,
+      reservedAt: NOW.toISOString(),
       ip: IP,
       ...extra,
     });
@@ -135,13 +135,13 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
       expect({ free, credits }).toEqual({ free: 20, credits: 10 });
       const refused = reports.reduce((n, r) => n + (r.refusals.insufficient_credits ?? 0), 0);
       expect(refused + (here.refused.insufficient_credits ?? 0)).toBe(1000 - 30);
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 0 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 20, passCredits: 0 });
       expect(await h.chargeStates()).toEqual({ reserved: 30 });
       expect(await h.audit()).toEqual([]);
     });
 
     it('the processes really overlapped, and churn keeps the books exact', async () => {
-      await store.fundPass(caller.passId, 40); // 50 credits
+      await store.passes.fund(caller.passId, 40, new Date()); // 50 credits
       const reports = await runTogether([
         // Each runs for at least a scaled 400 ms after the same start signal, so they
         // overlap even on a loaded machine (which the check below makes sure of).
@@ -156,7 +156,7 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
       expect(states.committed + states.released).toBe(a.ok + b.ok);
       expect(await h.audit()).toEqual([]);
       // Counted by the children, not read back from the charges table.
-      expect(await store.usage(caller, DAY)).toEqual({
+      expect(await store.keys.usage(caller, NOW)).toEqual({
         freeUsed: a.committedFree + b.committedFree,
         passCredits: 50 - a.committedCredits - b.committedCredits,
       });
@@ -177,14 +177,14 @@ export function concurrencySuite(h: LedgerHarness & { location(): string }): voi
 
       await store.close();
       store = await h.open(); // as `decide serve` would at its next start
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 5 });
-      expect(await store.beginIdempotent(caller.keyId, 'in-flight', 'hash', NOW)).toEqual({ state: 'in_progress' });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 1, passCredits: 5 });
+      expect(await store.idempotency.begin(caller.keyId, 'in-flight', 'hash', NOW)).toEqual({ state: 'in_progress' });
 
       await h.outliveLeases();
       expect(await store.recoverInterrupted()).toBe(2);
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 10 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 10 });
       expect(await h.chargeStates()).toEqual({ released: 2 });
-      expect(await store.beginIdempotent(caller.keyId, 'in-flight', 'hash', NOW)).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(caller.keyId, 'in-flight', 'hash', NOW)).toEqual({ state: 'new' });
       expect(await store.recoverInterrupted()).toBe(0);
       expect(await h.audit()).toEqual([]);
     });

@@ -8,6 +8,7 @@ import { openSqliteStore, type SqliteStore } from '../../src/ledger/sqlite/store
 export const DAY = '2026-11-22';
 export const NEXT_DAY = '2026-11-23';
 export const NOW = new Date('2026-11-22T10:00:00.000Z');
+export const NEXT = new Date('2026-11-23T10:00:00.000Z');
 export const IP = '203.0.113.7';
 
 export const LIMITS: Limits = { freePerKey: 20, freePerIp: 0, freePerSite: 0 };
@@ -31,7 +32,7 @@ export function open(dir: string, limits: Partial<Limits> = {}): SqliteStore {
 
 /** A key on a new pass, and its caller as `authenticate` would give it. */
 export async function newCaller(store: Store, passId?: string): Promise<Caller> {
-  const created = await store.createKey(passId);
+  const created = await store.keys.create(new Date(), passId);
   return { keyId: created.keyId, passId: created.passId, keyHint: created.keyHint };
 }
 

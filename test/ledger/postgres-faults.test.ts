@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPool, parsePostgresUrl, transaction } from '../../src/ledger/postgres/database.js';
 import { openPostgresStore, type PostgresStore } from '../../src/ledger/postgres/store.js';
-import { DAY, IP, LIMITS, newCaller, NOW } from './helpers.js';
+import { IP, LIMITS, newCaller, NOW } from './helpers.js';
 import { PgLedger, withAdmin } from './postgres-helpers.js';
 
 /**
@@ -78,7 +78,7 @@ describe('PostgreSQL: connections terminated under the store', () => {
     const store: PostgresStore = await openPostgresStore(url, LIMITS, { sweepIntervalMs: 0, poolSize: 4 });
     closers.push(() => store.close());
     const caller = await newCaller(store);
-    await store.fundPass(caller.passId, 100_000);
+    await store.passes.fund(caller.passId, 100_000, new Date());
     let charged = 0;
     let answered = 0;
     const failures: string[] = [];
@@ -94,14 +94,14 @@ describe('PostgreSQL: connections terminated under the store', () => {
     const worker = async (w: number) => {
       for (let i = 0; i < 60; i++) {
         try {
-          const out = await store.reserve({ caller, depth: i % 3 === 0 ? 'stress' : 'standard', ip: IP, day: DAY }, NOW);
+          const out = await store.charges.reserve({ caller, depth: i % 3 === 0 ? 'stress' : 'standard', ip: IP }, NOW);
           if (!out.ok) throw new Error(out.code);
           if ((i + w) % 4 === 0) {
-            await store.release(out.reservation.id, NOW);
+            await store.charges.release(out.reservation.id, NOW);
             continue;
           }
-          const done = await store.commit(out.reservation.id, NOW, {
-            sample: { day: DAY, channel: 'api', ms: 5 },
+          const done = await store.charges.commit(out.reservation.id, NOW, {
+            sample: { reservedAt: NOW, channel: 'api', ms: 5 },
             answer: () => '{}',
           });
           if (done.charged) charged++;
@@ -122,7 +122,7 @@ describe('PostgreSQL: connections terminated under the store', () => {
     // A commit that failed may have committed; one that answered says exactly what it did.
     expect(states.committed ?? 0).toBeGreaterThanOrEqual(charged);
     expect((states.committed ?? 0) - charged).toBeLessThanOrEqual(failures.length);
-    expect((await store.metrics(DAY))[0].samples).toBe(states.committed ?? 0);
+    expect((await store.metrics.day(NOW))[0].samples).toBe(states.committed ?? 0);
     expect(answered).toBe(charged);
     expect(await ledger.audit()).toEqual([]);
   });
@@ -143,13 +143,13 @@ describe('PostgreSQL: the database away', () => {
     try {
       const caller = await newCaller(store);
       relay.cut();
-      const failure = await store.usage(caller, DAY).catch((error: unknown) => error);
+      const failure = await store.keys.usage(caller, NOW).catch((error: unknown) => error);
       expect(failure).toMatchObject({ code: 'ledger_unavailable', status: 503, retryAfter: 2 });
       expect((failure as Error).message).toMatch(/cannot be reached.*nothing was charged/);
-      await expect(store.reserve({ caller, depth: 'standard', ip: IP, day: DAY }, NOW)).rejects.toMatchObject({ code: 'ledger_unavailable' });
+      await expect(store.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW)).rejects.toMatchObject({ code: 'ledger_unavailable' });
 
       await relay.restore();
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 0 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 0 });
     } finally {
       await store.close();
       await relay.close();
@@ -189,7 +189,7 @@ describe('PostgreSQL: one hot pass', () => {
     const store = await openPostgresStore(ledger.url, LIMITS, { sweepIntervalMs: 0, poolSize: 3 });
     try {
       const hot = await newCaller(store);
-      await store.fundPass(hot.passId, 100);
+      await store.passes.fund(hot.passId, 100, new Date());
       const other = await newCaller(store);
       // Something else (another server's long transaction) holds the hot pass's row until told.
       let letGo!: () => void;
@@ -205,17 +205,17 @@ describe('PostgreSQL: one hot pass', () => {
         await client.query('COMMIT');
       });
       await lockTaken;
-      const burst = Array.from({ length: 10 }, () => store.reserve({ caller: hot, depth: 'stress', ip: IP, day: DAY }, NOW));
+      const burst = Array.from({ length: 10 }, () => store.charges.reserve({ caller: hot, depth: 'stress', ip: IP }, NOW));
       // With the burst waiting on the row, a reserve of an unrelated pass still gets a
       // connection: were the pool's 3 all queued on the hot row, this would wait forever.
-      const unrelated = await store.reserve({ caller: other, depth: 'standard', ip: IP, day: DAY }, NOW);
+      const unrelated = await store.charges.reserve({ caller: other, depth: 'standard', ip: IP }, NOW);
       expect(unrelated.ok).toBe(true);
       letGo();
 
       await holder;
       const outcomes = await Promise.all(burst);
       expect(outcomes.filter((o) => o.ok)).toHaveLength(10);
-      expect((await store.showPass(hot.passId))!.passCredits).toBe(50);
+      expect((await store.passes.show(hot.passId))!.passCredits).toBe(50);
     } finally {
       await store.close();
       await ledger.dispose();

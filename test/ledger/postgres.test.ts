@@ -80,7 +80,7 @@ describe('PostgreSQL: schema and migrations', () => {
     const versions = await ledger.rows<{ version: number }>(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`);
     expect(versions.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
     const caller = await newCaller(opened[3]);
-    expect((await opened[7].showPass(caller.passId))?.keys).toHaveLength(1);
+    expect((await opened[7].passes.show(caller.passId))?.keys).toHaveLength(1);
   });
 
   it('the advisory lock: later steps racing from six pools each run exactly once', async () => {
@@ -133,7 +133,7 @@ describe('PostgreSQL: schema and migrations', () => {
       const store = await openStore(url.toString(), LIMITS);
       stores.push(store);
       expect(store).toBeInstanceOf(PostgresStore);
-      await store.createPass();
+      await store.passes.create(new Date());
       expect(await tables(schema)).toContain('passes');
 
       const missing = new URL(PG_URL);
@@ -190,14 +190,14 @@ describe('PostgreSQL: a database at step 6 brought forward', () => {
     const store = await open({}, { freePerKey: 0 });
     const versions = await ledger.rows<{ version: number }>(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`);
     expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const sample = { day: DAY, channel: 'api' as const, ms: 5 };
-    expect(await store.commit('res_old', NOW, { sample, units: 1, answer: () => '{}' })).toEqual({ charged: true });
-    expect((await store.showPass('pass_old'))?.passCredits).toBe(9);
+    const sample = { reservedAt: NOW, channel: 'api' as const, ms: 5 };
+    expect(await store.charges.commit('res_old', NOW, { sample, units: 1, answer: () => '{}' })).toEqual({ charged: true });
+    expect((await store.passes.show('pass_old'))?.passCredits).toBe(9);
 
     const caller: Caller = { keyId: 'key_old', passId: 'pass_old', keyHint: 'h' };
-    const one = okOf(await store.reserve({ caller, depth: 'standard', ip: IP, day: DAY }, NOW));
+    const one = okOf(await store.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW));
     expect(one.access).toEqual({ type: 'pass', passCredits: 8 });
-    expect(await store.commit(one.reservation.id, NOW, { sample, answer: () => '{}' })).toEqual({ charged: true });
+    expect(await store.charges.commit(one.reservation.id, NOW, { sample, answer: () => '{}' })).toEqual({ charged: true });
     expect(await ledger.chargeStates()).toEqual({ committed: 2, released: 2 });
     expect(await ledger.audit()).toEqual([]);
   });
@@ -208,7 +208,7 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
 
   /** A reservation of `caller`, taken by `store`, and what the pass holds after. */
   const take = (store: Store, caller: Caller, depth: 'standard' | 'stress' = 'stress') =>
-    store.reserve({ caller, depth, ip: IP, day: DAY }, NOW).then(okOf);
+    store.charges.reserve({ caller, depth, ip: IP }, NOW).then(okOf);
 
   it('a reservation lives for the decision deadline plus the margin, on the database clock', async () => {
     const store = await open({ decisionDeadlineMs: 30_000, expiryMarginMs: 60_000 });
@@ -227,11 +227,11 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     const live = await open(); // default: 30 s + 60 s
     const dying = await open({ decisionDeadlineMs: 1, expiryMarginMs: 0 });
     const caller = await newCaller(live);
-    await live.fundPass(caller.passId, 20);
+    await live.passes.fund(caller.passId, 20, new Date());
     const held = await take(live, caller);
-    expect(await live.beginIdempotent(caller.keyId, 'live-one', 'h', NOW)).toEqual({ state: 'new' });
+    expect(await live.idempotency.begin(caller.keyId, 'live-one', 'h', NOW)).toEqual({ state: 'new' });
     const lost = await take(dying, caller);
-    expect(await dying.beginIdempotent(caller.keyId, 'lost-one', 'h', NOW)).toEqual({ state: 'new' });
+    expect(await dying.idempotency.begin(caller.keyId, 'lost-one', 'h', NOW)).toEqual({ state: 'new' });
     await new Promise((resolve) => setTimeout(resolve, 20));
 
     const starting = await open(); // a third server starting now
@@ -245,13 +245,13 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
         { id: lost.reservation.id, state: 'released', expired: true },
       ]),
     );
-    expect((await starting.usage(caller, DAY)).passCredits).toBe(15);
+    expect((await starting.keys.usage(caller, NOW)).passCredits).toBe(15);
     // The live server's running record still blocks its retries; the dead one's no longer does.
-    expect(await starting.beginIdempotent(caller.keyId, 'live-one', 'h', NOW)).toEqual({ state: 'in_progress' });
-    expect(await starting.beginIdempotent(caller.keyId, 'lost-one', 'h', NOW)).toEqual({ state: 'new' });
+    expect(await starting.idempotency.begin(caller.keyId, 'live-one', 'h', NOW)).toEqual({ state: 'in_progress' });
+    expect(await starting.idempotency.begin(caller.keyId, 'lost-one', 'h', NOW)).toEqual({ state: 'new' });
     // The live server finishes normally.
-    await live.commit(held.reservation.id, NOW);
-    expect((await live.usage(caller, DAY)).passCredits).toBe(15);
+    await live.charges.commit(held.reservation.id, NOW);
+    expect((await live.keys.usage(caller, NOW)).passCredits).toBe(15);
     expect(await ledger.audit()).toEqual([]);
   });
 
@@ -259,22 +259,22 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     const stalled = await open({ decisionDeadlineMs: 50, expiryMarginMs: 150 });
     const sweeper = await open({ sweepIntervalMs: 50 });
     const caller = await newCaller(stalled);
-    await stalled.fundPass(caller.passId, 10);
+    await stalled.passes.fund(caller.passId, 10, new Date());
     const credits = await take(stalled, caller);
     const free = await take(stalled, caller, 'standard');
-    expect(await sweeper.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 5 });
+    expect(await sweeper.keys.usage(caller, NOW)).toEqual({ freeUsed: 1, passCredits: 5 });
 
     // Nobody calls anything: the sweeper's timer finds them once expired.
     await eventually(async () => !(await ledger.chargeStates()).reserved, 'the sweep to release both reservations');
     expect(await ledger.chargeStates()).toEqual({ released: 2 });
-    expect(await sweeper.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 10 });
+    expect(await sweeper.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 10 });
 
     // The stalled server wakes up and commits (or releases): nothing moves again, and it is told so.
-    expect(await stalled.commit(credits.reservation.id, new Date())).toEqual({ charged: false, access: { type: 'pass', passCredits: 10 } });
-    expect(await stalled.commit(free.reservation.id, new Date())).toEqual({ charged: false, access: { type: 'free', freeRemaining: 20 } });
-    await stalled.release(credits.reservation.id, new Date());
+    expect(await stalled.charges.commit(credits.reservation.id, new Date())).toEqual({ charged: false, access: { type: 'pass', passCredits: 10 } });
+    expect(await stalled.charges.commit(free.reservation.id, new Date())).toEqual({ charged: false, access: { type: 'free', freeRemaining: 20 } });
+    await stalled.charges.release(credits.reservation.id, new Date());
     expect(await ledger.chargeStates()).toEqual({ released: 2 });
-    expect(await stalled.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 10 });
+    expect(await stalled.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 10 });
     expect(await ledger.rows('SELECT CAST(count(*) AS INTEGER) AS n FROM charges WHERE expired')).toEqual([{ n: 2 }]);
     expect(await ledger.audit()).toEqual([]);
   });
@@ -282,13 +282,13 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
   it('a commit that comes first keeps the charge: the sweep passes it by', async () => {
     const store = await open({ decisionDeadlineMs: 1, expiryMarginMs: 0 });
     const caller = await newCaller(store);
-    await store.fundPass(caller.passId, 5);
+    await store.passes.fund(caller.passId, 5, new Date());
     const r = await take(store, caller);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await store.commit(r.reservation.id, NOW)).toEqual({ charged: true }); // expired, but not yet swept: an honest, single charge
+    expect(await store.charges.commit(r.reservation.id, NOW)).toEqual({ charged: true }); // expired, but not yet swept: an honest, single charge
     expect(await store.recoverInterrupted()).toBe(0);
     expect(await ledger.chargeStates()).toEqual({ committed: 1 });
-    expect((await store.usage(caller, DAY)).passCredits).toBe(0);
+    expect((await store.keys.usage(caller, NOW)).passCredits).toBe(0);
     expect(await ledger.audit()).toEqual([]);
   });
 
@@ -296,12 +296,12 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     const racer = await open({ decisionDeadlineMs: 1, expiryMarginMs: 0 });
     const sweepers = [await open(), await open()];
     const caller = await newCaller(racer);
-    await racer.fundPass(caller.passId, 300);
+    await racer.passes.fund(caller.passId, 300, new Date());
     const reservations = await Promise.all(Array.from({ length: 60 }, () => take(racer, caller)));
     await new Promise((resolve) => setTimeout(resolve, 20)); // all expired now
     let charged = 0;
     const sweeps = await Promise.all([
-      ...reservations.map((r) => racer.commit(r.reservation.id, new Date()).then((o) => ((charged += o.charged ? 1 : 0), 0))),
+      ...reservations.map((r) => racer.charges.commit(r.reservation.id, new Date()).then((o) => ((charged += o.charged ? 1 : 0), 0))),
       sweepers[0].recoverInterrupted(),
       sweepers[1].recoverInterrupted(),
     ]);
@@ -311,7 +311,7 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     expect(charged).toBe(states.committed ?? 0);
     expect((states.committed ?? 0) + (states.released ?? 0)).toBe(60);
     expect(states.released ?? 0).toBe(released);
-    expect((await racer.usage(caller, DAY)).passCredits).toBe(300 - 5 * (states.committed ?? 0));
+    expect((await racer.keys.usage(caller, NOW)).passCredits).toBe(300 - 5 * (states.committed ?? 0));
     expect(await ledger.audit()).toEqual([]);
   });
 
@@ -320,6 +320,6 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await store.close();
     await store.close(); // twice is fine
-    await expect(store.createPass()).rejects.toThrow();
+    await expect(store.passes.create(new Date())).rejects.toThrow();
   });
 });

@@ -4,7 +4,6 @@ import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { openPostgresStore, type PostgresStoreOptions } from '../../src/ledger/postgres/store.js';
 import type { Caller, Store } from '../../src/ledger/store.js';
-import { utcDay } from '../../src/service/clock.js';
 import { DecisionService } from '../../src/service/service.js';
 import { startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
 import { NOUL } from '../support/requests.js';
@@ -47,28 +46,31 @@ function dyingAt(store: Store, landed: boolean) {
   let dead = false;
   let markCommitted!: () => void;
   const committed = new Promise<void>((resolve) => (markCommitted = resolve));
-  const proxy = new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (dead) return never;
-        if (name === 'commit') {
-          dead = true;
-          if (!landed) {
-            markCommitted();
-            return never;
+  // Every concern of the store (store.charges, store.idempotency, …) dies with it.
+  const dying = <T extends object>(concern: T): T =>
+    new Proxy(concern, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value === 'object' && value !== null) return dying(value);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (dead) return never;
+          if (target === store.charges && name === 'commit') {
+            dead = true;
+            if (!landed) {
+              markCommitted();
+              return never;
+            }
+            return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).then(() => {
+              markCommitted();
+              return never;
+            });
           }
-          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).then(() => {
-            markCommitted();
-            return never;
-          });
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: proxy, committed };
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  return { store: dying(store), committed };
 }
 
 interface Ledger {
@@ -137,7 +139,7 @@ for (const make of ledgers) {
       const { b, caller, retry } = await killedAtCommit(true);
       expect(retry.replayed).toBe(true);
       expect(retry.response.access).toEqual({ type: 'free', freeRemaining: 19 });
-      expect(await b.usage(caller, utcDay(new Date()))).toEqual({ freeUsed: 1, passCredits: 0 });
+      expect(await b.keys.usage(caller, new Date())).toEqual({ freeUsed: 1, passCredits: 0 });
       expect(await ledger.committed()).toBe(1);
     });
 
@@ -147,7 +149,7 @@ for (const make of ledgers) {
       expect(retry.replayed).toBe(false);
       expect(fake.requests.length - before).toBe(2); // the engine was asked again
       expect(retry.response.access).toEqual({ type: 'free', freeRemaining: 19 });
-      expect(await b.usage(caller, utcDay(new Date()))).toEqual({ freeUsed: 1, passCredits: 0 });
+      expect(await b.keys.usage(caller, new Date())).toEqual({ freeUsed: 1, passCredits: 0 });
       expect(await ledger.committed()).toBe(1);
     });
   });
@@ -171,8 +173,8 @@ describe('PostgreSQL, a tiny expiry margin: a decision that outlives its reserva
     const warnings: string[] = [];
     const svc = service(store, engines, warnings);
     const caller = await newCaller(store);
-    await store.fundPass(caller.passId, 10);
-    const day = utcDay(new Date());
+    await store.passes.fund(caller.passId, 10, new Date());
+    const now = new Date();
     // The engine answers each decision only once the sweep has released its reservation.
     const swept = (n: number) =>
       eventually(async () => ((await ledger.chargeStates()).released ?? 0) >= n, `${n} reservation(s) released by the sweep`);
@@ -183,7 +185,7 @@ describe('PostgreSQL, a tiny expiry margin: a decision that outlives its reserva
     fake.respond(() => ({ until: swept(2) }));
     const paid = await svc.decide(stress, { caller, channel: 'api', ip: IP });
     expect(paid.response.access).toEqual({ type: 'pass', passCredits: 10, charged: false });
-    expect(await store.usage(caller, day)).toEqual({ freeUsed: 0, passCredits: 10 });
+    expect(await store.keys.usage(caller, now)).toEqual({ freeUsed: 0, passCredits: 10 });
     expect(await ledger.chargeStates()).toEqual({ released: 2 });
     expect(await ledger.audit()).toEqual([]);
 

@@ -4,7 +4,7 @@ import { killChildren, waitUntil } from '../support/cli.js';
 import { startWithSystemOne } from '../support/service.js';
 import { eventually, gate, scaled } from '../support/time.js';
 import { holdLock } from './lock-holder.js';
-import { chargeStates, IP, newCaller, NOW } from './helpers.js';
+import { chargeStates, IP, newCaller } from './helpers.js';
 
 /**
  * The SQLite ledger when the file itself misbehaves: another process holding the
@@ -108,18 +108,18 @@ describe('SQLite: what a failed give-back leaves is swept', () => {
   it('a reservation past its expiry is released and a lapsed Idempotency-Key record dropped, without a restart', async () => {
     const svc = await start({ ledger: { decisionDeadlineMs: 1, expiryMarginMs: 0, sweepIntervalMs: 20 } });
     const caller = await newCaller(svc.store);
-    await svc.store.fundPass(caller.passId, 10);
+    await svc.store.passes.fund(caller.passId, 10, new Date());
     // As a server whose release never landed leaves them: reserved, then forgotten.
-    const taken = await svc.store.reserve({ caller, depth: 'stress', ip: IP, day: NOW.toISOString().slice(0, 10) }, new Date());
+    const taken = await svc.store.charges.reserve({ caller, depth: 'stress', ip: IP }, new Date());
     expect(taken.ok).toBe(true);
-    expect(await svc.store.beginIdempotent(caller.keyId, 'stuck', 'h', new Date())).toEqual({ state: 'new' });
-    expect(await svc.store.beginIdempotent(caller.keyId, 'stuck', 'h', new Date())).toEqual({ state: 'in_progress' });
+    expect(await svc.store.idempotency.begin(caller.keyId, 'stuck', 'h', new Date())).toEqual({ state: 'new' });
+    expect(await svc.store.idempotency.begin(caller.keyId, 'stuck', 'h', new Date())).toEqual({ state: 'in_progress' });
 
     await svc.store.recoverInterrupted(); // as `decide serve` does: from now on it sweeps
-    await svc.store.fundPass(caller.passId, 1);
-    const pass = async () => (await svc.store.showPass(caller.passId))!.passCredits;
+    await svc.store.passes.fund(caller.passId, 1, new Date());
+    const pass = async () => (await svc.store.passes.show(caller.passId))!.passCredits;
     await waitUntilAsync(async () => (await pass()) === 11, 'the expired reservation released');
-    await waitUntilAsync(async () => (await svc.store.beginIdempotent(caller.keyId, 'stuck', 'h', new Date())).state === 'new', 'the record dropped');
+    await waitUntilAsync(async () => (await svc.store.idempotency.begin(caller.keyId, 'stuck', 'h', new Date())).state === 'new', 'the record dropped');
   });
 
   it('a decision that outlives its reservation is served without a charge, says so in access, and is counted in metrics', async () => {

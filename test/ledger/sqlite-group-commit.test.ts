@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../../src/ledger/sqlite/store.js';
-import { audit, chargeStates, cleanup, DAY, IP, newCaller, NOW, open, tempDir } from './helpers.js';
+import { audit, chargeStates, cleanup, IP, newCaller, NOW, open, tempDir } from './helpers.js';
 
 // Reserves and commits asked for in one turn share a transaction (group-commit.ts):
 // the books must read as if each had its own.
@@ -18,10 +18,10 @@ describe('SQLite: writes of one turn share a transaction', () => {
 
   it('a reserve that fails fails alone; the others of its turn are charged once each', async () => {
     const caller = await newCaller(store);
-    await store.fundPass(caller.passId, 3);
+    await store.passes.fund(caller.passId, 3, new Date());
     const ghost = { ...caller, passId: 'pass_missing' };
     const asked = [caller, ghost, caller, caller, caller].map((who) =>
-      store.reserve({ caller: who, depth: 'standard', ip: IP, day: DAY }, NOW),
+      store.charges.reserve({ caller: who, depth: 'standard', ip: IP }, NOW),
     );
     const settled = await Promise.allSettled(asked);
     expect(settled[1]).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/does not exist/) } });
@@ -36,21 +36,21 @@ describe('SQLite: writes of one turn share a transaction', () => {
 
     const ids = outcomes.flatMap((o) => (o.ok ? [o.reservation.id] : []));
     const committed = await Promise.all([
-      store.commit(ids[0], NOW),
-      store.commit('chg_unknown', NOW),
-      store.commit(ids[1], NOW),
-      store.release(ids[2], NOW),
+      store.charges.commit(ids[0], NOW),
+      store.charges.commit('chg_unknown', NOW),
+      store.charges.commit(ids[1], NOW),
+      store.charges.release(ids[2], NOW),
     ]);
     expect(committed).toEqual([{ charged: true }, { charged: false, access: null }, { charged: true }, undefined]);
-    expect((await store.usage(caller, DAY)).passCredits).toBe(1);
+    expect((await store.keys.usage(caller, NOW)).passCredits).toBe(1);
     expect(chargeStates(dir)).toEqual({ committed: 2, released: 1 });
     expect(audit(dir)).toEqual([]);
   });
 
   it('a reserve of several units refused in a shared turn rolls back its own units only', async () => {
     const caller = await newCaller(store);
-    await store.fundPass(caller.passId, 3);
-    const asked = [2, 2, 1].map((units) => store.reserve({ caller, depth: 'standard', ip: IP, day: DAY, units }, NOW));
+    await store.passes.fund(caller.passId, 3, new Date());
+    const asked = [2, 2, 1].map((units) => store.charges.reserve({ caller, depth: 'standard', ip: IP, units }, NOW));
     const outcomes = await Promise.all(asked);
     expect(outcomes.map((o) => (o.ok ? [o.reservation.cost, o.access] : o.code))).toEqual([
       [2, { type: 'pass', passCredits: 1 }],
@@ -58,14 +58,14 @@ describe('SQLite: writes of one turn share a transaction', () => {
       [1, { type: 'pass', passCredits: 0 }],
     ]);
     const [group, , single] = outcomes.map((o) => (o.ok ? o.reservation.id : ''));
-    const sample = { day: DAY, channel: 'api' as const, ms: 3 };
+    const sample = { reservedAt: NOW, channel: 'api' as const, ms: 3 };
     // In one turn: the group keeps one unit of two (the other given back), the single is committed.
     const committed = await Promise.all([
-      store.commit(group, NOW, { sample, units: 1, answer: () => '{}' }),
-      store.commit(single, NOW, { sample, answer: () => '{}' }),
+      store.charges.commit(group, NOW, { sample, units: 1, answer: () => '{}' }),
+      store.charges.commit(single, NOW, { sample, answer: () => '{}' }),
     ]);
     expect(committed).toEqual([{ charged: true }, { charged: true }]);
-    expect((await store.usage(caller, DAY)).passCredits).toBe(1);
+    expect((await store.keys.usage(caller, NOW)).passCredits).toBe(1);
     expect(chargeStates(dir)).toEqual({ committed: 2, released: 1 });
     expect(audit(dir)).toEqual([]);
   });

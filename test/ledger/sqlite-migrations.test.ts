@@ -46,9 +46,9 @@ describe('SQLite: a file from before step 5 (brought through steps 5 to 7, charg
 
   it('keeps every charge, commits one reserved before, and gives back the rest at the start', async () => {
     store = open(dir);
-    expect(await store.commit('chg_open1', NOW)).toEqual({ charged: true });
+    expect(await store.charges.commit('chg_open1', NOW)).toEqual({ charged: true });
     expect(await store.recoverInterrupted()).toBe(1);
-    expect((await store.showPass('pass_old'))?.passCredits).toBe(8);
+    expect((await store.passes.show('pass_old'))?.passCredits).toBe(8);
     const states = inspect(dir, (db) => db.prepare('SELECT id, state FROM charges ORDER BY id').all());
     expect(states).toEqual([
       { id: 'chg_committed', state: 'committed' },
@@ -93,9 +93,9 @@ describe('SQLite: a file at step 6 with a group of units still reserved', () => 
 
   it('keeps the group: a commit keeping one unit gives the other two back', async () => {
     store = open(dir);
-    const sample = { day: '2026-11-22', channel: 'api' as const, ms: 5 };
-    expect(await store.commit('res_old', NOW, { sample, units: 1, answer: () => '{}' })).toEqual({ charged: true });
-    expect((await store.showPass('pass_old'))?.passCredits).toBe(9);
+    const sample = { reservedAt: NOW, channel: 'api' as const, ms: 5 };
+    expect(await store.charges.commit('res_old', NOW, { sample, units: 1, answer: () => '{}' })).toEqual({ charged: true });
+    expect((await store.passes.show('pass_old'))?.passCredits).toBe(9);
     const states = inspect(dir, (db) => db.prepare('SELECT id, state, group_id FROM charges ORDER BY id').all());
     expect(states).toEqual([
       { id: 'chg_unit1', state: 'committed', group_id: 'res_old' },

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
 import type { SqliteStore } from '../../src/ledger/sqlite/store.js';
 import type { CreatedKey } from '../../src/ledger/store.js';
-import { cleanup, DAY, dbPath, IP, NOW, open, tempDir } from './helpers.js';
+import { cleanup, dbPath, IP, NOW, open, tempDir } from './helpers.js';
 
 let dir: string;
 let store: SqliteStore;
@@ -27,13 +27,13 @@ describe('what reaches the disk', () => {
   it('the key never appears in the database file, its WAL or its shm; its fingerprint does', async () => {
     const keys: CreatedKey[] = [];
     for (let i = 0; i < 3; i++) {
-      const created = await store.createKey(i === 0 ? undefined : keys[0].passId);
+      const created = await store.keys.create(new Date(), i === 0 ? undefined : keys[0].passId);
       keys.push(created);
-      const caller = await store.authenticate(keyFingerprint(created.key));
+      const caller = await store.keys.authenticate(keyFingerprint(created.key));
       expect(caller?.keyId).toBe(created.keyId);
-      await store.reserve({ caller: caller!, depth: 'standard', ip: IP, day: DAY }, NOW);
+      await store.charges.reserve({ caller: caller!, depth: 'standard', ip: IP }, NOW);
     }
-    await store.revokeKey(keys[2].keyId, NOW);
+    await store.keys.revoke(keys[2].keyId, NOW);
 
     const check = (bytes: Buffer) => {
       for (const { key, keyHint } of keys) {

@@ -57,8 +57,8 @@ describe('SQLite: schema and migrations', () => {
 
   it('reopening is a no-op and keeps the data', async () => {
     store = open(dir);
-    const { passId } = await store.createPass();
-    await store.fundPass(passId, 7);
+    const { passId } = await store.passes.create(new Date());
+    await store.passes.fund(passId, 7, new Date());
     await store.close();
 
     const db = openDatabase(dbPath(dir));
@@ -66,7 +66,7 @@ describe('SQLite: schema and migrations', () => {
     db.close();
 
     store = open(dir);
-    expect((await store.showPass(passId))?.passCredits).toBe(7);
+    expect((await store.passes.show(passId))?.passCredits).toBe(7);
   });
 
   it('applies a later step once, and a failing step leaves nothing behind', () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
-import type { Calibration, Caller, CommitOutcome, CreatedKey, Limits, ReserveOutcome, Settlement, Store } from '../../src/ledger/store.js';
-import { DAY, IP, NEXT_DAY, newCaller, NOW } from './helpers.js';
+import type { Calibration, Caller, Channel, CommitOutcome, CreatedKey, Limits, ReserveOutcome, Settlement, Store } from '../../src/ledger/store.js';
+import { DAY, IP, NEXT, newCaller, NOW } from './helpers.js';
 import { unitsStoreSuite } from './units-suite.js';
 import { webStoreSuite } from './web-suite.js';
 
@@ -53,16 +53,22 @@ export function storeSuite(h: LedgerHarness): void {
     await h.destroy();
   });
 
-  const standard = (caller: Caller, ip = IP, day = DAY) => store.reserve({ caller, depth: 'standard', ip, day }, NOW);
-  const stress = (caller: Caller) => store.reserve({ caller, depth: 'stress', ip: IP, day: DAY }, NOW);
+  const standard = (caller: Caller, ip = IP, now = NOW) => store.charges.reserve({ caller, depth: 'standard', ip }, now);
+  const stress = (caller: Caller) => store.charges.reserve({ caller, depth: 'stress', ip: IP }, NOW);
   const count = async (table: string) =>
     (await h.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
+
+  /** A decision served through the real path: reserved on a key of its own, then committed with its processing time as the sample. */
+  async function served(ms: number, channel: Channel = 'api', at = NOW) {
+    const reserved = okOf(await standard(await newCaller(store), IP, at));
+    await store.charges.commit(reserved.reservation.id, at, { sample: { reservedAt: at, channel, ms }, answer: () => '{}' });
+  }
 
   /** A decision finishing under `idemKey`: its commit keeps `body` for replays, as the service's does. */
   async function decidedUnder(caller: Caller, idemKey: string, body: string) {
     const reserved = okOf(await standard(caller));
-    return store.commit(reserved.reservation.id, NOW, {
-      sample: { day: DAY, channel: 'api', ms: 1 },
+    return store.charges.commit(reserved.reservation.id, NOW, {
+      sample: { reservedAt: NOW, channel: 'api', ms: 1 },
       idempotency: { keyId: caller.keyId, idemKey },
       answer: () => body,
     });
@@ -81,11 +87,11 @@ export function storeSuite(h: LedgerHarness): void {
   describe(`${h.name}: opening`, () => {
     it('reopening keeps the data', async () => {
       await open();
-      const { passId } = await store.createPass();
-      await store.fundPass(passId, 7);
+      const { passId } = await store.passes.create(new Date());
+      await store.passes.fund(passId, 7, new Date());
       await store.close();
       await open();
-      expect((await store.showPass(passId))?.passCredits).toBe(7);
+      expect((await store.passes.show(passId))?.passCredits).toBe(7);
     });
 
     it('rejects limits that are not non-negative integers', async () => {
@@ -98,14 +104,14 @@ export function storeSuite(h: LedgerHarness): void {
     beforeEach(() => open());
 
     it('creates a key on a new pass, lists it by hint and authenticates its fingerprint', async () => {
-      const created = await store.createKey();
+      const created = await store.keys.create(new Date());
       expect(created.key).toMatch(/^dcd_api_[0-9A-Za-z]{49}$/);
       expect(created.keyHint).toBe(`dcd_api_…${created.key.slice(-4)}`);
       expect(created.keyId).toMatch(/^key_[0-9A-Za-z]{22}$/);
       expect(created.passId).toMatch(/^pass_[0-9A-Za-z]{22}$/);
       expect(created.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-      const pass = await store.showPass(created.passId);
+      const pass = await store.passes.show(created.passId);
       expect(pass).toEqual({
         passId: created.passId,
         passCredits: 0,
@@ -114,60 +120,60 @@ export function storeSuite(h: LedgerHarness): void {
         keys: [{ id: created.keyId, keyHint: created.keyHint, createdAt: created.createdAt, revokedAt: null }],
       });
 
-      expect(await store.authenticate(keyFingerprint(created.key))).toEqual({
+      expect(await store.keys.authenticate(keyFingerprint(created.key))).toEqual({
         keyId: created.keyId,
         passId: created.passId,
         keyHint: created.keyHint,
       });
-      expect(await store.authenticate(keyFingerprint(created.key + 'x'))).toBeNull();
+      expect(await store.keys.authenticate(keyFingerprint(created.key + 'x'))).toBeNull();
     });
 
     it('links a second key to an existing pass and refuses an unknown pass without writing', async () => {
-      const first = await store.createKey();
-      const second = await store.createKey(first.passId);
+      const first = await store.keys.create(new Date());
+      const second = await store.keys.create(new Date(), first.passId);
       expect(second.passId).toBe(first.passId);
-      expect((await store.showPass(first.passId))?.keys.map((k) => k.id).sort()).toEqual(
+      expect((await store.passes.show(first.passId))?.keys.map((k) => k.id).sort()).toEqual(
         [first.keyId, second.keyId].sort(),
       );
 
-      await expect(store.createKey('pass_doesnotexist')).rejects.toThrow(/does not exist/);
+      await expect(store.keys.create(new Date(), 'pass_doesnotexist')).rejects.toThrow(/does not exist/);
       expect(await count('keys')).toBe(2);
       expect(await count('passes')).toBe(1);
     });
 
     it('lists a pass’s keys oldest first', async () => {
-      const first = await store.createKey();
+      const first = await store.keys.create(new Date());
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const second = await store.createKey(first.passId);
-      expect((await store.showPass(first.passId))?.keys.map((k) => k.id)).toEqual([first.keyId, second.keyId]);
+      const second = await store.keys.create(new Date(), first.passId);
+      expect((await store.passes.show(first.passId))?.keys.map((k) => k.id)).toEqual([first.keyId, second.keyId]);
     });
 
     it('revokes a key once; a revoked key no longer authenticates', async () => {
-      const created = await store.createKey();
+      const created = await store.keys.create(new Date());
       const at = new Date('2026-11-22T12:34:56.789Z');
-      expect(await store.revokeKey(created.keyId, at)).toEqual({
+      expect(await store.keys.revoke(created.keyId, at)).toEqual({
         keyHint: created.keyHint,
         revokedAt: '2026-11-22T12:34:56.789Z',
       });
-      expect(await store.authenticate(keyFingerprint(created.key))).toBeNull();
-      expect(await store.revokeKey(created.keyId, new Date())).toBeNull();
-      expect(await store.revokeKey('key_unknown', new Date())).toBeNull();
-      expect((await store.showPass(created.passId))?.keys[0].revokedAt).toBe('2026-11-22T12:34:56.789Z');
+      expect(await store.keys.authenticate(keyFingerprint(created.key))).toBeNull();
+      expect(await store.keys.revoke(created.keyId, new Date())).toBeNull();
+      expect(await store.keys.revoke('key_unknown', new Date())).toBeNull();
+      expect((await store.passes.show(created.passId))?.keys[0].revokedAt).toBe('2026-11-22T12:34:56.789Z');
     });
 
     it('funds a pass with entry rows and refuses bad amounts and unknown passes', async () => {
-      const { passId, createdAt } = await store.createPass();
+      const { passId, createdAt } = await store.passes.create(new Date());
       expect(createdAt).toMatch(/Z$/);
-      expect(await store.fundPass(passId, 10, 'invoice 1')).toEqual({ passCredits: 10 });
-      expect(await store.fundPass(passId, 5)).toEqual({ passCredits: 15 });
-      const pass = await store.showPass(passId);
+      expect(await store.passes.fund(passId, 10, new Date(), 'invoice 1')).toEqual({ passCredits: 10 });
+      expect(await store.passes.fund(passId, 5, new Date())).toEqual({ passCredits: 15 });
+      const pass = await store.passes.show(passId);
       expect(pass?.passCredits).toBe(15);
       expect(pass?.fundedEver).toBe(true);
 
       for (const bad of [0, -3, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-        await expect(store.fundPass(passId, bad)).rejects.toThrow(/positive integer/);
+        await expect(store.passes.fund(passId, bad, new Date())).rejects.toThrow(/positive integer/);
       }
-      await expect(store.fundPass('pass_nope', 3)).rejects.toThrow(/does not exist/);
+      await expect(store.passes.fund('pass_nope', 3, new Date())).rejects.toThrow(/does not exist/);
 
       const rows = await h.rows('SELECT pass_id, credits, note FROM fundings ORDER BY credits');
       expect(rows).toEqual([
@@ -178,17 +184,17 @@ export function storeSuite(h: LedgerHarness): void {
     });
 
     it('shows null for an unknown pass', async () => {
-      expect(await store.showPass('pass_nope')).toBeNull();
+      expect(await store.passes.show('pass_nope')).toBeNull();
     });
 
     it('reports usage: today’s free use of the key and the pass balance', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 4);
+      await store.passes.fund(caller.passId, 4, new Date());
       await standard(caller);
       await standard(caller);
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 2, passCredits: 4 });
-      expect(await store.usage(caller, NEXT_DAY)).toEqual({ freeUsed: 0, passCredits: 4 });
-      await expect(store.usage(caller, '2026-11-22T00:00')).rejects.toThrow(/YYYY-MM-DD/);
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 2, passCredits: 4 });
+      expect(await store.keys.usage(caller, NEXT)).toEqual({ freeUsed: 0, passCredits: 4 });
+      await expect(store.keys.usage(caller, new Date('2026-11-22T25:00'))).rejects.toThrow(/Invalid time value/);
     });
   });
 
@@ -197,19 +203,19 @@ export function storeSuite(h: LedgerHarness): void {
 
     it('spends the free allowance first, counting down freeRemaining', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 3);
+      await store.passes.fund(caller.passId, 3, new Date());
       const first = okOf(await standard(caller));
       expect(first.reservation).toMatchObject({ kind: 'free', cost: 1 });
       expect(first.reservation.id).toMatch(/^chg_[0-9A-Za-z]{22}$/);
       expect(first.access).toEqual({ type: 'free', freeRemaining: 19 });
       for (let i = 2; i <= 19; i++) await standard(caller);
       expect(okOf(await standard(caller)).access).toEqual({ type: 'free', freeRemaining: 0 });
-      expect((await store.usage(caller, DAY)).passCredits).toBe(3); // credits untouched by free use
+      expect((await store.keys.usage(caller, NOW)).passCredits).toBe(3); // credits untouched by free use
     });
 
     it('after the free allowance: 1 credit while the pass has credits', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 2);
+      await store.passes.fund(caller.passId, 2, new Date());
       await exhaustFree(caller);
       const a = okOf(await standard(caller));
       expect(a.reservation).toMatchObject({ kind: 'credits', cost: 1 });
@@ -227,7 +233,7 @@ export function storeSuite(h: LedgerHarness): void {
 
     it('after the free allowance: insufficient_credits when a funded pass is empty', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 1);
+      await store.passes.fund(caller.passId, 1, new Date());
       await exhaustFree(caller);
       okOf(await standard(caller));
       expect(await standard(caller)).toEqual({ ok: false, code: 'insufficient_credits' });
@@ -239,13 +245,13 @@ export function storeSuite(h: LedgerHarness): void {
       const before = await h.chargeStates();
       expect((await standard(caller)).ok).toBe(false);
       expect(await h.chargeStates()).toEqual(before);
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 0 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 20, passCredits: 0 });
     });
 
     it('the allowance is per key, and two keys of one pass share its credits', async () => {
       const a = await newCaller(store);
       const b = await newCaller(store, a.passId);
-      await store.fundPass(a.passId, 1);
+      await store.passes.fund(a.passId, 1, new Date());
       await exhaustFree(a);
       expect(okOf(await standard(b)).access).toEqual({ type: 'free', freeRemaining: 19 });
       expect(okOf(await standard(a)).access).toEqual({ type: 'pass', passCredits: 0 });
@@ -257,14 +263,14 @@ export function storeSuite(h: LedgerHarness): void {
       const caller = await newCaller(store);
       await exhaustFree(caller);
       expect(await standard(caller)).toEqual({ ok: false, code: 'free_limit_reached' });
-      expect(okOf(await standard(caller, IP, NEXT_DAY)).access).toEqual({ type: 'free', freeRemaining: 19 });
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 0 });
-      expect(await store.usage(caller, NEXT_DAY)).toEqual({ freeUsed: 1, passCredits: 0 });
+      expect(okOf(await standard(caller, IP, NEXT)).access).toEqual({ type: 'free', freeRemaining: 19 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 20, passCredits: 0 });
+      expect(await store.keys.usage(caller, NEXT)).toEqual({ freeUsed: 1, passCredits: 0 });
     });
 
     it('rejects a malformed day', async () => {
       const caller = await newCaller(store);
-      await expect(standard(caller, IP, '22/11/2026')).rejects.toThrow(/YYYY-MM-DD/);
+      await expect(standard(caller, IP, new Date('22/11/2026'))).rejects.toThrow(/Invalid time value/);
     });
   });
 
@@ -274,26 +280,26 @@ export function storeSuite(h: LedgerHarness): void {
     it('pass_required with 0 credits, never funded or spent down', async () => {
       const caller = await newCaller(store);
       expect(await stress(caller)).toEqual({ ok: false, code: 'pass_required' });
-      await store.fundPass(caller.passId, 5);
+      await store.passes.fund(caller.passId, 5, new Date());
       okOf(await stress(caller));
       expect(await stress(caller)).toEqual({ ok: false, code: 'pass_required' });
     });
 
     it('insufficient_credits with 1 to 4 credits', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 4);
+      await store.passes.fund(caller.passId, 4, new Date());
       expect(await stress(caller)).toEqual({ ok: false, code: 'insufficient_credits' });
-      expect((await store.usage(caller, DAY)).passCredits).toBe(4);
+      expect((await store.keys.usage(caller, NOW)).passCredits).toBe(4);
     });
 
     it('takes 5 credits and never the free allowance', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 12);
+      await store.passes.fund(caller.passId, 12, new Date());
       const a = okOf(await stress(caller));
       expect(a.reservation).toMatchObject({ kind: 'credits', cost: 5 });
       expect(a.access).toEqual({ type: 'pass', passCredits: 7 });
       expect(okOf(await stress(caller)).access).toEqual({ type: 'pass', passCredits: 2 });
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 2 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 2 });
       expect(await h.audit()).toEqual([]);
     });
   });
@@ -311,13 +317,13 @@ export function storeSuite(h: LedgerHarness): void {
       expect(await standard(a, `::ffff:${IP}`)).toEqual({ ok: false, code: 'rate_limited' });
       expect(okOf(await standard(a, '198.51.100.1')).access).toEqual({ type: 'free', freeRemaining: 18 });
 
-      await store.fundPass(a.passId, 1);
+      await store.passes.fund(a.passId, 1, new Date());
       const paid = okOf(await standard(a));
       expect(paid.reservation).toMatchObject({ kind: 'credits', cost: 1 });
       expect(paid.access).toEqual({ type: 'pass', passCredits: 0 });
       // A funded pass that is empty again is held by the site limit, not refused for credits.
       expect(await standard(a)).toEqual({ ok: false, code: 'rate_limited' });
-      expect(await store.usage(a, DAY)).toEqual({ freeUsed: 2, passCredits: 0 });
+      expect(await store.keys.usage(a, NOW)).toEqual({ freeUsed: 2, passCredits: 0 });
       expect(await h.audit()).toEqual([]);
     });
 
@@ -329,9 +335,9 @@ export function storeSuite(h: LedgerHarness): void {
       okOf(await standard(b, '10.0.0.2'));
       okOf(await standard(a, '10.0.0.3'));
       expect(await standard(b, '10.0.0.4')).toEqual({ ok: false, code: 'rate_limited' });
-      await store.fundPass(b.passId, 2);
+      await store.passes.fund(b.passId, 2, new Date());
       expect(okOf(await standard(b, '10.0.0.4')).access).toEqual({ type: 'pass', passCredits: 1 });
-      expect(okOf(await standard(b, '10.0.0.4', NEXT_DAY)).access).toEqual({ type: 'free', freeRemaining: 19 });
+      expect(okOf(await standard(b, '10.0.0.4', NEXT)).access).toEqual({ type: 'free', freeRemaining: 19 });
       expect(await h.audit()).toEqual([]);
     });
 
@@ -347,7 +353,7 @@ export function storeSuite(h: LedgerHarness): void {
       const caller = await newCaller(store);
       const r = okOf(await standard(caller));
       expect(await standard(caller)).toEqual({ ok: false, code: 'rate_limited' });
-      await store.release(r.reservation.id, NOW);
+      await store.charges.release(r.reservation.id, NOW);
       expect(okOf(await standard(caller)).access).toEqual({ type: 'free', freeRemaining: 19 });
       expect(await h.audit()).toEqual([]);
     });
@@ -357,13 +363,13 @@ export function storeSuite(h: LedgerHarness): void {
       const second = await open({ freePerSite: 2 });
       const a = await newCaller(first);
       const b = await newCaller(second);
-      okOf(await first.reserve({ caller: a, depth: 'standard', ip: '10.0.0.1', day: DAY }, NOW));
-      okOf(await second.reserve({ caller: b, depth: 'standard', ip: '10.0.0.2', day: DAY }, NOW));
-      expect(await first.reserve({ caller: b, depth: 'standard', ip: '10.0.0.3', day: DAY }, NOW)).toEqual({
+      okOf(await first.charges.reserve({ caller: a, depth: 'standard', ip: '10.0.0.1' }, NOW));
+      okOf(await second.charges.reserve({ caller: b, depth: 'standard', ip: '10.0.0.2' }, NOW));
+      expect(await first.charges.reserve({ caller: b, depth: 'standard', ip: '10.0.0.3' }, NOW)).toEqual({
         ok: false,
         code: 'rate_limited',
       });
-      expect(await second.reserve({ caller: a, depth: 'standard', ip: '10.0.0.4', day: DAY }, NOW)).toEqual({
+      expect(await second.charges.reserve({ caller: a, depth: 'standard', ip: '10.0.0.4' }, NOW)).toEqual({
         ok: false,
         code: 'rate_limited',
       });
@@ -385,14 +391,14 @@ export function storeSuite(h: LedgerHarness): void {
 
     it('release gives credits back exactly, once', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 10);
+      await store.passes.fund(caller.passId, 10, new Date());
       const r = okOf(await stress(caller));
-      expect((await store.usage(caller, DAY)).passCredits).toBe(5);
-      await store.release(r.reservation.id, NOW);
-      expect((await store.usage(caller, DAY)).passCredits).toBe(10);
-      await store.release(r.reservation.id, NOW);
-      await store.commit(r.reservation.id, NOW);
-      expect((await store.usage(caller, DAY)).passCredits).toBe(10);
+      expect((await store.keys.usage(caller, NOW)).passCredits).toBe(5);
+      await store.charges.release(r.reservation.id, NOW);
+      expect((await store.keys.usage(caller, NOW)).passCredits).toBe(10);
+      await store.charges.release(r.reservation.id, NOW);
+      await store.charges.commit(r.reservation.id, NOW);
+      expect((await store.keys.usage(caller, NOW)).passCredits).toBe(10);
       expect(await h.chargeStates()).toEqual({ released: 1 });
       expect(await h.audit()).toEqual([]);
     });
@@ -400,92 +406,92 @@ export function storeSuite(h: LedgerHarness): void {
     it('release gives the free unit back to the key', async () => {
       const caller = await newCaller(store);
       const r = okOf(await standard(caller));
-      expect((await store.usage(caller, DAY)).freeUsed).toBe(1);
-      await store.release(r.reservation.id, NOW);
-      await store.release(r.reservation.id, NOW);
-      expect((await store.usage(caller, DAY)).freeUsed).toBe(0);
+      expect((await store.keys.usage(caller, NOW)).freeUsed).toBe(1);
+      await store.charges.release(r.reservation.id, NOW);
+      await store.charges.release(r.reservation.id, NOW);
+      expect((await store.keys.usage(caller, NOW)).freeUsed).toBe(0);
       expect(okOf(await standard(caller)).access).toEqual({ type: 'free', freeRemaining: 19 });
     });
 
     it('commit keeps what was taken; a later release is a no-op', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 6);
+      await store.passes.fund(caller.passId, 6, new Date());
       const s = okOf(await stress(caller));
       const f = okOf(await standard(caller));
-      await store.commit(s.reservation.id, NOW);
-      await store.commit(f.reservation.id, NOW);
-      await store.commit(s.reservation.id, NOW);
-      await store.release(s.reservation.id, NOW);
-      await store.release(f.reservation.id, NOW);
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 1 });
+      await store.charges.commit(s.reservation.id, NOW);
+      await store.charges.commit(f.reservation.id, NOW);
+      await store.charges.commit(s.reservation.id, NOW);
+      await store.charges.release(s.reservation.id, NOW);
+      await store.charges.release(f.reservation.id, NOW);
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 1, passCredits: 1 });
       expect(await h.chargeStates()).toEqual({ committed: 2 });
       expect(await h.audit()).toEqual([]);
     });
 
     it('commit reports whether it charged: a released reservation stays uncharged, with what the caller holds now', async () => {
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 12);
+      await store.passes.fund(caller.passId, 12, new Date());
       const kept = okOf(await stress(caller));
-      expect(await store.commit(kept.reservation.id, NOW)).toEqual({ charged: true });
+      expect(await store.charges.commit(kept.reservation.id, NOW)).toEqual({ charged: true });
       // Again: the charge stands, nothing moves.
-      expect(await store.commit(kept.reservation.id, NOW)).toEqual({ charged: true });
+      expect(await store.charges.commit(kept.reservation.id, NOW)).toEqual({ charged: true });
 
       const credits = okOf(await stress(caller));
       const free = okOf(await standard(caller));
       await standard(caller); // another free unit, still held
-      await store.release(credits.reservation.id, NOW);
-      await store.release(free.reservation.id, NOW);
-      expect(await store.commit(credits.reservation.id, NOW)).toEqual({ charged: false, access: { type: 'pass', passCredits: 7 } });
-      expect(await store.commit(free.reservation.id, NOW)).toEqual({ charged: false, access: { type: 'free', freeRemaining: 19 } });
-      expect(await store.commit('chg_unknown', NOW)).toEqual({ charged: false, access: null });
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 7 });
+      await store.charges.release(credits.reservation.id, NOW);
+      await store.charges.release(free.reservation.id, NOW);
+      expect(await store.charges.commit(credits.reservation.id, NOW)).toEqual({ charged: false, access: { type: 'pass', passCredits: 7 } });
+      expect(await store.charges.commit(free.reservation.id, NOW)).toEqual({ charged: false, access: { type: 'free', freeRemaining: 19 } });
+      expect(await store.charges.commit('chg_unknown', NOW)).toEqual({ charged: false, access: null });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 1, passCredits: 7 });
       expect(await h.chargeStates()).toEqual({ committed: 1, released: 2, reserved: 1 });
       expect(await h.audit()).toEqual([]);
     });
 
     it('a settlement is written with the commit, in its transaction, once', async () => {
+      await served(100);
       const caller = await newCaller(store);
-      await store.recordSample(DAY, 'api', 100);
       const r = okOf(await standard(caller));
-      expect(await store.beginIdempotent(caller.keyId, 'idem-1', 'h', NOW)).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(caller.keyId, 'idem-1', 'h', NOW)).toEqual({ state: 'new' });
       const calls: unknown[] = [];
       const settlement: Settlement = {
-        sample: { day: DAY, channel: 'api', ms: 300 },
+        sample: { reservedAt: NOW, channel: 'api', ms: 300 },
         idempotency: { keyId: caller.keyId, idemKey: 'idem-1' },
         answer: (outcome, api) => {
           calls.push({ outcome, api });
           return `{"answer":${calls.length}}`;
         },
       };
-      expect(await store.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
+      expect(await store.charges.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
       expect(calls).toEqual([{ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400, uncharged: 0 } }]);
-      expect(await store.metrics(DAY)).toEqual([
+      expect(await store.metrics.day(NOW)).toEqual([
         { channel: 'api', samples: 2, totalMs: 400, uncharged: 0 },
         { channel: 'web', samples: 0, totalMs: 0, uncharged: 0 },
       ]);
-      expect(await store.beginIdempotent(caller.keyId, 'idem-1', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"answer":1}' });
+      expect(await store.idempotency.begin(caller.keyId, 'idem-1', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"answer":1}' });
 
       // Committed already (an earlier run whose answer was lost): nothing is written twice.
-      expect(await store.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
+      expect(await store.charges.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
       expect(calls).toHaveLength(1);
-      expect((await store.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 2, totalMs: 400, uncharged: 0 });
+      expect((await store.metrics.day(NOW))[0]).toEqual({ channel: 'api', samples: 2, totalMs: 400, uncharged: 0 });
 
       // A web decision's answer still gets the api group's figures.
       const w = okOf(await standard(caller));
-      await store.commit(w.reservation.id, NOW, { ...settlement, sample: { day: DAY, channel: 'web', ms: 50 }, idempotency: undefined });
+      await store.charges.commit(w.reservation.id, NOW, { ...settlement, sample: { reservedAt: NOW, channel: 'web', ms: 50 }, idempotency: undefined });
       expect(calls[1]).toEqual({ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400, uncharged: 0 } });
-      expect(await h.chargeStates()).toEqual({ committed: 2 });
+      expect(await h.chargeStates()).toEqual({ committed: 3 });
       expect(await h.audit()).toEqual([]);
     });
 
     it('a settlement of a released reservation: served free, its sample and answer kept all the same', async () => {
       const caller = await newCaller(store);
       const r = okOf(await standard(caller));
-      expect(await store.beginIdempotent(caller.keyId, 'idem-2', 'h', NOW)).toEqual({ state: 'new' });
-      await store.release(r.reservation.id, NOW);
+      expect(await store.idempotency.begin(caller.keyId, 'idem-2', 'h', NOW)).toEqual({ state: 'new' });
+      await store.charges.release(r.reservation.id, NOW);
       let seen: CommitOutcome | undefined;
-      const outcome = await store.commit(r.reservation.id, NOW, {
-        sample: { day: DAY, channel: 'api', ms: 40 },
+      const outcome = await store.charges.commit(r.reservation.id, NOW, {
+        sample: { reservedAt: NOW, channel: 'api', ms: 40 },
         idempotency: { keyId: caller.keyId, idemKey: 'idem-2' },
         answer: (o) => {
           seen = o;
@@ -494,10 +500,10 @@ export function storeSuite(h: LedgerHarness): void {
       });
       expect(outcome).toEqual({ charged: false, access: { type: 'free', freeRemaining: 20 } });
       expect(seen).toEqual(outcome);
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 0 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 0 });
       // Counted as served without a charge.
-      expect((await store.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 1, totalMs: 40, uncharged: 1 });
-      expect(await store.beginIdempotent(caller.keyId, 'idem-2', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"free":true}' });
+      expect((await store.metrics.day(NOW))[0]).toEqual({ channel: 'api', samples: 1, totalMs: 40, uncharged: 1 });
+      expect(await store.idempotency.begin(caller.keyId, 'idem-2', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"free":true}' });
       expect(await h.chargeStates()).toEqual({ released: 1 });
       expect(await h.audit()).toEqual([]);
     });
@@ -506,8 +512,8 @@ export function storeSuite(h: LedgerHarness): void {
       const caller = await newCaller(store);
       const r = okOf(await standard(caller));
       const answer = () => '{}';
-      await expect(store.commit(r.reservation.id, NOW, { sample: { day: DAY, channel: 'api', ms: -1 }, answer })).rejects.toThrow(/non-negative/);
-      await expect(store.commit(r.reservation.id, NOW, { sample: { day: '22/11/2026', channel: 'api', ms: 1 }, answer })).rejects.toThrow(/YYYY-MM-DD/);
+      await expect(store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: -1 }, answer })).rejects.toThrow(/non-negative/);
+      await expect(store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: new Date('22/11/2026'), channel: 'api', ms: 1 }, answer })).rejects.toThrow(/Invalid time value/);
       expect(await h.chargeStates()).toEqual({ reserved: 1 });
     });
 
@@ -515,9 +521,9 @@ export function storeSuite(h: LedgerHarness): void {
       const caller = await newCaller(store);
       const r = okOf(await standard(caller));
       const later = new Date('2026-11-22T10:00:01.250Z');
-      await store.commit(r.reservation.id, later);
-      await store.commit('chg_unknown', later);
-      await store.release('chg_unknown', later);
+      await store.charges.commit(r.reservation.id, later);
+      await store.charges.commit('chg_unknown', later);
+      await store.charges.release('chg_unknown', later);
       const rows = await h.rows('SELECT state, created_at, settled_at, day FROM charges WHERE id = ?', [r.reservation.id]);
       expect(rows).toEqual([
         {
@@ -533,26 +539,23 @@ export function storeSuite(h: LedgerHarness): void {
       const caller = await newCaller(store);
       await exhaustFree(caller, 19);
       const last = okOf(await standard(caller));
-      await store.release(last.reservation.id, new Date('2026-11-23T00:00:05.000Z'));
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 19, passCredits: 0 });
-      expect(await store.usage(caller, NEXT_DAY)).toEqual({ freeUsed: 0, passCredits: 0 });
+      await store.charges.release(last.reservation.id, new Date('2026-11-23T00:00:05.000Z'));
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 19, passCredits: 0 });
+      expect(await store.keys.usage(caller, NEXT)).toEqual({ freeUsed: 0, passCredits: 0 });
     });
 
     it('books balance over a mixed history', async () => {
       await open({ freePerKey: 3, freePerIp: 2, freePerSite: 4 });
       const callers = [await newCaller(store), await newCaller(store), await newCaller(store)];
-      await store.fundPass(callers[0].passId, 9);
-      await store.fundPass(callers[1].passId, 3);
+      await store.passes.fund(callers[0].passId, 9, new Date());
+      await store.passes.fund(callers[1].passId, 3, new Date());
       let i = 0;
       for (let round = 0; round < 12; round++) {
         for (const caller of callers) {
-          const out = await store.reserve(
-            { caller, depth: round % 4 === 3 ? 'stress' : 'standard', ip: `10.0.0.${round % 3}`, day: DAY },
-            NOW,
-          );
+          const out = await store.charges.reserve({ caller, depth: round % 4 === 3 ? 'stress' : 'standard', ip: `10.0.0.${round % 3}` }, NOW);
           if (out.ok) {
-            if (i++ % 3 === 0) await store.release(out.reservation.id, NOW);
-            else if (i % 2 === 0) await store.commit(out.reservation.id, NOW);
+            if (i++ % 3 === 0) await store.charges.release(out.reservation.id, NOW);
+            else if (i % 2 === 0) await store.charges.commit(out.reservation.id, NOW);
             // the rest stay reserved
           }
         }
@@ -565,8 +568,8 @@ export function storeSuite(h: LedgerHarness): void {
     });
 
     it('the audit catches a balance edited in place', async () => {
-      const { passId } = await store.createPass();
-      await store.fundPass(passId, 3);
+      const { passId } = await store.passes.create(new Date());
+      await store.passes.fund(passId, 3, new Date());
       await store.close();
       await h.exec('UPDATE passes SET credits = credits + 1 WHERE id = ?', [passId]);
       expect(await h.audit()).toEqual([`pass ${passId}: funded 3 − spent 0 ≠ balance 4`]);
@@ -584,14 +587,14 @@ export function storeSuite(h: LedgerHarness): void {
     it('releases reservations a dead process left and drops its running idempotency records', async () => {
       await open();
       const caller = await newCaller(store);
-      await store.fundPass(caller.passId, 5);
+      await store.passes.fund(caller.passId, 5, new Date());
       const f = okOf(await standard(caller));
       const s = okOf(await stress(caller));
       const done = okOf(await standard(caller));
-      expect(await store.beginIdempotent(caller.keyId, 'running-one', 'h1', NOW)).toEqual({ state: 'new' });
-      expect(await store.beginIdempotent(caller.keyId, 'done-one', 'h2', NOW)).toEqual({ state: 'new' });
-      await store.commit(done.reservation.id, NOW, {
-        sample: { day: DAY, channel: 'api', ms: 1 },
+      expect(await store.idempotency.begin(caller.keyId, 'running-one', 'h1', NOW)).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(caller.keyId, 'done-one', 'h2', NOW)).toEqual({ state: 'new' });
+      await store.charges.commit(done.reservation.id, NOW, {
+        sample: { reservedAt: NOW, channel: 'api', ms: 1 },
         idempotency: { keyId: caller.keyId, idemKey: 'done-one' },
         answer: () => '{"ok":1}',
       });
@@ -599,9 +602,9 @@ export function storeSuite(h: LedgerHarness): void {
       await h.outliveLeases();
 
       await open();
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 2, passCredits: 0 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 2, passCredits: 0 });
       expect(await store.recoverInterrupted()).toBe(2);
-      expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 1, passCredits: 5 });
+      expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 1, passCredits: 5 });
       const states = await h.rows('SELECT id, state FROM charges ORDER BY id');
       expect(states).toEqual(
         [
@@ -610,8 +613,8 @@ export function storeSuite(h: LedgerHarness): void {
           { id: done.reservation.id, state: 'committed' },
         ].sort((a, b) => (a.id < b.id ? -1 : 1)),
       );
-      expect(await store.beginIdempotent(caller.keyId, 'running-one', 'h1', NOW)).toEqual({ state: 'new' });
-      expect(await store.beginIdempotent(caller.keyId, 'done-one', 'h2', NOW)).toEqual({
+      expect(await store.idempotency.begin(caller.keyId, 'running-one', 'h1', NOW)).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(caller.keyId, 'done-one', 'h2', NOW)).toEqual({
         state: 'replay',
         status: 200,
         body: '{"ok":1}',
@@ -631,20 +634,20 @@ export function storeSuite(h: LedgerHarness): void {
     const H24 = 24 * 60 * 60 * 1000;
 
     it('new → in_progress → replay, and mismatch for another body', async () => {
-      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', NOW)).toEqual({ state: 'new' });
-      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(10))).toEqual({ state: 'in_progress' });
-      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-b', at(10))).toEqual({ state: 'mismatch' });
+      expect(await store.idempotency.begin(caller.keyId, 'k1', 'hash-a', NOW)).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(caller.keyId, 'k1', 'hash-a', at(10))).toEqual({ state: 'in_progress' });
+      expect(await store.idempotency.begin(caller.keyId, 'k1', 'hash-b', at(10))).toEqual({ state: 'mismatch' });
       expect(await decidedUnder(caller, 'k1', '{"result":1}')).toEqual({ charged: true });
-      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(20))).toEqual({
+      expect(await store.idempotency.begin(caller.keyId, 'k1', 'hash-a', at(20))).toEqual({
         state: 'replay',
         status: 200,
         body: '{"result":1}',
       });
-      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-b', at(20))).toEqual({ state: 'mismatch' });
+      expect(await store.idempotency.begin(caller.keyId, 'k1', 'hash-b', at(20))).toEqual({ state: 'mismatch' });
       // Finishing or abandoning a finished record changes nothing.
       await decidedUnder(caller, 'k1', 'other');
-      await store.abandonIdempotent(caller.keyId, 'k1');
-      expect(await store.beginIdempotent(caller.keyId, 'k1', 'hash-a', at(30))).toEqual({
+      await store.idempotency.abandon(caller.keyId, 'k1');
+      expect(await store.idempotency.begin(caller.keyId, 'k1', 'hash-a', at(30))).toEqual({
         state: 'replay',
         status: 200,
         body: '{"result":1}',
@@ -653,45 +656,45 @@ export function storeSuite(h: LedgerHarness): void {
 
     it('concurrent begins with one header: exactly one runs', async () => {
       const answers = await Promise.all(
-        Array.from({ length: 20 }, () => store.beginIdempotent(caller.keyId, 'race', 'h', NOW)),
+        Array.from({ length: 20 }, () => store.idempotency.begin(caller.keyId, 'race', 'h', NOW)),
       );
       expect(answers.filter((a) => a.state === 'new')).toHaveLength(1);
       expect(answers.filter((a) => a.state === 'in_progress')).toHaveLength(19);
     });
 
     it('abandon drops a running record so the retry runs anew', async () => {
-      expect(await store.beginIdempotent(caller.keyId, 'k2', 'h', NOW)).toEqual({ state: 'new' });
-      await store.abandonIdempotent(caller.keyId, 'k2');
-      expect(await store.beginIdempotent(caller.keyId, 'k2', 'other', NOW)).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(caller.keyId, 'k2', 'h', NOW)).toEqual({ state: 'new' });
+      await store.idempotency.abandon(caller.keyId, 'k2');
+      expect(await store.idempotency.begin(caller.keyId, 'k2', 'other', NOW)).toEqual({ state: 'new' });
     });
 
     it('is scoped by key', async () => {
       const other = await newCaller(store);
-      expect(await store.beginIdempotent(caller.keyId, 'same', 'h', NOW)).toEqual({ state: 'new' });
-      expect(await store.beginIdempotent(other.keyId, 'same', 'h', NOW)).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(caller.keyId, 'same', 'h', NOW)).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(other.keyId, 'same', 'h', NOW)).toEqual({ state: 'new' });
     });
 
     it('a record counts as absent once 24 h old, and is replaced', async () => {
-      await store.beginIdempotent(caller.keyId, 'k3', 'h', NOW);
+      await store.idempotency.begin(caller.keyId, 'k3', 'h', NOW);
       await decidedUnder(caller, 'k3', 'first');
-      expect(await store.beginIdempotent(caller.keyId, 'k3', 'other', at(H24 - 1))).toEqual({ state: 'mismatch' });
-      expect(await store.beginIdempotent(caller.keyId, 'k3', 'h', at(H24 - 1))).toMatchObject({ state: 'replay' });
-      expect(await store.beginIdempotent(caller.keyId, 'k3', 'other', at(H24))).toEqual({ state: 'new' });
-      expect(await store.beginIdempotent(caller.keyId, 'k3', 'other', at(H24 + 1))).toEqual({ state: 'in_progress' });
+      expect(await store.idempotency.begin(caller.keyId, 'k3', 'other', at(H24 - 1))).toEqual({ state: 'mismatch' });
+      expect(await store.idempotency.begin(caller.keyId, 'k3', 'h', at(H24 - 1))).toMatchObject({ state: 'replay' });
+      expect(await store.idempotency.begin(caller.keyId, 'k3', 'other', at(H24))).toEqual({ state: 'new' });
+      expect(await store.idempotency.begin(caller.keyId, 'k3', 'other', at(H24 + 1))).toEqual({ state: 'in_progress' });
       const rows = await h.rows('SELECT request_hash, state, created_at FROM idempotency WHERE idem_key = ?', ['k3']);
       expect(rows).toEqual([{ request_hash: 'other', state: 'running', created_at: at(H24).toISOString() }]);
     });
 
     it('a stale running record does not block forever', async () => {
-      await store.beginIdempotent(caller.keyId, 'k4', 'h', NOW);
-      expect(await store.beginIdempotent(caller.keyId, 'k4', 'h', at(H24 + 5))).toEqual({ state: 'new' });
+      await store.idempotency.begin(caller.keyId, 'k4', 'h', NOW);
+      expect(await store.idempotency.begin(caller.keyId, 'k4', 'h', at(H24 + 5))).toEqual({ state: 'new' });
     });
 
     it('sweeps expired records of every key', async () => {
       const other = await newCaller(store);
-      await store.beginIdempotent(caller.keyId, 'old', 'h', NOW);
-      await store.beginIdempotent(other.keyId, 'recent', 'h', at(H24 - 1000));
-      await store.beginIdempotent(caller.keyId, 'trigger', 'h', at(H24 + 1));
+      await store.idempotency.begin(caller.keyId, 'old', 'h', NOW);
+      await store.idempotency.begin(other.keyId, 'recent', 'h', at(H24 - 1000));
+      await store.idempotency.begin(caller.keyId, 'trigger', 'h', at(H24 + 1));
       const keys = await h.rows<{ idem_key: string }>('SELECT idem_key FROM idempotency ORDER BY idem_key');
       expect(keys.map((r) => r.idem_key)).toEqual(['recent', 'trigger']);
     });
@@ -701,19 +704,19 @@ export function storeSuite(h: LedgerHarness): void {
     beforeEach(() => open());
 
     it('sums samples per day and channel, both channels always present', async () => {
-      expect(await store.metrics(DAY)).toEqual([
+      expect(await store.metrics.day(NOW)).toEqual([
         { channel: 'api', samples: 0, totalMs: 0, uncharged: 0 },
         { channel: 'web', samples: 0, totalMs: 0, uncharged: 0 },
       ]);
-      await store.recordSample(DAY, 'api', 100);
-      await store.recordSample(DAY, 'api', 250.6);
-      await store.recordSample(DAY, 'web', 40);
-      await store.recordSample(NEXT_DAY, 'web', 7);
-      expect(await store.metrics(DAY)).toEqual([
+      await served(100);
+      await served(250.6);
+      await served(40, 'web');
+      await served(7, 'web', NEXT);
+      expect(await store.metrics.day(NOW)).toEqual([
         { channel: 'api', samples: 2, totalMs: 351, uncharged: 0 },
         { channel: 'web', samples: 1, totalMs: 40, uncharged: 0 },
       ]);
-      expect(await store.metrics(NEXT_DAY)).toEqual([
+      expect(await store.metrics.day(NEXT)).toEqual([
         { channel: 'api', samples: 0, totalMs: 0, uncharged: 0 },
         { channel: 'web', samples: 1, totalMs: 7, uncharged: 0 },
       ]);
@@ -722,15 +725,25 @@ export function storeSuite(h: LedgerHarness): void {
     it('two stores on one ledger count into the same metrics', async () => {
       const other = await h.open();
       opened.push(other);
-      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? other : store).recordSample(DAY, 'api', 10)));
-      expect(await store.metrics(DAY)).toEqual(await other.metrics(DAY));
-      expect((await other.metrics(DAY))[0]).toEqual({ channel: 'api', samples: 40, totalMs: 400, uncharged: 0 });
+      const callers = await Promise.all(Array.from({ length: 40 }, () => newCaller(store)));
+      await Promise.all(
+        callers.map(async (caller, i) => {
+          const on = i % 2 ? other : store;
+          const r = okOf(await on.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW));
+          await on.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 10 }, answer: () => '{}' });
+        }),
+      );
+      expect(await store.metrics.day(NOW)).toEqual(await other.metrics.day(NOW));
+      expect((await other.metrics.day(NOW))[0]).toEqual({ channel: 'api', samples: 40, totalMs: 400, uncharged: 0 });
     });
 
-    it('rejects nonsense samples', async () => {
-      await expect(store.recordSample(DAY, 'api', -1)).rejects.toThrow(/non-negative/);
-      await expect(store.recordSample(DAY, 'api', Number.NaN)).rejects.toThrow(/non-negative/);
-      await expect(store.recordSample(DAY, 'mcp' as 'api', 1)).rejects.toThrow(/channel/);
+    it('rejects nonsense samples before anything is written', async () => {
+      const r = okOf(await standard(await newCaller(store)));
+      const commit = (channel: Channel, ms: number) => store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel, ms }, answer: () => '{}' });
+      await expect(commit('api', -1)).rejects.toThrow(/non-negative/);
+      await expect(commit('api', Number.NaN)).rejects.toThrow(/non-negative/);
+      await expect(commit('mcp' as 'api', 1)).rejects.toThrow(/channel/);
+      expect(await h.chargeStates()).toEqual({ reserved: 1 });
     });
   });
 
@@ -739,13 +752,13 @@ export function storeSuite(h: LedgerHarness): void {
       await open();
       const keys: CreatedKey[] = [];
       for (let i = 0; i < 3; i++) {
-        const created = await store.createKey(i === 0 ? undefined : keys[0].passId);
+        const created = await store.keys.create(new Date(), i === 0 ? undefined : keys[0].passId);
         keys.push(created);
-        const caller = await store.authenticate(keyFingerprint(created.key));
+        const caller = await store.keys.authenticate(keyFingerprint(created.key));
         expect(caller?.keyId).toBe(created.keyId);
-        await store.reserve({ caller: caller!, depth: 'standard', ip: IP, day: DAY }, NOW);
+        await store.charges.reserve({ caller: caller!, depth: 'standard', ip: IP }, NOW);
       }
-      await store.revokeKey(keys[2].keyId, NOW);
+      await store.keys.revoke(keys[2].keyId, NOW);
       await store.close();
       const bytes = await h.everything();
       for (const { key, keyHint } of keys) {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
-import { DAY, IP, newCaller, NOW } from './helpers.js';
+import { IP, newCaller, NOW } from './helpers.js';
 import type { LedgerHarness } from './store-suite.js';
 
 /**
@@ -20,8 +20,8 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     for (const s of opened.splice(0)) await s.close();
   });
 
-  const units = (caller: Caller, n: number, ip = IP) => store.reserve({ caller, depth: 'standard', ip, day: DAY, units: n }, NOW);
-  const standard = (caller: Caller) => store.reserve({ caller, depth: 'standard', ip: IP, day: DAY }, NOW);
+  const units = (caller: Caller, n: number, ip = IP) => store.charges.reserve({ caller, depth: 'standard', ip, units: n }, NOW);
+  const standard = (caller: Caller) => store.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW);
   const okOf = (outcome: ReserveOutcome) => {
     if (!outcome.ok) throw new Error(`expected a reservation, got ${outcome.code}`);
     return outcome;
@@ -29,8 +29,8 @@ export function unitsStoreSuite(h: LedgerHarness): void {
   /** A key whose free allowance has `left` decisions today, on a pass holding `credits`. */
   async function callerWith(left: number, credits = 0) {
     const caller = await newCaller(store);
-    if (credits > 0) await store.fundPass(caller.passId, credits);
-    for (let i = 0; i < 20 - left; i++) await store.commit(okOf(await standard(caller)).reservation.id, NOW);
+    if (credits > 0) await store.passes.fund(caller.passId, credits, new Date());
+    for (let i = 0; i < 20 - left; i++) await store.charges.commit(okOf(await standard(caller)).reservation.id, NOW);
     return caller;
   }
   const kinds = async (id: string) =>
@@ -43,8 +43,8 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     expect(r.reservation.id).toMatch(/^res_[0-9A-Za-z]{22}$/);
     expect(r.access).toEqual({ type: 'free', freeRemaining: 15 });
     expect(await kinds(r.reservation.id)).toEqual(Array(5).fill({ kind: 'free', state: 'reserved' }));
-    expect(await store.commit(r.reservation.id, NOW)).toEqual({ charged: true });
-    expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 5, passCredits: 0 });
+    expect(await store.charges.commit(r.reservation.id, NOW)).toEqual({ charged: true });
+    expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 5, passCredits: 0 });
     expect(await h.chargeStates()).toEqual({ committed: 5 });
     expect(await h.audit()).toEqual([]);
   });
@@ -58,7 +58,7 @@ export function unitsStoreSuite(h: LedgerHarness): void {
       ...Array(2).fill({ kind: 'credits', state: 'reserved' }),
       ...Array(3).fill({ kind: 'free', state: 'reserved' }),
     ]);
-    expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 8 });
+    expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 20, passCredits: 8 });
     expect(await h.audit()).toEqual([]);
   });
 
@@ -66,8 +66,8 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     const caller = await callerWith(3, 10);
     const r = okOf(await units(caller, 5));
     const answers: string[] = [];
-    const outcome = await store.commit(r.reservation.id, NOW, {
-      sample: { day: DAY, channel: 'api', ms: 12 },
+    const outcome = await store.charges.commit(r.reservation.id, NOW, {
+      sample: { reservedAt: NOW, channel: 'api', ms: 12 },
       units: 4,
       answer: () => {
         answers.push('body');
@@ -81,17 +81,17 @@ export function unitsStoreSuite(h: LedgerHarness): void {
       { kind: 'credits', state: 'released' },
       ...Array(3).fill({ kind: 'free', state: 'committed' }),
     ]);
-    expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 20, passCredits: 9 });
+    expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 20, passCredits: 9 });
 
     // Kept fewer than the free units: the free ones not kept go back to the key too.
     const other = await callerWith(20);
     const two = okOf(await units(other, 3));
-    await store.commit(two.reservation.id, NOW, { sample: { day: DAY, channel: 'api', ms: 1 }, units: 1, answer: () => '{}' });
-    expect(await store.usage(other, DAY)).toEqual({ freeUsed: 1, passCredits: 0 });
+    await store.charges.commit(two.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 1 }, units: 1, answer: () => '{}' });
+    expect(await store.keys.usage(other, NOW)).toEqual({ freeUsed: 1, passCredits: 0 });
     // Committed: a second commit or a release changes nothing.
-    expect(await store.commit(two.reservation.id, NOW)).toEqual({ charged: true });
-    await store.release(two.reservation.id, NOW);
-    expect(await store.usage(other, DAY)).toEqual({ freeUsed: 1, passCredits: 0 });
+    expect(await store.charges.commit(two.reservation.id, NOW)).toEqual({ charged: true });
+    await store.charges.release(two.reservation.id, NOW);
+    expect(await store.keys.usage(other, NOW)).toEqual({ freeUsed: 1, passCredits: 0 });
     expect(await h.audit()).toEqual([]);
   });
 
@@ -100,8 +100,8 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     expect(await units(never, 5)).toEqual({ ok: false, code: 'free_limit_reached' });
     const funded = await callerWith(3, 1);
     expect(await units(funded, 5)).toEqual({ ok: false, code: 'insufficient_credits' });
-    expect(await store.usage(never, DAY)).toEqual({ freeUsed: 17, passCredits: 0 });
-    expect(await store.usage(funded, DAY)).toEqual({ freeUsed: 17, passCredits: 1 });
+    expect(await store.keys.usage(never, NOW)).toEqual({ freeUsed: 17, passCredits: 0 });
+    expect(await store.keys.usage(funded, NOW)).toEqual({ freeUsed: 17, passCredits: 1 });
     expect(await h.rows('SELECT id FROM charges WHERE group_id IS NOT NULL')).toEqual([]);
     // Exactly enough is enough.
     expect(okOf(await units(funded, 4)).access).toEqual({ type: 'pass', passCredits: 0 });
@@ -112,7 +112,7 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     await open({ freePerIp: 2 });
     const caller = await newCaller(store);
     expect(await units(caller, 3)).toEqual({ ok: false, code: 'rate_limited' });
-    await store.fundPass(caller.passId, 1);
+    await store.passes.fund(caller.passId, 1, new Date());
     const r = okOf(await units(caller, 3));
     expect(await kinds(r.reservation.id)).toEqual([
       { kind: 'credits', state: 'reserved' },
@@ -124,10 +124,10 @@ export function unitsStoreSuite(h: LedgerHarness): void {
   it('a release gives every unit back, once', async () => {
     const caller = await callerWith(2, 4);
     const r = okOf(await units(caller, 5));
-    await store.release(r.reservation.id, NOW);
-    await store.release(r.reservation.id, NOW);
-    expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 18, passCredits: 4 });
-    expect(await store.commit(r.reservation.id, NOW)).toEqual({ charged: false, access: { type: 'pass', passCredits: 4 } });
+    await store.charges.release(r.reservation.id, NOW);
+    await store.charges.release(r.reservation.id, NOW);
+    expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 18, passCredits: 4 });
+    expect(await store.charges.commit(r.reservation.id, NOW)).toEqual({ charged: false, access: { type: 'pass', passCredits: 4 } });
     expect(await h.chargeStates()).toEqual({ committed: 18, released: 5 });
     expect(await h.audit()).toEqual([]);
   });
@@ -139,7 +139,7 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     await h.outliveLeases();
     await open();
     expect(await store.recoverInterrupted()).toBe(1);
-    expect(await store.usage(caller, DAY)).toEqual({ freeUsed: 0, passCredits: 3 });
+    expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 3 });
     expect(await h.audit()).toEqual([]);
   });
 
@@ -147,11 +147,11 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     const caller = await callerWith(20, 10);
     await expect(units(caller, 0)).rejects.toThrow(/positive integer/);
     await expect(units(caller, 1.5)).rejects.toThrow(/positive integer/);
-    await expect(store.reserve({ caller, depth: 'stress', ip: IP, day: DAY, units: 2 }, NOW)).rejects.toThrow(/Only standard/);
+    await expect(store.charges.reserve({ caller, depth: 'stress', ip: IP, units: 2 }, NOW)).rejects.toThrow(/Only standard/);
     const r = okOf(await units(caller, 2));
     const answer = () => '{}';
-    await expect(store.commit(r.reservation.id, NOW, { sample: { day: DAY, channel: 'api', ms: 1 }, units: 3, answer })).rejects.toThrow(/1 to 2 units/);
-    await expect(store.commit(r.reservation.id, NOW, { sample: { day: DAY, channel: 'api', ms: 1 }, units: 0, answer })).rejects.toThrow(/1 to 2 units/);
+    await expect(store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 1 }, units: 3, answer })).rejects.toThrow(/1 to 2 units/);
+    await expect(store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 1 }, units: 0, answer })).rejects.toThrow(/1 to 2 units/);
     expect(await kinds(r.reservation.id)).toEqual(Array(2).fill({ kind: 'free', state: 'reserved' }));
   });
 }

@@ -93,8 +93,8 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
     call: (method: string, route: string, opts?: CallOptions) => call(server.url, method, route, opts),
     /** A key on a new pass holding `credits` (never funded when 0). */
     async newKey(credits = 0) {
-      const created = await store.createKey();
-      if (credits > 0) await store.fundPass(created.passId, credits, 'test');
+      const created = await store.keys.create(new Date());
+      if (credits > 0) await store.passes.fund(created.passId, credits, new Date(), 'test');
       return created;
     },
     async close() {

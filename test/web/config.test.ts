@@ -40,15 +40,15 @@ describe('the browser side’s configuration, from the environment', () => {
     const tmp = tempDb();
     try {
       let store = openSqliteStore(tmp.db, LIMITS);
-      const first = await resolveCookieSecret(webConfigFromEnv({}), store);
+      const first = await resolveCookieSecret(webConfigFromEnv({}), store, new Date());
       expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect(await resolveCookieSecret(webConfigFromEnv({}), store)).toBe(first);
+      expect(await resolveCookieSecret(webConfigFromEnv({}), store, new Date())).toBe(first);
       await store.close();
       store = openSqliteStore(tmp.db, LIMITS);
-      expect(await resolveCookieSecret(webConfigFromEnv({}), store)).toBe(first);
+      expect(await resolveCookieSecret(webConfigFromEnv({}), store, new Date())).toBe(first);
       const given = 'g'.repeat(40);
-      expect(await resolveCookieSecret(webConfigFromEnv({ DECIDE_COOKIE_SECRET: given }), store)).toBe(given);
-      expect(await store.setting(COOKIE_SECRET_SETTING, 'other')).toBe(first); // the env never overwrites it
+      expect(await resolveCookieSecret(webConfigFromEnv({ DECIDE_COOKIE_SECRET: given }), store, new Date())).toBe(given);
+      expect(await store.web.setting(COOKIE_SECRET_SETTING, 'other', new Date())).toBe(first); // the env never overwrites it
       await store.close();
     } finally {
       tmp.remove();

@@ -49,7 +49,7 @@ describe('POST /v1/web/decisions', () => {
     expect((await decide('stress')).body.code).toBe('pass_required');
     expect((await decide()).body.access).toEqual({ type: 'free', freeRemaining: 0 });
     const passId = (await browser.call('GET', '/v1/pass')).body.passId;
-    await svc.store.fundPass(passId, 6, 'test');
+    await svc.store.passes.fund(passId, 6, new Date(), 'test');
     expect((await decide()).body.access).toEqual({ type: 'pass', passCredits: 5 });
     expect((await decide('stress')).body.access).toEqual({ type: 'pass', passCredits: 0 });
     const broke = await decide();

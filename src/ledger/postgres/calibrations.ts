@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { calibrationOf, type CalibrationRow, checkCalibration } from '../rules.js';
-import type { Calibration, Calibrations } from '../store.js';
+import type { Calibration, Calibrations } from '../calibrations.js';
 import { prepared, queryAgain } from './database.js';
 
 const COLUMNS = 'engine, model, target, temperature, fitted, held_out, ece_before, ece_after, fitted_at';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { IDEMPOTENCY_WINDOW_MS } from '../rules.js';
-import type { IdempotencyBegin } from '../store.js';
+import type { IdempotencyBegin, IdempotencyRecords } from '../idempotency.js';
 import { isConnectionLoss, queryAgain, transaction } from './database.js';
 
 interface Row {
@@ -41,7 +41,7 @@ const SQL = {
  * decision deadline plus a margin, on the database's clock) has run out was left by
  * a server that died, and counts as absent, as does any record past the 24 h window.
  */
-export class PgIdempotency {
+export class PgIdempotency implements IdempotencyRecords {
   constructor(
     private readonly pool: pg.Pool,
     private readonly leaseMs: number,

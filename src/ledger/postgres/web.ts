@@ -1,7 +1,8 @@
 import type pg from 'pg';
-import { checkDay, checkPerIpLimit, checkSettingName } from '../rules.js';
-import { freshKey, ipFingerprint, newId } from '../sqlite/ids.js';
-import type { Caller, CreatedKey } from '../store.js';
+import { freshKey, ipFingerprint, newId } from '../ids.js';
+import type { Caller, CreatedKey, RevokedKey } from '../keys.js';
+import { checkPerIpLimit, checkSettingName, utcDay } from '../rules.js';
+import type { Web } from '../web.js';
 import { transaction } from './database.js';
 
 const SQL = {
@@ -33,38 +34,38 @@ const SQL = {
 };
 
 /** The browser's side of the PostgreSQL ledger; the same rules as SQLite's (sqlite/web.ts). */
-export class PgWeb {
+export class PgWeb implements Web {
   constructor(private readonly pool: pg.Pool) {}
 
-  async setting(name: string, initial: string): Promise<string> {
+  async setting(name: string, initial: string, now: Date): Promise<string> {
     checkSettingName(name);
     // Two statements, not one: the SELECT needs a snapshot taken after a concurrent
     // first writer committed, which READ COMMITTED gives each new statement.
-    await this.pool.query(SQL.insertSetting, [name, initial, new Date().toISOString()]);
+    await this.pool.query(SQL.insertSetting, [name, initial, now.toISOString()]);
     return (await this.pool.query<{ value: string }>(SQL.setting, [name])).rows[0].value;
   }
 
-  async createPassLimited(request: { ip: string; day: string; perIpLimit: number }): Promise<{ passId: string; createdAt: string } | null> {
-    checkDay(request.day);
+  async createPass(request: { ip: string; perIpLimit: number }, now: Date): Promise<{ passId: string; createdAt: string } | null> {
     checkPerIpLimit(request.perIpLimit);
-    const created = { passId: newId('pass'), createdAt: new Date().toISOString() };
+    const day = utcDay(now);
+    const created = { passId: newId('pass'), createdAt: now.toISOString() };
     return transaction(this.pool, async (client) => {
-      const counted = await client.query(SQL.countPass, [ipFingerprint(request.ip), request.day, request.perIpLimit]);
+      const counted = await client.query(SQL.countPass, [ipFingerprint(request.ip), day, request.perIpLimit]);
       if (counted.rowCount === 0) return null; // this IP's passes for the day are used up
       await client.query(SQL.insertPass, [created.passId, created.createdAt]);
       return created;
     });
   }
 
-  async createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): Promise<CreatedKey | null> {
-    checkDay(request.day);
+  async createKey(request: { passId: string; ip: string; perIpLimit: number }, now: Date): Promise<CreatedKey | null> {
     checkPerIpLimit(request.perIpLimit);
-    const { fingerprint, ...created } = freshKey(request.passId);
+    const day = utcDay(now);
+    const { fingerprint, ...created } = freshKey(request.passId, now);
     return transaction(this.pool, async (client) => {
       if ((await client.query(SQL.lockPass, [request.passId])).rowCount === 0) {
         throw new Error(`Pass ${request.passId} does not exist.`);
       }
-      const counted = await client.query(SQL.countKey, [ipFingerprint(request.ip), request.day, request.perIpLimit]);
+      const counted = await client.query(SQL.countKey, [ipFingerprint(request.ip), day, request.perIpLimit]);
       if (counted.rowCount === 0) {
         await client.query(SQL.dropEmptyPass, [request.passId]); // made for this key, it would stay empty
         return null; // this IP's keys for the day are used up
@@ -74,20 +75,19 @@ export class PgWeb {
     });
   }
 
-  async revokePassKey(passId: string, keyId: string, now: Date): Promise<{ keyHint: string; revokedAt: string } | null> {
+  async revokeKey(passId: string, keyId: string, now: Date): Promise<RevokedKey | null> {
     const row = (await this.pool.query<{ hint: string; revoked_at: Date }>(SQL.revoke, [now.toISOString(), keyId, passId]))
       .rows[0];
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at.toISOString() } : null;
   }
 
-  async passCaller(passId: string, keyId: string): Promise<Caller | null> {
+  async caller(passId: string, keyId: string): Promise<Caller | null> {
     const row = (await this.pool.query<{ id: string; pass_id: string; hint: string }>(SQL.caller, [keyId, passId])).rows[0];
     return row ? { keyId: row.id, passId: row.pass_id, keyHint: row.hint } : null;
   }
 
-  async passFreeUsage(passId: string, day: string): Promise<Record<string, number>> {
-    checkDay(day);
-    const { rows } = await this.pool.query<{ key_id: string; used: number }>(SQL.freeUsage, [passId, day]);
+  async freeUsage(passId: string, now: Date): Promise<Record<string, number>> {
+    const { rows } = await this.pool.query<{ key_id: string; used: number }>(SQL.freeUsage, [passId, utcDay(now)]);
     return Object.fromEntries(rows.map((r) => [r.key_id, r.used]));
   }
 }

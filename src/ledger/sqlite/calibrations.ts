@@ -1,14 +1,15 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { calibrationOf, type CalibrationRow, checkCalibration } from '../rules.js';
-import type { Calibration, Calibrations } from '../store.js';
+import type { Calibration, Calibrations } from '../calibrations.js';
+import type { Transactions } from './transactions.js';
 
-/** The fitted temperatures in the SQLite ledger; every call goes through `unlocked` (busy.ts). */
+/** The fitted temperatures in the SQLite ledger. */
 export class SqliteCalibrations implements Calibrations {
   private readonly s: Record<string, Statement>;
 
   constructor(
     db: Database,
-    private readonly unlocked: <T>(work: () => T) => Promise<T>,
+    private readonly tx: Transactions,
   ) {
     const p = (sql: string) => db.prepare(sql);
     const columns = 'engine, model, target, temperature, fitted, held_out, ece_before, ece_after, fitted_at';
@@ -24,15 +25,15 @@ export class SqliteCalibrations implements Calibrations {
 
   async save(calibration: Calibration): Promise<void> {
     checkCalibration(calibration);
-    await this.unlocked(() => this.s.save.run(calibration));
+    await this.tx.unlocked(() => this.s.save.run(calibration));
   }
 
   async list(of?: { engine: string; model: string }): Promise<Calibration[]> {
-    const rows = await this.unlocked(() => (of ? this.s.of.all(of.engine, of.model) : this.s.all.all()));
+    const rows = await this.tx.unlocked(() => (of ? this.s.of.all(of.engine, of.model) : this.s.all.all()));
     return (rows as CalibrationRow[]).map(calibrationOf);
   }
 
   async reset(of: { engine: string; model: string }): Promise<number> {
-    return this.unlocked(() => this.s.reset.run(of.engine, of.model).changes);
+    return this.tx.unlocked(() => this.s.reset.run(of.engine, of.model).changes);
   }
 }

@@ -1,6 +1,7 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
+import type { IdempotencyBegin, IdempotencyRecords } from '../idempotency.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../rules.js';
-import type { IdempotencyBegin } from '../store.js';
+import type { Transactions } from './transactions.js';
 
 export { IDEMPOTENCY_WINDOW_MS };
 
@@ -17,12 +18,15 @@ interface Row {
  * IMMEDIATE transaction so two concurrent retries cannot both see "absent" and both
  * run the decision: exactly one gets `new`, the other `in_progress`.
  */
-export class Idempotency {
+export class SqliteIdempotency implements IdempotencyRecords {
   private readonly s: Record<string, Statement>;
   // Made once: better-sqlite3 builds four wrapped functions per `db.transaction()` call.
   private readonly beginTx: Transaction<(keyId: string, idemKey: string, requestHash: string, now: Date) => IdempotencyBegin>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly tx: Transactions,
+  ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       // ISO 8601 UTC strings of one fixed width sort as the instants they name.
@@ -41,8 +45,8 @@ export class Idempotency {
     );
   }
 
-  begin(keyId: string, idemKey: string, requestHash: string, now: Date): IdempotencyBegin {
-    return this.beginTx.immediate(keyId, idemKey, requestHash, now);
+  async begin(keyId: string, idemKey: string, requestHash: string, now: Date): Promise<IdempotencyBegin> {
+    return this.tx.unlocked(() => this.beginTx.immediate(keyId, idemKey, requestHash, now));
   }
 
   private look(keyId: string, idemKey: string, requestHash: string, now: Date): IdempotencyBegin {
@@ -60,12 +64,13 @@ export class Idempotency {
     return { state: 'replay', status: row.status as number, body: row.body as string };
   }
 
-  finish(keyId: string, idemKey: string, status: number, body: string): void {
-    this.s.finish.run(status, body, keyId, idemKey);
+  async abandon(keyId: string, idemKey: string): Promise<void> {
+    await this.tx.unlocked(() => this.s.abandon.run(keyId, idemKey));
   }
 
-  abandon(keyId: string, idemKey: string): void {
-    this.s.abandon.run(keyId, idemKey);
+  /** Keeps the answer of a running record; inside the commit's transaction (charges.ts). */
+  finish(keyId: string, idemKey: string, status: number, body: string): void {
+    this.s.finish.run(status, body, keyId, idemKey);
   }
 
   /** Drops records of decisions a dead process never finished, so their retries can run. */

@@ -1,12 +1,19 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CHANNELS, metricsRow, type MetricsColumns } from '../rules.js';
-import type { Channel, MetricsRow } from '../store.js';
+import type { Channel, DailyMetrics, MetricsRow } from '../metrics.js';
+import { CHANNELS, metricsRow, type MetricsColumns, utcDay } from '../rules.js';
+import type { Transactions } from './transactions.js';
 
-/** The day's processing-time samples per channel: one row per day and channel, added to. */
-export class SqliteMetrics {
+/**
+ * The day's processing-time samples per channel: one row per day and channel, added to
+ * by a decision's commit (`record` and `api` run inside its transaction, charges.ts).
+ */
+export class SqliteMetrics implements DailyMetrics {
   private readonly s: Record<string, Statement>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly tx: Transactions,
+  ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       sample: p(`INSERT INTO metrics (day, channel, samples, total_ms, uncharged) VALUES (?, ?, 1, ?, ?)
@@ -26,9 +33,9 @@ export class SqliteMetrics {
     return metricsRow('api', this.s.apiMetrics.get(day) as MetricsColumns | undefined);
   }
 
-  /** Both channels, always in the order api, web; a channel without samples has zeros. */
-  day(day: string): MetricsRow[] {
-    const rows = this.s.metrics.all(day) as (MetricsColumns & { channel: Channel })[];
+  async day(now: Date): Promise<MetricsRow[]> {
+    const day = utcDay(now);
+    const rows = (await this.tx.unlocked(() => this.s.metrics.all(day))) as (MetricsColumns & { channel: Channel })[];
     return CHANNELS.map((channel) => metricsRow(channel, rows.find((r) => r.channel === channel)));
   }
 }

@@ -1,17 +1,22 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { checkDay, checkPerIpLimit, checkSettingName } from '../rules.js';
-import type { Caller, CreatedKey } from '../store.js';
-import { freshKey, ipFingerprint, newId } from './ids.js';
+import { freshKey, ipFingerprint, newId } from '../ids.js';
+import type { Caller, CreatedKey, RevokedKey } from '../keys.js';
+import { checkPerIpLimit, checkSettingName, utcDay } from '../rules.js';
+import type { Web } from '../web.js';
+import type { Transactions } from './transactions.js';
 
 /**
  * The browser's side of the SQLite ledger: server settings, passes and keys created
  * from a page (each counted per client IP and day), and a pass's own keys. Each write is one
- * IMMEDIATE transaction or one guarded statement, as in charges.ts.
+ * IMMEDIATE transaction or one guarded statement, as in reservations.ts.
  */
-export class SqliteWeb {
+export class SqliteWeb implements Web {
   private readonly s: Record<string, Statement>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly tx: Transactions,
+  ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       insertSetting: p('INSERT INTO settings (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -38,57 +43,61 @@ export class SqliteWeb {
     };
   }
 
-  setting(name: string, initial: string): string {
+  async setting(name: string, initial: string, now: Date): Promise<string> {
     checkSettingName(name);
-    this.s.insertSetting.run(name, initial, new Date().toISOString());
-    return (this.s.setting.get(name) as { value: string }).value;
+    return this.tx.unlocked(() => {
+      this.s.insertSetting.run(name, initial, now.toISOString());
+      return (this.s.setting.get(name) as { value: string }).value;
+    });
   }
 
-  createPassLimited(request: { ip: string; day: string; perIpLimit: number }): { passId: string; createdAt: string } | null {
-    checkDay(request.day);
+  async createPass(request: { ip: string; perIpLimit: number }, now: Date): Promise<{ passId: string; createdAt: string } | null> {
     checkPerIpLimit(request.perIpLimit);
-    const created = { passId: newId('pass'), createdAt: new Date().toISOString() };
-    return this.db
-      .transaction(() => {
-        const counted = this.s.countPass.run({ ip: ipFingerprint(request.ip), day: request.day, limit: request.perIpLimit });
-        if (counted.changes === 0) return null; // this IP's passes for the day are used up
-        this.s.insertPass.run(created.passId, created.createdAt);
-        return created;
-      })
-      .immediate();
+    const day = utcDay(now);
+    const created = { passId: newId('pass'), createdAt: now.toISOString() };
+    const transaction = this.db.transaction(() => {
+      const counted = this.s.countPass.run({ ip: ipFingerprint(request.ip), day, limit: request.perIpLimit });
+      if (counted.changes === 0) return null; // this IP's passes for the day are used up
+      this.s.insertPass.run(created.passId, created.createdAt);
+      return created;
+    });
+    return this.tx.unlocked(() => transaction.immediate());
   }
 
-  createKeyLimited(request: { passId: string; ip: string; day: string; perIpLimit: number }): CreatedKey | null {
-    checkDay(request.day);
+  async createKey(request: { passId: string; ip: string; perIpLimit: number }, now: Date): Promise<CreatedKey | null> {
     checkPerIpLimit(request.perIpLimit);
-    const { fingerprint, ...created } = freshKey(request.passId);
-    return this.db
-      .transaction((): CreatedKey | null => {
-        if (!this.s.passExists.get(request.passId)) throw new Error(`Pass ${request.passId} does not exist.`);
-        const counted = this.s.countKey.run({ ip: ipFingerprint(request.ip), day: request.day, limit: request.perIpLimit });
-        if (counted.changes === 0) {
-          this.s.dropEmptyPass.run(request.passId); // made for this key, it would stay empty
-          return null; // this IP's keys for the day are used up
-        }
-        this.s.insertKey.run(created.keyId, created.passId, fingerprint, created.keyHint, created.createdAt);
-        return created;
-      })
-      .immediate();
+    const day = utcDay(now);
+    const { fingerprint, ...created } = freshKey(request.passId, now);
+    const transaction = this.db.transaction((): CreatedKey | null => {
+      if (!this.s.passExists.get(request.passId)) throw new Error(`Pass ${request.passId} does not exist.`);
+      const counted = this.s.countKey.run({ ip: ipFingerprint(request.ip), day, limit: request.perIpLimit });
+      if (counted.changes === 0) {
+        this.s.dropEmptyPass.run(request.passId); // made for this key, it would stay empty
+        return null; // this IP's keys for the day are used up
+      }
+      this.s.insertKey.run(created.keyId, created.passId, fingerprint, created.keyHint, created.createdAt);
+      return created;
+    });
+    return this.tx.unlocked(() => transaction.immediate());
   }
 
-  revokePassKey(passId: string, keyId: string, now: Date): { keyHint: string; revokedAt: string } | null {
-    const row = this.s.revoke.get(now.toISOString(), keyId, passId) as { hint: string; revoked_at: string } | undefined;
+  async revokeKey(passId: string, keyId: string, now: Date): Promise<RevokedKey | null> {
+    const row = (await this.tx.unlocked(() => this.s.revoke.get(now.toISOString(), keyId, passId))) as
+      | { hint: string; revoked_at: string }
+      | undefined;
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at } : null;
   }
 
-  passCaller(passId: string, keyId: string): Caller | null {
-    const row = this.s.caller.get(keyId, passId) as { id: string; pass_id: string; hint: string } | undefined;
+  async caller(passId: string, keyId: string): Promise<Caller | null> {
+    const row = (await this.tx.unlocked(() => this.s.caller.get(keyId, passId))) as
+      | { id: string; pass_id: string; hint: string }
+      | undefined;
     return row ? { keyId: row.id, passId: row.pass_id, keyHint: row.hint } : null;
   }
 
-  passFreeUsage(passId: string, day: string): Record<string, number> {
-    checkDay(day);
-    const rows = this.s.freeUsage.all(passId, day) as { key_id: string; used: number }[];
+  async freeUsage(passId: string, now: Date): Promise<Record<string, number>> {
+    const day = utcDay(now);
+    const rows = (await this.tx.unlocked(() => this.s.freeUsage.all(passId, day))) as { key_id: string; used: number }[];
     return Object.fromEntries(rows.map((r) => [r.key_id, r.used]));
   }
 }

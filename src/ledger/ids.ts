@@ -1,7 +1,12 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import { isIP } from 'node:net';
-import { generateKey, keyFingerprint, keyHint } from '../../contract/key.js';
-import type { CreatedKey } from '../store.js';
+import { generateKey, keyFingerprint, keyHint } from '../contract/key.js';
+import type { CreatedKey } from './keys.js';
+
+/**
+ * The ids both ledgers give what they create, and the fingerprints they keep instead
+ * of secrets: shared, so a pass or a key looks the same whichever database holds it.
+ */
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 22 base62 characters ≈ 131 bits: unguessable, so an id leaks nothing and never collides. */
@@ -63,15 +68,15 @@ export function ipFingerprint(ip: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** A new key for `passId`, with everything the ledger stores of it (its fingerprint and hint) and the key itself, to show once. */
-export function freshKey(passId: string): CreatedKey & { fingerprint: Buffer } {
+/** A new key for `passId`, created at `now`, with everything the ledger stores of it (its fingerprint and hint) and the key itself, to show once. */
+export function freshKey(passId: string, now: Date): CreatedKey & { fingerprint: Buffer } {
   const key = generateKey();
   return {
     key,
     keyId: newId('key'),
     keyHint: keyHint(key),
     passId,
-    createdAt: new Date().toISOString(),
+    createdAt: now.toISOString(),
     fingerprint: keyFingerprint(key),
   };
 }

@@ -1,0 +1,16 @@
+/** The channel a decision came through. */
+export type Channel = 'api' | 'web';
+
+export interface MetricsRow {
+  channel: Channel;
+  samples: number;
+  totalMs: number;
+  /** Of the samples, decisions served without a charge. */
+  uncharged: number;
+}
+
+/** Processing times per UTC day and channel; a sample is written by the commit of its decision (Charges.commit). */
+export interface DailyMetrics {
+  /** The UTC day of `now`: both channels, always in the order api, web; a channel without samples has zeros. */
+  day(now: Date): Promise<MetricsRow[]>;
+}

@@ -1,0 +1,18 @@
+import type pg from 'pg';
+import type { Channel, DailyMetrics, MetricsRow } from '../metrics.js';
+import { CHANNELS, metricsRow, type MetricsColumns, utcDay } from '../rules.js';
+import { prepared, queryAgain } from './database.js';
+
+const SQL = prepared('metrics', {
+  metrics: 'SELECT channel, samples, total_ms, uncharged FROM metrics WHERE day = $1',
+});
+
+/** The day's processing-time samples per channel, written by the commits of decisions (charges.ts). */
+export class PgMetrics implements DailyMetrics {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async day(now: Date): Promise<MetricsRow[]> {
+    const { rows } = await queryAgain<MetricsColumns & { channel: Channel }>(this.pool, SQL.metrics, [utcDay(now)]);
+    return CHANNELS.map((channel) => metricsRow(channel, rows.find((r) => r.channel === channel)));
+  }
+}
