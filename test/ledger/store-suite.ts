@@ -268,7 +268,7 @@ export function storeSuite(h: LedgerHarness): void {
       expect(await store.keys.usage(caller, NEXT)).toEqual({ freeUsed: 1, passCredits: 0 });
     });
 
-    it('rejects a malformed day', async () => {
+    it('rejects an invalid time', async () => {
       const caller = await newCaller(store);
       await expect(standard(caller, IP, new Date('22/11/2026'))).rejects.toThrow(/Invalid time value/);
     });
