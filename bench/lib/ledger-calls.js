@@ -4,7 +4,8 @@
 // "before" of a comparison.
 
 export function ledgerCalls(store) {
-  if (store.charges) {
+  // Not `store.charges`: the flat stores kept their modules under those names too, privately.
+  if (typeof store.createKey !== 'function') {
     return {
       newKey: () => store.keys.create(new Date()),
       fund: (passId, credits, note) => store.passes.fund(passId, credits, new Date(), note),
