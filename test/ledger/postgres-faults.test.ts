@@ -147,6 +147,7 @@ describe('PostgreSQL: the database away', () => {
       expect(failure).toMatchObject({ code: 'ledger_unavailable', status: 503, retryAfter: 2 });
       expect((failure as Error).message).toMatch(/cannot be reached.*nothing was charged/);
       await expect(store.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW)).rejects.toMatchObject({ code: 'ledger_unavailable' });
+      await expect(store.calibrations.list()).rejects.toMatchObject({ code: 'ledger_unavailable' });
 
       await relay.restore();
       expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 0 });

@@ -66,7 +66,6 @@ export class PostgresStore implements Store {
   readonly charges: PgCharges;
   readonly idempotency: PgIdempotency;
   readonly metrics: PgMetrics;
-  // Not behind `answering`, as before the split: a lost database reaches `decide calibrate` as the driver's error.
   readonly calibrations: PgCalibrations;
 
   private readonly rawCharges: PgCharges;
@@ -90,7 +89,7 @@ export class PostgresStore implements Store {
     this.charges = answering(this.rawCharges);
     this.idempotency = answering(this.rawIdempotency);
     this.metrics = answering(new PgMetrics(pool));
-    this.calibrations = new PgCalibrations(pool);
+    this.calibrations = answering(new PgCalibrations(pool));
     this.timer =
       sweepIntervalMs > 0
         ? setInterval(() => {
