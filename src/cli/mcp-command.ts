@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
+import { DEFAULT_URL } from '../config/variables.js';
 import { runAction } from './actions.js';
-import { DEFAULT_URL } from './config.js';
 import { EXIT } from './exit-codes.js';
 
 /**
