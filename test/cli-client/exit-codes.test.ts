@@ -62,7 +62,7 @@ describe('decide ask: exit codes for every error class', () => {
       ['--mode choice needs its options', [...noul, '--mode', 'choice']],
       ['--fail-on applies to yes/no questions', [...choice, '--fail-on', 'no']],
       ['--context: cannot read the file /nonexistent/facts.txt (ENOENT)', ['ask', NOUL.question, '--context', '@/nonexistent/facts.txt']],
-      ['--url must be an http:// or https:// URL', [...noul, '--url', 'ftp://example.org']],
+      ['--url must be an http(s) URL', [...noul, '--url', 'ftp://example.org']],
     ];
     it.each(cases)('%s', async (message, args) => {
       const run = await fails(2, args, env());
