@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { count, debias, httpUrl, parseSetting, port, threads } from '../config/parse.js';
+import { count, httpUrl, parseSetting } from '../config/parse.js';
+import { debias, port, threads } from '../config/schemas.js';
 import { VARIABLES, type VariableName } from '../config/variables.js';
 import { EXIT, Failure, type ExitScheme } from './exit-codes.js';
 import { MAX_FUNDING } from './options.js';
@@ -9,7 +10,7 @@ import { MAX_FUNDING } from './options.js';
  * Options whose values have a rule, read through zod schemas once the command runs.
  * Commander hands every value over as the string it was given (its definitions load
  * no zod, so `--help` stays fast); here each one goes through its schema, the same
- * schema config/parse.ts reads the variable it stands for with, where there is one.
+ * schema config/schemas.ts gives the variable it stands for, where there is one.
  */
 
 /** The schema of each option, by its name on the flags object; the same name means the same thing in every command. */

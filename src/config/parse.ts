@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { DEBIAS_MODES } from '../decision/debias-modes.js';
-import { envValue, MAX_THREADS, VARIABLES, type Env, type Variable, type VariableName } from './variables.js';
+import { envValue, VARIABLES, type Env, type Variable, type VariableName } from './variables.js';
 
 /**
- * The zod schemas of the variables in ./variables.ts, and the one way to read them;
- * a flag that stands for a variable (`--port`, `--threads`, `--debias`) is read
- * through the same schema (cli/flag-values.ts), so one definition says what is valid.
- * A schema takes the value (a variable's trimmed); its issue message completes the
- * sentence "NAME must be …", so every bad value is reported the same way, by name.
+ * The one way to read a setting, and what its schemas are built from; the schema of
+ * each variable in ./variables.ts is in ./schemas.ts. A flag that stands for a
+ * variable (`--port`, `--threads`, `--debias`) is read through the same schema
+ * (cli/flag-values.ts), so one definition says what is valid. A schema takes the
+ * value (a variable's trimmed); its issue message completes the sentence
+ * "NAME must be …", so every bad value is reported the same way, by name.
  */
 
 /**
@@ -65,28 +65,7 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T,
     .pipe(z.enum(values, { error: what }));
 }
 
-/** setTimeout's ceiling; beyond it Node fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-export const ENGINES = ['systemone', 'openai', 'anthropic', 'local'] as const;
-export const engineKind = oneOf(ENGINES, 'one of systemone, openai, anthropic or local');
-export const openaiProbabilities = oneOf(['logprobs', 'verbalized'], 'logprobs or verbalized');
-export const engineTimeoutMs = wholeNumber(1, MAX_TIMER_MS, 'a positive whole number of milliseconds');
-export const expiryMarginMs = wholeNumber(0, MAX_TIMER_MS, 'a whole number of milliseconds, 0 or more');
-export const threads = wholeNumber(1, MAX_THREADS, `a whole number of threads from 1 to ${MAX_THREADS}`);
-export const port = wholeNumber(0, 65535, 'a port number from 0 to 65535, in digits only');
-export const debias = oneOf(DEBIAS_MODES, 'none, reverse or cyclic');
-
 /** A count a flag gives (credits, items, decisions at once): `min` to `max`, digits only. */
 export function count(min: number, max: number = Number.MAX_SAFE_INTEGER): z.ZodType<number, string> {
   return wholeNumber(min, max, `a whole number from ${min} to ${max}, in digits only (no sign, exponent, hex or spaces)`);
 }
-
-/**
- * A daily limit. Kept as lenient as it has always been (any integer Number() reads,
- * `1e3` included), so no operator's working setting starts failing.
- */
-export const dailyLimit = z
-  .string()
-  .transform(Number)
-  .refine((n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0 (0 = no limit)');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { count, debias, httpUrl, parseSetting, port, setting, threads } from '../../src/config/parse.js';
+import { count, httpUrl, parseSetting, setting } from '../../src/config/parse.js';
+import { debias, port, threads } from '../../src/config/schemas.js';
 
 describe('setting', () => {
   it('blank counts as unset; the value is trimmed before it is parsed', () => {
