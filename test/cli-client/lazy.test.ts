@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, openaiEnv, ROOT } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
+import { commandsFor, FAMILY_OF } from '../../src/cli/commands.js';
 import { decide, packagesLoaded, traceArgs, useClientFixture } from './helpers.js';
 import { scaled } from '../support/time.js';
 
@@ -25,6 +26,16 @@ describe('what the CLI loads', () => {
     const run = await decide(args, { env: { ...env, TRACE_PACKAGES: out }, nodeArgs: traceArgs() });
     return { run, loaded: packagesLoaded(out) };
   }
+
+  it('commands.ts knows where every command is defined, so a command line loads only its own definition', async () => {
+    const all = (await commandsFor(undefined)).map(({ command }) => command.name());
+    expect(Object.keys(FAMILY_OF).sort()).toEqual([...all].sort());
+    for (const name of all) {
+      const defined = (await commandsFor(name)).map(({ command }) => command.name());
+      expect(defined).toContain(name);
+      expect(defined.length).toBeLessThan(all.length);
+    }
+  });
 
   it('--help, usage --help and ask --help: commander and nothing else', async () => {
     for (const args of [['--help'], ['usage', '--help'], ['ask', '--help'], ['serve', '--help'], ['key', 'create', '--help']]) {
