@@ -238,9 +238,10 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * Node's `fetch`, which is undici built into Node: the client pays nothing to load it
- * (the undici package alone takes longer to import than `decide ask` takes to start).
- * A caller's dispatcher comes from the undici package, so its `fetch` carries it.
+ * Node's `fetch`, which is undici built into Node, compiled into its binary: from its
+ * first use to the request on the wire it costs about a third of what importing the
+ * undici package alone did (bench/README.md, row 7). A caller's dispatcher comes from
+ * the undici package, so that package's `fetch` carries it.
  */
 async function fetcher(dispatcher: Dispatcher | undefined): Promise<(url: string, init: RequestInit) => Promise<Response>> {
   if (!dispatcher) return fetch;
