@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { z } from 'zod';
 import { count, httpUrl, parseSetting } from '../config/parse.js';
 import { debias, port, threads } from '../config/schemas.js';
-import { VARIABLES, type VariableName } from '../config/variables.js';
+import { VARIABLES, type Variable } from '../config/variables.js';
 import { EXIT, Failure, type ExitScheme } from './exit-codes.js';
 import { MAX_FUNDING } from './options.js';
 
@@ -43,8 +43,8 @@ export function parsedOptions<F>(command: Command, scheme: ExitScheme): F {
     else if (source === 'env' && option.envVar) {
       // As config/parse.ts reads variables: trimmed, and blank is unset (the default applies).
       const value = raw.trim();
-      const secret = (VARIABLES as Record<string, { secret?: boolean }>)[option.envVar as VariableName]?.secret;
-      flags[key] = value === '' ? option.defaultValue : read(option.envVar, value, schema, EXIT.config, secret);
+      const variable = (VARIABLES as Record<string, Variable | undefined>)[option.envVar];
+      flags[key] = value === '' ? option.defaultValue : read(option.envVar, value, schema, EXIT.config, variable?.secret);
     }
   }
   return flags as F;
