@@ -20,6 +20,18 @@ export async function runAction(scheme: ExitScheme, action: () => Promise<void>)
   }
 }
 
+/**
+ * Runs an action on the command's flags, those with a rule first read through their
+ * schemas (flag-values.ts, loaded here: zod loads once a command runs, never for
+ * `--help`). A bad value fails before the action has done anything.
+ */
+export function runParsed<F>(scheme: ExitScheme, command: Command, action: (flags: F) => Promise<void>): Promise<void> {
+  return runAction(scheme, async () => {
+    const { parsedOptions } = await import('./flag-values.js');
+    await action(parsedOptions<F>(command, scheme));
+  });
+}
+
 /** Commander's own failures (unknown option, bad value, missing option) exit the scheme's usage code; --help exits 0. */
 export function usageExits(command: Command, scheme: ExitScheme): Command {
   command.exitOverride((error) => process.exit(error.exitCode === 0 ? scheme.ok : scheme.usage));

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DecisionRequest, type Mode } from '../contract/index.js';
+import { DecisionRequest, type Mode } from '../contract/decision.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
 
 type ModeName = z.infer<typeof Mode>;

@@ -1,4 +1,4 @@
-import type { DecisionResponse } from '../contract/index.js';
+import type { DecisionResponse } from '../contract/answer.js';
 import { buildRequest, type RequestFlags } from './ask-request.js';
 import { connect, explain, retryNotice } from './client-call.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';

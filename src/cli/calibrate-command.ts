@@ -1,16 +1,17 @@
 import { Command, Option } from 'commander';
-import { runAction } from './actions.js';
+import { runParsed } from './actions.js';
 import { CALIBRATE_EXIT_HELP, CLIENT_EXIT } from './exit-codes.js';
 import { helpText } from './help-text.js';
-import { dbOption, debiasOption, integer, modelOption, threadsOption } from './options.js';
+import type { CalibrateFlags } from './calibrate.js';
+import { dbOption, debiasOption, modelOption, threadsOption } from './options.js';
 
 /** `decide calibrate`: only its flags live here; its code is imported when it runs. */
 export function calibrateCommand(): Command {
   return new Command('calibrate')
     .description('Fit a temperature per mode to the engine decide serve would run, on a labelled set, and keep it in the ledger for serve to apply')
     .option('--set <file.jsonl>', 'the labelled set (default: the set shipped in the package)')
-    .addOption(new Option('--limit <n>', 'only the first n items of the set').argParser(integer(1)))
-    .addOption(new Option('--concurrency <n>', 'decisions under way at once').default(4).argParser(integer(1)))
+    .option('--limit <n>', 'only the first n items of the set')
+    .addOption(new Option('--concurrency <n>', 'decisions under way at once').default(4))
     .addOption(dbOption())
     .addOption(modelOption())
     .addOption(threadsOption())
@@ -27,5 +28,5 @@ export function calibrateCommand(): Command {
         ...CALIBRATE_EXIT_HELP,
       ),
     )
-    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./calibrate.js')).runCalibrate(flags)));
+    .action((_, command: Command) => runParsed(CLIENT_EXIT, command, async (flags: CalibrateFlags) => (await import('./calibrate.js')).runCalibrate(flags)));
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { DEFAULT_URL, envRaw, envValue } from '../config/variables.js';
+import { httpUrl, parseSetting } from '../config/parse.js';
+import { DEFAULT_URL, envValue } from '../config/variables.js';
 import { isWellFormedKey } from '../contract/key.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
 
@@ -10,21 +11,19 @@ export interface ConnectionFlags {
   keyFile?: string;
 }
 
-/** `--url`, else DECIDE_URL, else the address `decide serve` listens on by default. */
+/**
+ * `--url`, else DECIDE_URL, else the address `decide serve` listens on by default.
+ * Flag and variable are read by the variable's schema (config/parse.ts); a bad one is
+ * a usage error (exit 2) naming where it came from, its password masked.
+ */
 export function resolveUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = envRaw(env, 'DECIDE_URL');
-  const [value, source] =
-    flags.url !== undefined ? [flags.url, '--url'] : fromEnv ? [fromEnv, 'DECIDE_URL'] : [DEFAULT_URL, 'the default URL'];
-  let url: URL;
+  const fromEnv = envValue(env, 'DECIDE_URL');
+  const [value, source] = flags.url !== undefined ? [flags.url, '--url'] : fromEnv ? [fromEnv, 'DECIDE_URL'] : [DEFAULT_URL, 'the default URL'];
   try {
-    url = new URL(value);
-  } catch {
-    throw new Failure(`${source} is not a URL: "${value}" (expected e.g. ${DEFAULT_URL})`, CLIENT_EXIT.usage);
+    return parseSetting(source, value, httpUrl, false, shownUrl(value));
+  } catch (error) {
+    throw new Failure(`${(error as Error).message} (expected e.g. ${DEFAULT_URL})`, CLIENT_EXIT.usage);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Failure(`${source} must be an http:// or https:// URL, got "${shownUrl(value)}"`, CLIENT_EXIT.usage);
-  }
-  return value;
 }
 
 /** A URL fit for a message: without user:password@, should someone have put one there. */

@@ -1,8 +1,9 @@
 import { Command, Option } from 'commander';
-import { runAction } from './actions.js';
+import { runParsed } from './actions.js';
 import { CLIENT_EXIT, EVAL_EXIT_HELP } from './exit-codes.js';
 import { helpText } from './help-text.js';
-import { debiasOption, integer, modelOption, threadsOption } from './options.js';
+import type { EvalFlags } from './eval.js';
+import { debiasOption, modelOption, threadsOption } from './options.js';
 
 /**
  * `decide eval`: only its flags live here; the evaluation's code is imported when it
@@ -14,8 +15,8 @@ export function evalCommand(): Command {
       'Measure the answers: run the engine over a labelled set and report accuracy, calibration, position bias and how well the context check spots missing facts',
     )
     .option('--set <file.jsonl>', 'the labelled set (default: the set shipped in the package, eval/decisions.jsonl)')
-    .addOption(new Option('--limit <n>', 'only the first n items of the set').argParser(integer(1)))
-    .addOption(new Option('--concurrency <n>', 'decisions under way at once').default(4).argParser(integer(1)))
+    .option('--limit <n>', 'only the first n items of the set')
+    .addOption(new Option('--concurrency <n>', 'decisions under way at once').default(4))
     .option('--json', 'print the report as one JSON object on stdout, nothing else')
     .option('--out <dir>', 'also write report.json and a reliability diagram per mode (SVG) into this folder')
     .addOption(modelOption())
@@ -39,5 +40,5 @@ export function evalCommand(): Command {
         ...EVAL_EXIT_HELP,
       ),
     )
-    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./eval.js')).runEval(flags)));
+    .action((_, command: Command) => runParsed(CLIENT_EXIT, command, async (flags: EvalFlags) => (await import('./eval.js')).runEval(flags)));
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { runAction } from './actions.js';
-import { DEFAULT_URL } from './config.js';
+import { DEFAULT_URL } from '../config/variables.js';
+import { runParsed } from './actions.js';
 import { EXIT } from './exit-codes.js';
 
 /**
@@ -12,5 +12,5 @@ export function mcpCommand(): Command {
   return new Command('mcp')
     .description('Serve the decide tools over stdio (MCP), forwarding to a decide server; key from DECIDE_API_KEY')
     .addOption(new Option('--url <url>', 'base URL of the decide server (or its /mcp endpoint)').env('DECIDE_URL').default(DEFAULT_URL))
-    .action((flags: { url: string }) => runAction(EXIT, async () => (await import('./mcp.js')).runMcp(flags)));
+    .action((_, command: Command) => runParsed(EXIT, command, async (flags: { url: string }) => (await import('./mcp.js')).runMcp(flags)));
 }

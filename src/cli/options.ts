@@ -1,5 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
-import { DEBIAS_MODES } from '../decision/debias-modes.js';
+import { Option } from 'commander';
 // variables.ts, not engine/local/threads.ts: `--help` loads this module and must load only commander.
 import { DEFAULT_DB, envValue, MAX_THREADS } from '../config/variables.js';
 
@@ -24,25 +23,14 @@ export function dbOption() {
 export const MAX_FUNDING = 1_000_000_000;
 
 /**
- * A whole number written in digits only, from `min` to `max`. Number() alone would take
- * `1e3`, `0x10`, ` 7` and `+5`, and round 9007199254740993 to its neighbour; a flag that
- * moves credits should take what it says. Commander prefixes the flag's name.
+ * `--debias`, shared by `serve` and `eval`; unset, the engine decides (debias.ts
+ * `defaultDebias`). Its value, flag or DECIDE_DEBIAS, is read by the variable's
+ * schema when the command runs (flag-values.ts), as are every number flag's.
  */
-export function integer(min: number, max: number = Number.MAX_SAFE_INTEGER) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min || n > max) {
-      throw new InvalidArgumentError(`Give a whole number from ${min} to ${max}, in digits only (no sign, exponent, hex or spaces).`);
-    }
-    return n;
-  };
-}
-
-/** `--debias`, shared by `serve` and `eval`; unset, the engine decides (debias.ts `defaultDebias`). */
 export function debiasOption() {
-  return new Option('--debias <mode>', 'ask in several orders and average: none, reverse or cyclic (default: reverse on the local engine, none on a remote one)')
-    .choices(DEBIAS_MODES)
-    .env('DECIDE_DEBIAS');
+  return new Option('--debias <mode>', 'ask in several orders and average: none, reverse or cyclic (default: reverse on the local engine, none on a remote one)').env(
+    'DECIDE_DEBIAS',
+  );
 }
 
 /** `--model`, shared by `serve` and `eval` so both run the same engine from the same flags. */
@@ -52,9 +40,10 @@ export function modelOption() {
 
 /**
  * `--threads`, shared by `serve`, `eval` and `calibrate`: llama.cpp threads of the
- * local engine (engine/local/threads.ts). Only the flag is checked here; the
- * variable is read, and a bad one named, where the engine starts.
+ * local engine (engine/local/threads.ts). The flag is read by DECIDE_THREADS's
+ * schema when the command runs; the variable itself, and a bad one named, where
+ * the engine starts.
  */
 export function threadsOption() {
-  return new Option('--threads <n>', 'llama.cpp threads of the local engine (else DECIDE_THREADS; default: see the README, Local engine)').argParser(integer(1, MAX_THREADS));
+  return new Option('--threads <n>', `llama.cpp threads of the local engine, 1 to ${MAX_THREADS} (else DECIDE_THREADS; default: see the README, Local engine)`);
 }

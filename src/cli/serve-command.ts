@@ -1,15 +1,16 @@
 import { Command, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../config/variables.js';
-import { runAction } from './actions.js';
+import { runParsed } from './actions.js';
 import { EXIT } from './exit-codes.js';
 import { helpText } from './help-text.js';
-import { dbOption, debiasOption, integer, modelOption, threadsOption } from './options.js';
+import type { ServeFlags } from './serve.js';
+import { dbOption, debiasOption, modelOption, threadsOption } from './options.js';
 
 /** `decide serve`: only its flags live here; the server (Hono, the ledger's drivers, the engine) loads when it runs. */
 export function serveCommand(): Command {
   return new Command('serve')
     .description('Start the HTTP API, the MCP tool server (/mcp) and the browser pages on one machine')
-    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(DEFAULT_PORT).argParser(integer(0, 65535)))
+    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').env('DECIDE_PORT').default(DEFAULT_PORT))
     .addOption(new Option('--host <addr>', 'address to bind').env('DECIDE_HOST').default(DEFAULT_HOST))
     .addOption(dbOption())
     .addOption(modelOption())
@@ -22,5 +23,5 @@ export function serveCommand(): Command {
           "openai, systemone or anthropic; see the README's Configuration.",
       ),
     )
-    .action((flags) => runAction(EXIT, async () => (await import('./serve.js')).serve(flags)));
+    .action((_, command: Command) => runParsed(EXIT, command, async (flags: ServeFlags) => (await import('./serve.js')).serve(flags)));
 }

@@ -14,7 +14,7 @@ import { ledgerFailure } from './ledger-access.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
 import { describeTemperatures, type Temperatures, temperaturesOf } from '../decision/temperature.js';
 
-interface ServeFlags {
+export interface ServeFlags {
   port: number;
   host: string;
   db: string;

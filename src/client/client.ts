@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher, RequestInit as UndiciRequestInit } from 'undici';
 import type { z } from 'zod';
-import { DecisionResponse, describeIssues, KeyRevoked, Metrics, Usage, type DecisionRequest } from '../contract/index.js';
+import type { DecisionResponse } from '../contract/answer.js';
+import type { DecisionRequest } from '../contract/decision.js';
+import type { KeyRevoked, Metrics, Usage } from '../contract/records.js';
 import { DecideError, isServiceCode } from './errors.js';
 import { DEFAULT_RETRY, parseRetryAfter, retryDelay, sleep, type RetryPolicy } from './retry.js';
 
@@ -28,7 +30,10 @@ export interface DecideClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Deadline of one attempt, in ms (default 120 000: a stress decision takes a while). */
   timeoutMs?: number;
-  /** An undici dispatcher (proxy agent, custom pool); the global one by default. */
+  /**
+   * An undici dispatcher (proxy agent, custom pool). Without one the client uses Node's
+   * own `fetch`; with one, the undici package's `fetch`, which takes it.
+   */
   dispatcher?: Dispatcher;
   /** Called before each wait for a retry (a CLI shows it; a server may log it). */
   onRetry?: (event: RetryEvent) => void;
@@ -67,10 +72,23 @@ export interface RawCalls {
   metrics(options?: CallOptions): Promise<Answer<Metrics>>;
 }
 
+type AnswerSchemas = typeof import('./answer-schemas.js');
+
+let answerSchemas: Promise<AnswerSchemas> | undefined;
+/** Loaded once, from the first call on, while its request is under way. */
+function loadAnswerSchemas(): Promise<AnswerSchemas> {
+  if (!answerSchemas) {
+    answerSchemas = import('./answer-schemas.js');
+    answerSchemas.catch(() => {}); // awaited where the answer is read; a call that fails first never does
+  }
+  return answerSchemas;
+}
+
 interface Route<T> {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
-  schema: z.ZodType<T>;
+  /** The schema a success answers with. */
+  schema: (schemas: AnswerSchemas) => z.ZodType<T>;
   auth: boolean;
   body?: unknown;
   idempotencyKey?: string;
@@ -108,12 +126,12 @@ export class DecideClient {
     this.raw = {
       decide: (body, opts = {}) =>
         this.#call(
-          { method: 'POST', path: '/v1/decisions', schema: DecisionResponse, auth: true, body, retry: true, idempotencyKey: opts.idempotencyKey ?? randomUUID() },
+          { method: 'POST', path: '/v1/decisions', schema: (s) => s.DecisionResponse, auth: true, body, retry: true, idempotencyKey: opts.idempotencyKey ?? randomUUID() },
           opts,
         ),
-      usage: (opts = {}) => this.#call({ method: 'GET', path: '/v1/usage', schema: Usage, auth: true, retry: true }, opts),
-      revoke: (opts = {}) => this.#call({ method: 'DELETE', path: '/v1/key', schema: KeyRevoked, auth: true, retry: false }, opts),
-      metrics: (opts = {}) => this.#call({ method: 'GET', path: '/v1/metrics', schema: Metrics, auth: false, retry: true }, opts),
+      usage: (opts = {}) => this.#call({ method: 'GET', path: '/v1/usage', schema: (s) => s.Usage, auth: true, retry: true }, opts),
+      revoke: (opts = {}) => this.#call({ method: 'DELETE', path: '/v1/key', schema: (s) => s.KeyRevoked, auth: true, retry: false }, opts),
+      metrics: (opts = {}) => this.#call({ method: 'GET', path: '/v1/metrics', schema: (s) => s.Metrics, auth: false, retry: true }, opts),
     };
   }
 
@@ -153,41 +171,44 @@ export class DecideClient {
 
   async #once<T>(route: Route<T>, signal: AbortSignal | undefined): Promise<Omit<Answer<T>, 'attempts'>> {
     const where = `${route.method} ${this.url}${route.path}`;
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'decide-client' };
-    if (route.auth && this.#apiKey !== undefined) headers.authorization = `Bearer ${this.#apiKey}`;
-    if (route.idempotencyKey !== undefined) headers['idempotency-key'] = route.idempotencyKey;
+    const headers = new Headers({ accept: 'application/json', 'user-agent': 'decide-client' });
+    // Built before the call, so a bad header value (an Idempotency-Key with a line
+    // break, say) throws its TypeError as the caller's bug, not as the network's failure.
+    if (route.auth && this.#apiKey !== undefined) headers.set('authorization', `Bearer ${this.#apiKey}`);
+    if (route.idempotencyKey !== undefined) headers.set('idempotency-key', route.idempotencyKey);
     let body: string | undefined;
     if (route.body !== undefined) {
       body = JSON.stringify(route.body);
-      headers['content-type'] = 'application/json';
+      headers.set('content-type', 'application/json');
     }
 
     const deadline = AbortSignal.timeout(this.#timeoutMs);
     let status: number;
     let text: string;
-    let raw: Record<string, string | string[] | undefined>;
+    const flat: Record<string, string> = {};
+    const send = await fetcher(this.#dispatcher);
     try {
-      const res = await request(this.url + route.path, {
+      const sent = send(this.url + route.path, {
         method: route.method,
         headers,
         body,
         signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-        dispatcher: this.#dispatcher,
+        // Any answer but the API's is reported as it is; a redirect is not followed.
+        redirect: 'manual',
       });
-      status = res.statusCode;
-      raw = res.headers;
-      text = await res.body.text();
+      void loadAnswerSchemas();
+      const res = await sent;
+      status = res.status;
+      res.headers.forEach((value, name) => (flat[name] = value));
+      text = await res.text();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if ((error as { code?: string }).code === 'UND_ERR_INVALID_ARG') throw error; // a bad header value: a bug, not the network
       if (deadline.aborted) {
         throw new DecideError(0, 'timeout', `${where}: no answer within ${this.#timeoutMs} ms`, undefined, { cause: error });
       }
       throw new DecideError(0, 'unreachable', `cannot reach the decide service (${where}): ${reason(error)}`, undefined, { cause: error });
     }
 
-    const flat: Record<string, string> = {};
-    for (const [name, value] of Object.entries(raw)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
     const json = parseJson(text);
 
     if (status < 200 || status >= 300) {
@@ -199,9 +220,10 @@ export class DecideClient {
       throw new DecideError(status, 'bad_response', `${where} answered HTTP ${status} without the API's { error, code } body`, retryAfter);
     }
     if (json === undefined) throw new DecideError(status, 'bad_response', `${where} answered HTTP ${status} with a body that is not JSON`);
-    const parsed = route.schema.safeParse(json);
+    const contract = await loadAnswerSchemas();
+    const parsed = route.schema(contract).safeParse(json);
     if (!parsed.success) {
-      throw new DecideError(status, 'bad_response', `${where} answered outside the contract: ${describeIssues(parsed.error)}`);
+      throw new DecideError(status, 'bad_response', `${where} answered outside the contract: ${contract.describeIssues(parsed.error)}`);
     }
     return { data: parsed.data, text, status, headers: flat, replayed: flat['idempotent-replayed'] === 'true' };
   }
@@ -215,9 +237,34 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The most telling part of a network error: its code (ECONNREFUSED, ENOTFOUND, …) or message. */
+/**
+ * Node's `fetch`, which is undici built into Node, compiled into its binary: from its
+ * first use to the request on the wire it costs about a third of what importing the
+ * undici package alone did (bench/README.md, row 7). A caller's dispatcher comes from
+ * the undici package, so that package's `fetch` carries it.
+ */
+async function fetcher(dispatcher: Dispatcher | undefined): Promise<(url: string, init: RequestInit) => Promise<Response>> {
+  if (!dispatcher) return fetch;
+  const undici = await import('undici');
+  // The same WHATWG types, declared twice (by undici and by @types/node's copy of it).
+  return (url, init) => undici.fetch(url, { ...(init as UndiciRequestInit), dispatcher }) as unknown as Promise<Response>;
+}
+
+/**
+ * The most telling part of a network error: the socket's code (ECONNREFUSED,
+ * ENOTFOUND, …), which fetch wraps in its `fetch failed` TypeError, or a message.
+ */
 function reason(error: unknown): string {
-  const err = error as { code?: string; message?: string; errors?: Array<{ code?: string }> };
-  const code = err.code ?? err.errors?.find((inner) => inner.code)?.code;
-  return code ?? err.message ?? String(error);
+  let deepest = String(error);
+  let cause: unknown = error;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    const err = cause as Error & { code?: unknown; errors?: Array<{ code?: unknown }> };
+    const code = err.code ?? err.errors?.find((inner) => typeof inner.code === 'string')?.code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    // The fetch standard refuses some ports outright (1, 6000, 6665–6669, …).
+    if (err.message === 'bad port') return 'fetch refuses this port (a port the fetch standard blocks); run the service on another';
+    deepest = err.message;
+    cause = err.cause;
+  }
+  return deepest;
 }

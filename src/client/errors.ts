@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorCode } from '../contract/index.js';
+import { ERROR_STATUS, type ErrorCode } from '../contract/error-codes.js';
 
 /**
  * Failures that never reached, or never came back from, the service as one of its own

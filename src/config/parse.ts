@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import { envValue, MAX_THREADS, VARIABLES, type Env, type Variable, type VariableName } from './variables.js';
+import { envValue, VARIABLES, type Env, type Variable, type VariableName } from './variables.js';
 
 /**
- * The zod schemas of the variables in ./variables.ts, and the one way to read them.
- * A schema takes the trimmed value; its issue message completes the sentence
- * "NAME must be …", so every bad value is reported the same way, naming the variable.
+ * The one way to read a setting, and what its schemas are built from; the schema of
+ * each variable in ./variables.ts is in ./schemas.ts. A flag that stands for a
+ * variable (`--port`, `--threads`, `--debias`) is read through the same schema
+ * (cli/flag-values.ts), so one definition says what is valid. A schema takes the
+ * value (a variable's trimmed); its issue message completes the sentence
+ * "NAME must be …", so every bad value is reported the same way, by name.
  */
 
 /**
@@ -15,10 +18,19 @@ import { envValue, MAX_THREADS, VARIABLES, type Env, type Variable, type Variabl
 export function setting<T>(env: Env, name: VariableName, schema: z.ZodType<T, string>): T | undefined {
   const raw = envValue(env, name);
   if (raw === undefined) return undefined;
+  const variable: Variable = VARIABLES[name];
+  return parseSetting(name, raw, schema, variable.secret);
+}
+
+/**
+ * `raw` through `schema`, or an Error "NAME must be …; got "raw"" (a secret by its
+ * length only; `shown` where the caller masks part of the value). The one way a bad setting is reported, whether NAME is a variable or
+ * the command-line flag that stands for it (cli/flag-values.ts).
+ */
+export function parseSetting<T>(name: string, raw: string, schema: z.ZodType<T, string>, secret = false, shown = raw): T {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const variable: Variable = VARIABLES[name];
-  const got = variable.secret ? `${raw.length} characters` : `"${raw}"`;
+  const got = secret ? `${raw.length} characters` : `"${shown}"`;
   throw new Error(`${name} must be ${result.error.issues[0]?.message ?? 'valid'}; got ${got}`);
 }
 
@@ -34,7 +46,8 @@ export const httpUrl = z.string().refine((value) => {
 
 /**
  * A whole number in digits only, from `min` to `max`. Number() alone would take `1e3`,
- * `0x10` and `+5`; a setting should take what it says.
+ * `0x10`, ` 7` and `+5`, and round 9007199254740993 to its neighbour; a setting, or a
+ * flag that moves credits, should take what it says.
  */
 export function wholeNumber(min: number, max: number, what: string): z.ZodType<number, string> {
   return z
@@ -52,21 +65,7 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T,
     .pipe(z.enum(values, { error: what }));
 }
 
-/** setTimeout's ceiling; beyond it Node fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-export const ENGINES = ['systemone', 'openai', 'anthropic', 'local'] as const;
-export const engineKind = oneOf(ENGINES, 'one of systemone, openai, anthropic or local');
-export const openaiProbabilities = oneOf(['logprobs', 'verbalized'], 'logprobs or verbalized');
-export const engineTimeoutMs = wholeNumber(1, MAX_TIMER_MS, 'a positive whole number of milliseconds');
-export const expiryMarginMs = wholeNumber(0, MAX_TIMER_MS, 'a whole number of milliseconds, 0 or more');
-export const threads = wholeNumber(1, MAX_THREADS, `a whole number of threads from 1 to ${MAX_THREADS}`);
-
-/**
- * A daily limit. Kept as lenient as it has always been (any integer Number() reads,
- * `1e3` included), so no operator's working setting starts failing.
- */
-export const dailyLimit = z
-  .string()
-  .transform(Number)
-  .refine((n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0 (0 = no limit)');
+/** A count a flag gives (credits, items, decisions at once): `min` to `max`, digits only. */
+export function count(min: number, max: number = Number.MAX_SAFE_INTEGER): z.ZodType<number, string> {
+  return wholeNumber(min, max, `a whole number from ${min} to ${max}, in digits only (no sign, exponent, hex or spaces)`);
+}

@@ -1,4 +1,4 @@
-import type { DecisionResult, Signal } from '../contract/decision.js';
+import type { DecisionResult, Signal } from '../contract/answer.js';
 
 /**
  * Turns main answers into the contract's `result` and `signal` (docs/api.md,

@@ -1,4 +1,5 @@
-import type { DecisionRequest, DecisionResult, Signal, Stress } from '../contract/decision.js';
+import type { DecisionResult, Signal, Stress } from '../contract/answer.js';
+import type { DecisionRequest } from '../contract/decision.js';
 import type { Engine, EngineReply, Questions } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';

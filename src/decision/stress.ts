@@ -1,4 +1,4 @@
-import type { Stress, StressCheck } from '../contract/decision.js';
+import type { Stress, StressCheck } from '../contract/answer.js';
 import type { Fact } from './facts.js';
 import { round4, totalVariation, type Weighed } from './outcome.js';
 

@@ -1,4 +1,4 @@
-import type { Stress } from '../contract/decision.js';
+import type { Stress } from '../contract/answer.js';
 import { round4 } from './outcome.js';
 
 /**

@@ -1,4 +1,5 @@
-import { engineKind, setting, type ENGINES } from '../config/parse.js';
+import { setting } from '../config/parse.js';
+import { engineKind, type ENGINES } from '../config/schemas.js';
 import { envValue, type Env } from '../config/variables.js';
 
 export type EngineKind = (typeof ENGINES)[number];

@@ -3,7 +3,8 @@ import type { Engine } from './engine.js';
 import { createOpenAIEngine, type OpenAIProbabilities } from './openai.js';
 import { createSystemOneEngine } from './systemone.js';
 import { chooseEngine } from './choice.js';
-import { engineTimeoutMs, httpUrl, openaiProbabilities, setting } from '../config/parse.js';
+import { httpUrl, setting } from '../config/parse.js';
+import { engineTimeoutMs, openaiProbabilities } from '../config/schemas.js';
 import {
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_ENGINE_TIMEOUT_MS,

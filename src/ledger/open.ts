@@ -3,7 +3,8 @@ import { openSqliteStore } from './sqlite/store.js';
 import { redactPostgresUrl } from './postgres/database.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres/store.js';
 import { DEFAULT_EXPIRY_MARGIN_MS } from './rules.js';
-import { expiryMarginMs, setting } from '../config/parse.js';
+import { setting } from '../config/parse.js';
+import { expiryMarginMs } from '../config/schemas.js';
 import type { Env } from '../config/variables.js';
 
 /** True when `--db` names a PostgreSQL server rather than a SQLite file. */

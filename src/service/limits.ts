@@ -1,4 +1,5 @@
-import { dailyLimit, setting } from '../config/parse.js';
+import { setting } from '../config/parse.js';
+import { dailyLimit } from '../config/schemas.js';
 import { DEFAULT_FREE_PER_IP, DEFAULT_FREE_PER_SITE, type Env } from '../config/variables.js';
 import type { Limits } from '../ledger/store.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/contract/key.js';
 import { assertBuilt } from '../support/cli.js';
+import { closedPort } from '../support/ports.js';
 import { CHOICE, NOUL } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { startStub, type Stub } from '../client/stub-api.js';
@@ -61,7 +62,7 @@ describe('decide ask: exit codes for every error class', () => {
       ['--mode choice needs its options', [...noul, '--mode', 'choice']],
       ['--fail-on applies to yes/no questions', [...choice, '--fail-on', 'no']],
       ['--context: cannot read the file /nonexistent/facts.txt (ENOENT)', ['ask', NOUL.question, '--context', '@/nonexistent/facts.txt']],
-      ['--url must be an http:// or https:// URL', [...noul, '--url', 'ftp://example.org']],
+      ['--url must be an http(s) URL', [...noul, '--url', 'ftp://example.org']],
     ];
     it.each(cases)('%s', async (message, args) => {
       const run = await fails(2, args, env());
@@ -182,8 +183,9 @@ describe('decide ask: exit codes for every error class', () => {
     });
 
     it('unreachable server: 5, the message names the URL and DECIDE_URL', async () => {
-      const run = await fails(5, noul, { DECIDE_URL: 'http://127.0.0.1:1', DECIDE_API_KEY: generateKey() });
-      expect(run.stderr).toContain('cannot reach the decide service (POST http://127.0.0.1:1/v1/decisions): ECONNREFUSED');
+      const url = `http://127.0.0.1:${await closedPort()}`;
+      const run = await fails(5, noul, { DECIDE_URL: url, DECIDE_API_KEY: generateKey() });
+      expect(run.stderr).toContain(`cannot reach the decide service (POST ${url}/v1/decisions): ECONNREFUSED`);
       expect(run.stderr).toContain('Set DECIDE_URL (or --url)');
     });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, openaiEnv, ROOT } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
+import { commandsFor, FAMILY_OF } from '../../src/cli/commands.js';
 import { decide, packagesLoaded, traceArgs, useClientFixture } from './helpers.js';
 import { scaled } from '../support/time.js';
 
@@ -26,6 +27,16 @@ describe('what the CLI loads', () => {
     return { run, loaded: packagesLoaded(out) };
   }
 
+  it('commands.ts knows where every command is defined, so a command line loads only its own definition', async () => {
+    const all = (await commandsFor(undefined)).map(({ command }) => command.name());
+    expect(Object.keys(FAMILY_OF).sort()).toEqual([...all].sort());
+    for (const name of all) {
+      const defined = (await commandsFor(name)).map(({ command }) => command.name());
+      expect(defined).toContain(name);
+      expect(defined.length).toBeLessThan(all.length);
+    }
+  });
+
   it('--help, usage --help and ask --help: commander and nothing else', async () => {
     for (const args of [['--help'], ['usage', '--help'], ['ask', '--help'], ['serve', '--help'], ['key', 'create', '--help']]) {
       const { run, loaded } = await traced(args);
@@ -35,32 +46,31 @@ describe('what the CLI loads', () => {
     }
   });
 
-  it('a usage error of an operator command: commander only, exit 64 before any database is opened', async () => {
+  it('a bad flag of an operator command: commander and zod (its schema), exit 64 before any database is opened', async () => {
     const { run, loaded } = await traced(['pass', 'fund', '--pass', 'pass_x', '--credits', '-1', '--db', path.join(client.tmp.dir, 'unused.db')]);
     expect(run.code).toBe(64);
-    expect([...loaded]).toEqual(['commander']);
+    expect([...loaded].sort()).toEqual(['commander', 'zod']);
   });
 
-  it('ask --json and usage --json: the client and commander, no ink, no React, no server code', async () => {
+  it('ask --json and usage --json: commander and zod (the contract), no undici, no ink, no React, no server code', async () => {
     const { key } = await client.svc.newKey();
     const env = { DECIDE_URL: client.svc.url, DECIDE_API_KEY: key };
     const ask = await traced(['ask', NOUL.question, '--context', NOUL.context, '--json'], env);
     expect(ask.run.code).toBe(0);
-    expect(ask.loaded).toContain('undici');
-    expect(ask.loaded).toContain('commander');
-    for (const name of [...UI, ...SERVER]) expect(ask.loaded).not.toContain(name);
+    expect([...ask.loaded].sort()).toEqual(['commander', 'zod']);
 
     const usage = await traced(['usage', '--json'], env);
     expect(usage.run.code).toBe(0);
-    for (const name of [...UI, ...SERVER]) expect(usage.loaded).not.toContain(name);
+    expect([...usage.loaded].sort()).toEqual(['commander', 'zod']);
   });
 
-  it('human output loads ink (the tracer sees it)', async () => {
+  it('human output loads ink (the tracer sees it), still no server code', async () => {
     const { key } = await client.svc.newKey();
     const { run, loaded } = await traced(['ask', NOUL.question, '--context', NOUL.context], { DECIDE_URL: client.svc.url, DECIDE_API_KEY: key });
     expect(run.code).toBe(0);
     expect(loaded).toContain('ink');
     expect(loaded).toContain('react');
+    for (const name of [...SERVER, 'undici']) expect(loaded).not.toContain(name);
   });
 
   it('operator commands: the ledger, no ink, no React, no Hono, no MCP SDK', async () => {

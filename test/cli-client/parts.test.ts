@@ -33,7 +33,9 @@ describe('configuration', () => {
     expect(resolveUrl({}, { DECIDE_URL: 'https://decide.example.org' })).toBe('https://decide.example.org');
     expect(resolveUrl({ url: 'http://10.0.0.2:9000' }, { DECIDE_URL: 'https://decide.example.org' })).toBe('http://10.0.0.2:9000');
     expect(failureOf(() => resolveUrl({}, { DECIDE_URL: 'decide.example.org' }))).toMatchObject({ exitCode: 2 });
-    expect(failureOf(() => resolveUrl({}, { DECIDE_URL: 'decide.example.org' })).message).toContain('DECIDE_URL is not a URL');
+    expect(failureOf(() => resolveUrl({}, { DECIDE_URL: 'decide.example.org' })).message).toContain('DECIDE_URL must be an http(s) URL; got "decide.example.org"');
+    // A password in the URL never reaches the message.
+    expect(failureOf(() => resolveUrl({ url: 'ftp://me:hunter2@h/' }, {})).message).toBe('--url must be an http(s) URL; got "ftp://h" (expected e.g. http://127.0.0.1:8787)');
     expect(shownUrl('https://user:secret@decide.example.org/')).toBe('https://decide.example.org');
   });
 

@@ -54,9 +54,20 @@ describe('decide serve: configuration and port errors', () => {
     expect(result.stdout).not.toContain('listening');
   });
 
-  it('a --port that is not a number is a usage error (64) naming the option', async () => {
+  it('a --port that is not a number is a usage error (64) naming the flag', async () => {
     const result = await runCli(['serve', '--port', 'http', '--db', db()], openaiEnv('http://127.0.0.1:9/v1', 'sk-x'));
     expect(result.code).toBe(64);
-    expect(result.stderr).toContain("option '--port <n>' argument 'http' is invalid");
+    expect(result.stderr).toBe('decide: --port must be a port number from 0 to 65535, in digits only; got "http"\n');
+  });
+
+  it('a DECIDE_PORT the same schema refuses is a configuration error (78) naming the variable; the flag wins over it', async () => {
+    const env = openaiEnv('http://127.0.0.1:9/v1', 'sk-x', { DECIDE_PORT: '70000' });
+    const result = await runCli(['serve', '--db', db()], env);
+    expect(result.code).toBe(78);
+    expect(result.stderr).toBe('decide: DECIDE_PORT must be a port number from 0 to 65535, in digits only; got "70000"\n');
+    // Given, the flag is the value: the variable is not read at all.
+    const flagged = await runCli(['serve', '--port', '1e3', '--db', db()], env);
+    expect(flagged.code).toBe(64);
+    expect(flagged.stderr).toContain('--port must be');
   });
 });

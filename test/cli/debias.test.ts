@@ -29,12 +29,15 @@ describe('decide serve: order debiasing', () => {
     expect(reversed.calls).toBe(4);
   });
 
-  it('DECIDE_DEBIAS=cyclic asks a two-option choice in its two orders; a bad value exits 64 naming it', async () => {
+  it('DECIDE_DEBIAS=cyclic asks a two-option choice in its two orders; a bad value exits 78 naming it, a bad --debias 64', async () => {
     const cyclic = await decideOnce([], { DECIDE_DEBIAS: 'cyclic' });
     expect(cyclic.line).toContain('debias cyclic');
     expect(cyclic.calls).toBe(4);
     const bad = await runCli(['serve', '--port', '0', '--db', serve.tmp.db], openaiEnv(serve.fake.url, 'sk-debias', { DECIDE_DEBIAS: 'sideways' }));
-    expect(bad.code).toBe(64);
-    expect(bad.stderr).toContain("'sideways' from env 'DECIDE_DEBIAS' is invalid. Allowed choices are none, reverse, cyclic");
+    expect(bad.code).toBe(78);
+    expect(bad.stderr).toBe('decide: DECIDE_DEBIAS must be none, reverse or cyclic; got "sideways"\n');
+    const flag = await runCli(['serve', '--port', '0', '--db', serve.tmp.db, '--debias', 'sideways'], openaiEnv(serve.fake.url, 'sk-debias'));
+    expect(flag.code).toBe(64);
+    expect(flag.stderr).toBe('decide: --debias must be none, reverse or cyclic; got "sideways"\n');
   });
 });

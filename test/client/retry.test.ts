@@ -1,6 +1,8 @@
+import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DecideClient, DecideError, type RetryEvent } from '../../src/client/index.js';
 import { parseRetryAfter } from '../../src/client/retry.js';
+import { closedPort } from '../support/ports.js';
 import { NOUL } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { startLossyProxy, startStub, type Scripted, type Stub } from './stub-api.js';
@@ -164,11 +166,49 @@ describe('retries against a scripted stub', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
-  it('no server at all: unreachable, status 0, the message names the URL', async () => {
-    const error = await failure(new DecideClient({ url: 'http://127.0.0.1:1', apiKey: KEY }).decide(NOUL));
+  it('no server at all: unreachable, status 0, the message names the URL and the socket error', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const error = await failure(new DecideClient({ url, apiKey: KEY }).decide(NOUL));
     expect(error).toMatchObject({ status: 0, code: 'unreachable', fromService: false });
-    expect(error.message).toContain('http://127.0.0.1:1/v1/decisions');
+    expect(error.message).toContain(`${url}/v1/decisions`);
     expect(error.message).toContain('ECONNREFUSED');
+  });
+
+  it('a port fetch refuses to use (1, 6000, …): unreachable, and the message says why', async () => {
+    const error = await failure(new DecideClient({ url: 'http://127.0.0.1:6000', apiKey: KEY }).decide(NOUL));
+    expect(error).toMatchObject({ status: 0, code: 'unreachable' });
+    expect(error.message).toContain('fetch refuses this port');
+  });
+
+  it('a redirect is not followed: the 3xx is an answer outside the API, bad_response', async () => {
+    stub.script({ status: 307, text: 'elsewhere', headers: { location: '/v2/decisions' } });
+    expect(await failure(client().decide(NOUL))).toMatchObject({ status: 307, code: 'bad_response' });
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('a caller\'s Idempotency-Key that is no header value is the caller\'s TypeError, before anything is sent', async () => {
+    await expect(client().decide(NOUL, { idempotencyKey: 'run\n77' })).rejects.toThrow(TypeError);
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('a caller\'s undici dispatcher carries the calls (through the undici package\'s fetch)', async () => {
+    const seen: string[] = [];
+    class Watching extends Agent {
+      override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+        seen.push(`${options.method} ${options.path}`);
+        return super.dispatch(options, handler);
+      }
+    }
+    const dispatcher = new Watching();
+    try {
+      stub.script({ status: 200, body: DECIDED });
+      const answer = await new DecideClient({ url: stub.url, apiKey: KEY, dispatcher }).decide(NOUL);
+      expect(answer.signal).toBe('yes');
+      expect(seen).toEqual(['POST /v1/decisions']);
+      expect(stub.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it('timeoutMs bounds one attempt: code timeout, status 0', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Stress } from '../../src/contract/decision.js';
+import { Stress } from '../../src/contract/answer.js';
 import type { Fact } from '../../src/decision/facts.js';
 import { type Reading, weigh } from '../../src/decision/outcome.js';
 import { compare, pivotOf, stressOf } from '../../src/decision/stress.js';

@@ -265,12 +265,18 @@ describe('decide mcp, the stdio bridge', () => {
     expect((await svc.call('GET', '/v1/usage', { key })).body).toMatchObject({ freeUsed: 0, passCredits: 10 });
   });
 
-  it('a DECIDE_URL that is no URL stops it with exit 78 and a sentence', async () => {
-    const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, env: cleanEnv({ DECIDE_URL: 'not a url' }) });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).toBe(78);
-    expect(stderr).toMatch(/^decide: DECIDE_URL \/ --url "not a url" is not a usable URL/);
+  it('a DECIDE_URL that is no URL stops it with exit 78 naming the variable; a bad --url, 64 naming the flag', async () => {
+    const run = async (args: string[], env: Record<string, string>) => {
+      const child = spawn(process.execPath, [BIN, 'mcp', ...args], { cwd: ROOT, env: cleanEnv(env) });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { code, stderr };
+    };
+    expect(await run([], { DECIDE_URL: 'not a url' })).toEqual({ code: 78, stderr: 'decide: DECIDE_URL must be an http(s) URL; got "not a url"\n' });
+    expect(await run(['--url', 'ftp://h/'], { DECIDE_URL: 'http://127.0.0.1:8787' })).toEqual({
+      code: 64,
+      stderr: 'decide: --url must be an http(s) URL; got "ftp://h/"\n',
+    });
   });
 });

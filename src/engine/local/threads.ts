@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { setting, threads } from '../../config/parse.js';
+import { setting } from '../../config/parse.js';
+import { threads } from '../../config/schemas.js';
 import { MAX_THREADS, type Env } from '../../config/variables.js';
 
 export { MAX_THREADS };

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+
+/** What the service answers a decision request with (the request is in ./decision.ts). */
+
+const probability = z.number().min(0).max(1);
+const distribution = z
+  .record(z.string(), probability)
+  .meta({ description: 'Keys keep the request order and spelling; values sum to 1 (±0.001).' });
+
+export const ChoiceResult = z.strictObject({
+  selected: z.string(),
+  confidence: probability,
+  probabilities: distribution,
+});
+export const NoulResult = z.strictObject({ yesProbability: probability });
+export const ScoreResult = z.strictObject({
+  score: z.number().min(0).max(2).meta({ description: 'Expected level index Σ i·pᵢ, 0 = lowest.' }),
+  confidence: probability,
+  probabilities: distribution,
+});
+export const DecisionResult = z.union([ChoiceResult, NoulResult, ScoreResult]).meta({ id: 'DecisionResult' });
+export type DecisionResult = z.infer<typeof DecisionResult>;
+
+export const Signal = z.enum(['directional', 'yes', 'no', 'unclear', 'needs-context']);
+export type Signal = z.infer<typeof Signal>;
+
+const ReversedCheck = z.strictObject({
+  kind: z.literal('reversed'),
+  agrees: z.boolean(),
+  shift: probability,
+  result: DecisionResult,
+});
+const WithoutFactCheck = z.strictObject({
+  kind: z.literal('without-fact'),
+  factIndex: z.int().min(0),
+  fact: z.string(),
+  agrees: z.boolean(),
+  shift: probability,
+  result: DecisionResult,
+});
+export const StressCheck = z.discriminatedUnion('kind', [ReversedCheck, WithoutFactCheck]);
+export type StressCheck = z.infer<typeof StressCheck>;
+
+export const Stress = z
+  .strictObject({
+    agreement: probability,
+    checks: z.array(StressCheck),
+    pivot: z
+      .strictObject({ factIndex: z.int().min(0), fact: z.string(), shift: probability, flips: z.boolean() })
+      .nullable()
+      .meta({
+        description:
+          'The fact without which the answer flips or shifts most (by at least 0.1); null when no single fact decides it (or the context holds one fact).',
+      }),
+  })
+  .meta({ id: 'Stress' });
+export type Stress = z.infer<typeof Stress>;
+
+/**
+ * Present only on a decision served without a charge: its reservation had been given
+ * back (expired while the ledger could not be written) before the decision finished.
+ */
+const charged = z
+  .literal(false)
+  .optional()
+  .meta({ description: 'Present (false) only when this decision was served without a charge; absent when charged.' });
+
+export const Access = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('free'), freeRemaining: z.int().min(0), charged }),
+  z.strictObject({ type: z.literal('pass'), passCredits: z.int().min(0), charged }),
+]);
+export type Access = z.infer<typeof Access>;
+
+export const Timing = z.strictObject({
+  processingMs: z.int().min(0),
+  averageMsToday: z.int().min(0).nullable(),
+  samplesToday: z.int().min(0).nullable(),
+});
+export type Timing = z.infer<typeof Timing>;
+
+/** What every answer holds beside its mode and result. */
+const answered = {
+  question: z.string(),
+  signal: Signal,
+  contextSufficiency: probability,
+  model: z.string(),
+  inputTokens: z.int().min(0).nullable().optional(),
+  evaluatedAt: z.iso.datetime(),
+  access: Access,
+  stress: Stress.nullable().optional(),
+  timing: Timing,
+};
+
+export const ChoiceResponse = z.strictObject({ mode: z.literal('choice'), result: ChoiceResult, ...answered }).meta({ id: 'ChoiceResponse' });
+export const NoulResponse = z.strictObject({ mode: z.literal('noul'), result: NoulResult, ...answered }).meta({ id: 'NoulResponse' });
+export const ScoreResponse = z.strictObject({ mode: z.literal('score'), result: ScoreResult, ...answered }).meta({ id: 'ScoreResponse' });
+export type ChoiceResponse = z.infer<typeof ChoiceResponse>;
+export type NoulResponse = z.infer<typeof NoulResponse>;
+export type ScoreResponse = z.infer<typeof ScoreResponse>;
+
+/**
+ * A decision, one shape per mode: `mode` says which result it holds, so checking it
+ * narrows the type (`if (a.mode === 'choice') a.result.selected`), and an answer
+ * whose result does not fit its mode is outside the contract.
+ */
+export const DecisionResponse = z.discriminatedUnion('mode', [ChoiceResponse, NoulResponse, ScoreResponse]).meta({ id: 'DecisionResponse' });
+export type DecisionResponse = z.infer<typeof DecisionResponse>;
