@@ -1,7 +1,7 @@
 import type { DecisionResponse } from '../contract/answer.js';
 import { buildRequest, type RequestFlags } from './ask-request.js';
 import { connect, explain, retryNotice } from './client-call.js';
-import { CLIENT_EXIT, Failure } from './exit-codes.js';
+import { CLIENT_EXIT } from './exit-codes.js';
 import type { ConnectionFlags } from './config.js';
 import { readContext } from './input.js';
 

@@ -10,7 +10,7 @@ import {
 } from '../contract/index.js';
 import type { Debias } from '../decision/debias.js';
 import type { Temperatures } from '../decision/temperature.js';
-import { type DecisionOutcome, runDecision } from '../decision/run.js';
+import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import type { Caller, Limits, Store } from '../ledger/store.js';
 import type { SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';

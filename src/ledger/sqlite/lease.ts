@@ -41,7 +41,7 @@ export class ServerLease {
   private readonly s: Record<string, Statement>;
   private readonly me = { pid: process.pid, host: os.hostname() };
 
-  constructor(private readonly db: Database) {
+  constructor(db: Database) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       holder: p('SELECT pid, host, started_at AS startedAt, heartbeat_at AS heartbeatAt FROM server_lease WHERE id = 1'),
