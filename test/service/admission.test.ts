@@ -11,7 +11,7 @@ import { Admission, type Slot } from '../../src/service/admission.js';
 describe('admission in front of an engine of known capacity', () => {
   let now = 0;
   const admission = (slots: number, deadlineMs = 10_000, queue = true) =>
-    new Admission({ slots, queue, deadlineMs, maxInFlight: 8, now: () => now });
+    new Admission({ slots, queue, deadlineMs, maxInFlight: 8, now: () => now, loopDelayMs: () => 0 });
   const open = () => new AbortController().signal;
   /** One decision of `ms` in its slot, so the depth has been timed. */
   const timed = async (gate: Admission, ms: number, depth: 'standard' | 'stress' = 'standard') => {
@@ -131,5 +131,61 @@ describe('admission in front of an engine of known capacity', () => {
     for (let i = 0; i < 7; i++) void gate.enter('standard', open()).catch(() => undefined);
     expect(gate.load).toEqual({ running: 1, waiting: 7 });
     expect((await refusal(gate.enter('standard', open()))).message).toContain('8 decisions are under way');
+  });
+});
+
+/**
+ * Shedding by queue time, for every engine (here one with ample slots and no queue,
+ * as a provider over HTTP): what has waited so long that its likely time would carry
+ * it past the deadline is refused, unless none of its depth is running.
+ */
+describe('shedding by queue time', () => {
+  let now = 0;
+  let loopDelay = 0;
+  const provider = (deadlineMs = 10_000) =>
+    new Admission({ slots: 512, queue: false, deadlineMs, now: () => now, loopDelayMs: () => loopDelay });
+  const open = () => new AbortController().signal;
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    return error as ServiceError;
+  };
+  /** A first standard decision of 1 s: likely 1 s + 4 × 0.5 s (its deviation starts at half) = 3 s. */
+  const timedAtOneSecond = async (gate: Admission) => {
+    const slot = await gate.enter('standard', open());
+    now += 1_000;
+    slot.leave();
+  };
+
+  it('lets in what has waited little, and refuses, saying when to retry, what would likely finish past the deadline', async () => {
+    const gate = provider();
+    await timedAtOneSecond(gate);
+    await gate.enter('standard', open(), now - 6_000); // 6 s + 3 s fits 10 s; it runs on
+    const busy = await refusal(gate.enter('standard', open(), now - 8_500)); // 8.5 s + 3 s: 1.5 s past
+    expect(busy.code).toBe('engine_busy');
+    expect(busy.message).toContain('past the 10000 ms deadline');
+    expect(busy.retryAfter).toBe(2);
+    expect(() => gate.refuseLate('standard', now - 8_500)).toThrow(ServiceError);
+    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+  });
+
+  it('counts how late the event loop runs as time waited', async () => {
+    const gate = provider();
+    await timedAtOneSecond(gate);
+    await gate.enter('standard', open());
+    loopDelay = 7_500;
+    expect((await refusal(gate.enter('standard', open(), now))).code).toBe('engine_busy');
+    loopDelay = 0;
+  });
+
+  it('lets one of a depth in while none of it runs, so the estimate can come down, unless its wait alone spent the deadline', async () => {
+    const gate = provider();
+    await timedAtOneSecond(gate);
+    const probe = await gate.enter('standard', open(), now - 8_500);
+    expect(gate.load.running).toBe(1);
+    probe.leave();
+    await refusal(gate.enter('standard', open(), now - 10_000));
+    // Another depth is judged on its own times: stress has none yet.
+    await gate.enter('stress', open(), now - 8_500);
   });
 });
