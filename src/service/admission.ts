@@ -42,16 +42,17 @@ const ADMIT_WITHIN = 0.5;
  * `engine_busy` and a `Retry-After`. Two rules, both from times measured here per
  * depth (a stress decision takes longer):
  *
- * - Queue time, for every engine: a decision that has already waited (since its
- *   request arrived, plus the event loop's current delay, which its arrival stamp
- *   cannot see) so long that its likely time in the slot would carry it past the
- *   deadline is refused rather than run into a 504. On a starved machine every
- *   decision slows down together; refusing the ones that cannot make it keeps the
- *   rest inside the deadline. A depth none of which is running is always let in,
- *   so its time keeps being measured and a refusal never outlives the overload.
+ * - Queue time, for an engine that declares no capacity (a provider over HTTP):
+ *   its queue is this process, every decision under way sharing its CPU. A decision
+ *   whose likely time (the event loop's current delay, then its share of the process
+ *   beside every decision under way: depth-times.ts) would carry it past the deadline
+ *   is refused rather than run into a 504. On a starved machine every decision slows
+ *   down together; refusing the ones that cannot make it keeps the rest inside the
+ *   deadline. A depth none of which is running is always let in, so it stays timed.
  * - Capacity, for an engine that declares it: a decision finding every slot taken
- *   only waits when its expected wait plus its own time fits the deadline with
- *   room to spare; until a depth has been measured, none of that depth waits.
+ *   only waits when the event loop's delay, its expected wait and its own time fit
+ *   the deadline with room to spare; until a depth has been measured, none of that
+ *   depth waits.
  *
  * Engine-agnostic: it knows an engine only by its capacity and the times measured here.
  */
@@ -63,7 +64,7 @@ export class Admission {
   readonly #now: () => number;
   readonly #loopDelayMs: () => number;
   /** When each running decision took its slot, and its depth. */
-  readonly #running = new Set<{ depth: Depth; since: number }>();
+  readonly #running = new Set<{ depth: Depth; since: number; beside: number }>();
   readonly #waiting = new WaitingLine<Slot, Depth>();
   readonly #times = new DepthTimes();
 
@@ -83,14 +84,13 @@ export class Admission {
   }
 
   /**
-   * A slot for a decision of `depth` whose request arrived at `arrivedAt` (on this
-   * admission's clock; now when not given): at once when one is free, after a wait
-   * when the queue allows it, else a 429 thrown at once. A wait cut short by
-   * `signal` (the decision's deadline) throws `EngineError('timeout')`.
+   * A slot for a decision of `depth`: at once when one is free, after a wait when
+   * the queue allows it, else a 429 thrown at once. A wait cut short by `signal`
+   * (the decision's deadline) throws `EngineError('timeout')`.
    */
-  async enter(depth: Depth, signal: AbortSignal, arrivedAt?: number): Promise<Slot> {
+  async enter(depth: Depth, signal: AbortSignal): Promise<Slot> {
     if (signal.aborted) throw new EngineError('timeout', 'the decision deadline passed before the engine was free');
-    const waitedMs = this.#waitedMs(arrivedAt);
+    const waitedMs = this.#loopDelayMs();
     this.#judgeQueueTime(depth, waitedMs);
     if (this.#running.size < this.#slots && this.#waiting.length === 0) return this.#take(depth);
     this.#judge(depth, waitedMs);
@@ -102,25 +102,25 @@ export class Admission {
    * that `enter` would, so a request that would be refused costs no ledger write
    * (an Idempotency-Key's record) before it is.
    */
-  refuseLate(depth: Depth, arrivedAt?: number): void {
-    this.#judgeQueueTime(depth, this.#waitedMs(arrivedAt));
+  refuseLate(depth: Depth): void {
+    this.#judgeQueueTime(depth, this.#loopDelayMs());
   }
 
-  /** How long the request has waited already: since it arrived, plus the time it sat unread while the event loop ran late. */
-  #waitedMs(arrivedAt: number | undefined): number {
-    const since = arrivedAt === undefined ? 0 : Math.max(0, this.#now() - arrivedAt);
-    return since + this.#loopDelayMs();
-  }
-
-  /** Throws the 429 when a newcomer of `depth` has waited so long that it would likely finish past the deadline. */
+  /**
+   * Throws the 429 when a newcomer of `depth` would likely finish past the deadline:
+   * `waitedMs`, how late the event loop runs (a request sits that long unread on a
+   * starved process), then its likely time beside the decisions under way.
+   */
   #judgeQueueTime(depth: Depth, waitedMs: number): void {
-    const finish = waitedMs + (this.#times.likelyMs(depth) ?? 0);
+    // An engine of known capacity has a queue of its own, judged by `#judge` with the same delay counted.
+    if (this.#queue) return;
+    const finish = waitedMs + (this.#times.likelyMs(depth, this.#running.size + 1) ?? 0);
     if (finish <= this.#deadlineMs) return;
-    // One of a depth at a time always gets in (unless its wait alone spent the deadline), so the depth stays timed.
+    // One of a depth at a time always gets in (unless the loop's delay alone spends the deadline), so the depth stays timed.
     if (waitedMs < this.#deadlineMs && !this.#underWay(depth)) return;
     throw busy(
-      `it waited ${Math.round(waitedMs)} ms to start and a ${depth} decision takes up to about ` +
-        `${Math.round(finish - waitedMs)} ms now, past the ${this.#deadlineMs} ms deadline`,
+      `the event loop runs ${Math.round(waitedMs)} ms late and a ${depth} decision beside the ` +
+        `${this.#running.size} under way would take up to about ${Math.round(finish - waitedMs)} ms, past the ${this.#deadlineMs} ms deadline`,
       finish - this.#deadlineMs,
     );
   }
@@ -170,7 +170,7 @@ export class Admission {
   }
 
   #take(depth: Depth): Slot {
-    const entry = { depth, since: this.#now() };
+    const entry = { depth, since: this.#now(), beside: this.#running.size + 1 };
     this.#running.add(entry);
     let left = false;
     return {
@@ -178,7 +178,8 @@ export class Admission {
         if (left) return;
         left = true;
         this.#running.delete(entry);
-        this.#times.measure(depth, this.#now() - entry.since);
+        // How many shared the process meanwhile: the mean of what it found and what it leaves.
+        this.#times.measure(depth, this.#now() - entry.since, (entry.beside + this.#running.size + 1) / 2);
         // Handed over at once, so no newcomer slips into the slot in between.
         const next = this.#waiting.next();
         if (next) next.serve(this.#take(next.about));

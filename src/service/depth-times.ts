@@ -1,57 +1,66 @@
 import type { Depth } from '../ledger/store.js';
 
-/** Weight of the newest measurement in the running mean of a decision's time in its slot. */
+/** Weight of the newest measurement in the running means. */
 const SMOOTHING = 0.2;
 /** Weight of the newest measurement in the running mean deviation (as TCP smooths its round-trip variance). */
 const DEVIATION_SMOOTHING = 0.25;
 /**
- * How many mean deviations above the mean a decision is expected to finish by, as
- * TCP bounds a round trip before it retransmits. A mean alone would let in decisions
- * that half the time outlast it; the deviation grows on a machine that slows down
- * unevenly, exactly when the margin is needed. (In the chaos run beside four busy
- * loops, 2 left 6.8 % of the requests at 504, 4 left 1.8 %: bench/README.md, "Chaos".)
+ * How many mean deviations above the mean a decision is expected to finish by. A
+ * mean alone would let in decisions that half the time outlast it; the deviation
+ * grows on a machine that slows down unevenly, exactly when the margin is needed.
  */
-const DEVIATIONS = 4;
+const DEVIATIONS = 2;
+
+interface Running {
+  mean: number;
+  deviation: number;
+}
 
 /**
  * How long a decision of each depth holds its slot (reserve, the engine's run, and
- * every wait for the event loop in between), as running means of the decisions
- * before it: the mean for sharing out a queue, the mean plus its deviations for
- * judging whether one more decision would still finish in time.
+ * every wait for the event loop in between), from the decisions before it.
+ *
+ * Two figures per depth. The plain mean time in the slot, for sharing out the queue
+ * of an engine that declares its capacity. And the time per decision sharing the
+ * process: a slot's time divided by how many decisions ran beside it (itself
+ * included). On a starved process every decision under way shares what CPU it gets,
+ * so a newcomer's likely time is that share times how many will run with it; when
+ * refusals bring their number down, the estimate comes down at once, instead of
+ * waiting for new measurements that the refusals themselves would hold back.
  */
 export class DepthTimes {
-  readonly #mean = new Map<Depth, number>();
-  readonly #deviation = new Map<Depth, number>();
-
-  get timedAny(): boolean {
-    return this.#mean.size > 0;
-  }
+  readonly #slot = new Map<Depth, Running>();
+  readonly #shared = new Map<Depth, Running>();
 
   meanMs(depth: Depth): number | undefined {
-    return this.#mean.get(depth);
+    return this.#slot.get(depth)?.mean;
   }
 
-  /** The time a decision of `depth` is expected to finish within; undefined until one was timed. */
-  likelyMs(depth: Depth): number | undefined {
-    const mean = this.#mean.get(depth);
-    return mean === undefined ? undefined : mean + DEVIATIONS * (this.#deviation.get(depth) ?? 0);
+  /** The time a decision of `depth` is likely to finish within when `sharers` decisions run (itself included); undefined until one was timed. */
+  likelyMs(depth: Depth, sharers: number): number | undefined {
+    const shared = this.#shared.get(depth);
+    return shared === undefined ? undefined : (shared.mean + DEVIATIONS * shared.deviation) * Math.max(1, sharers);
   }
 
   /** The longest mean of any depth, for a depth not yet timed; undefined before any. */
   slowestMs(): number | undefined {
-    return this.#mean.size === 0 ? undefined : Math.max(...this.#mean.values());
+    return this.#slot.size === 0 ? undefined : Math.max(...[...this.#slot.values()].map((r) => r.mean));
   }
 
-  measure(depth: Depth, ms: number): void {
-    const mean = this.#mean.get(depth);
-    if (mean === undefined) {
-      // The first measurement says little of the spread: half of it, as TCP starts its variance.
-      this.#mean.set(depth, ms);
-      this.#deviation.set(depth, ms / 2);
-      return;
-    }
-    const deviation = this.#deviation.get(depth) ?? 0;
-    this.#deviation.set(depth, deviation + DEVIATION_SMOOTHING * (Math.abs(ms - mean) - deviation));
-    this.#mean.set(depth, mean + SMOOTHING * (ms - mean));
+  /** One decision's `ms` in its slot, with `sharers` decisions running on average meanwhile (itself included). */
+  measure(depth: Depth, ms: number, sharers: number): void {
+    update(this.#slot, depth, ms);
+    update(this.#shared, depth, ms / Math.max(1, sharers));
   }
+}
+
+function update(means: Map<Depth, Running>, depth: Depth, ms: number): void {
+  const before = means.get(depth);
+  if (before === undefined) {
+    // The first measurement says little of the spread: half of it, as TCP starts its variance.
+    means.set(depth, { mean: ms, deviation: ms / 2 });
+    return;
+  }
+  before.deviation += DEVIATION_SMOOTHING * (Math.abs(ms - before.mean) - before.deviation);
+  before.mean += SMOOTHING * (ms - before.mean);
 }

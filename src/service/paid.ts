@@ -86,8 +86,8 @@ export class PaidRequests {
   async run<R, T>(work: PaidWork<R, T>, context: DecideContext): Promise<PaidAnswer<R>> {
     const startedAt = context.startedAt ?? performance.now();
     const { store } = this.options;
-    // Under overload a refusal must be cheap: what admission would refuse is refused before any ledger write.
-    this.options.admission.refuseLate(work.depth, startedAt);
+    // Under overload a refusal must be cheap: what admission would shed is refused before any ledger write.
+    this.options.admission.refuseLate(work.depth);
     const idem = context.idempotencyKey;
     if (idem !== undefined) {
       // Decisions hash their request alone, as they always have, so answers kept before stay replayable.
@@ -118,11 +118,11 @@ export class PaidRequests {
    * then the reservation and the engine's run, the reservation given back if the run
    * fails. The slot is held only while the engine works.
    */
-  private async admitted<R, T>(work: PaidWork<R, T>, context: DecideContext, deadline: AbortSignal, arrivedAt: number) {
+  private async admitted<R, T>(work: PaidWork<R, T>, context: DecideContext, deadline: AbortSignal) {
     const { store, clock, limits } = this.options;
     let slot: Slot;
     try {
-      slot = await this.options.admission.enter(work.depth, deadline, arrivedAt);
+      slot = await this.options.admission.enter(work.depth, deadline);
     } catch (error) {
       throw engineFailure(error);
     }
@@ -149,13 +149,11 @@ export class PaidRequests {
 
   private async charged<R, T>(work: PaidWork<R, T>, context: DecideContext, startedAt: number): Promise<PaidAnswer<R>> {
     const { store, clock } = this.options;
-    // One deadline, running from the request's arrival, so time spent waiting to be
-    // read, parsed and admitted counts against it as admission counts it; its timer is
-    // cleared as soon as the engine's part ends (deadline.ts), not left pending for the
-    // whole deadline as AbortSignal.timeout's would be.
-    const leftMs = this.options.engineTimeoutMs - (performance.now() - startedAt);
-    const { reserved, ran, day, units, release, releasing } = await withDeadline(leftMs, (deadline) =>
-      this.admitted(work, context, deadline, startedAt),
+    // One deadline, started before admission, so time spent waiting for the engine counts against it;
+    // its timer is cleared as soon as the engine's part ends (deadline.ts), not left
+    // pending for the whole deadline as AbortSignal.timeout's would be.
+    const { reserved, ran, day, units, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
+      this.admitted(work, context, deadline),
     );
     const { reservation } = reserved;
 

@@ -49,9 +49,10 @@ describe('shedding decisions that would finish past the deadline', () => {
     // One of the depth still gets in while none runs, so the depth keeps being timed.
     const release = hold(running);
     const admittedKey = await running.newKey();
+    const engineCalls = running.fake.requests.length + 2; // and its main question and sufficiency probe, held
     const admitted = running.call('POST', '/v1/decisions', { key: admittedKey.key, json: NOUL });
-    await waitUntil(() => running.service.engineLoad.running === 1, 'the second decision with the engine');
-    const engineCalls = running.fake.requests.length;
+    await waitUntil(() => running.fake.requests.length === engineCalls, 'the second decision with the engine');
+    expect(running.service.engineLoad.running).toBe(1);
 
     const refusedKey = await running.newKey(5);
     const refused = await running.call('POST', '/v1/decisions', {

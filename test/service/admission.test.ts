@@ -136,8 +136,8 @@ describe('admission in front of an engine of known capacity', () => {
 
 /**
  * Shedding by queue time, for every engine (here one with ample slots and no queue,
- * as a provider over HTTP): what has waited so long that its likely time would carry
- * it past the deadline is refused, unless none of its depth is running.
+ * as a provider over HTTP): a decision whose likely time beside the decisions under
+ * way would carry it past the deadline is refused, unless none of its depth runs.
  */
 describe('shedding by queue time', () => {
   let now = 0;
@@ -150,42 +150,52 @@ describe('shedding by queue time', () => {
     expect(error).toBeInstanceOf(ServiceError);
     return error as ServiceError;
   };
-  /** A first standard decision of 1 s: likely 1 s + 4 × 0.5 s (its deviation starts at half) = 3 s. */
-  const timedAtOneSecond = async (gate: Admission) => {
+  /** One standard decision of 1 s, alone: likely 1 s + 2 × 0.5 s (its deviation starts at half) = 2 s for each decision sharing the process. */
+  const timedAlone = async (gate: Admission) => {
     const slot = await gate.enter('standard', open());
     now += 1_000;
     slot.leave();
   };
 
-  it('lets in what has waited little, and refuses, saying when to retry, what would likely finish past the deadline', async () => {
+  it('lets in as many as would finish in time together, refuses the next saying when to retry, and lets in again once fewer run', async () => {
+    loopDelay = 0;
     const gate = provider();
-    await timedAtOneSecond(gate);
-    await gate.enter('standard', open(), now - 6_000); // 6 s + 3 s fits 10 s; it runs on
-    const busy = await refusal(gate.enter('standard', open(), now - 8_500)); // 8.5 s + 3 s: 1.5 s past
+    await timedAlone(gate);
+    const running: Slot[] = [];
+    for (let i = 0; i < 5; i++) running.push(await gate.enter('standard', open())); // the 5th: 5 × 2 s fits 10 s
+    expect(gate.load.running).toBe(5);
+    const busy = await refusal(gate.enter('standard', open())); // 6 × 2 s: 2 s past
     expect(busy.code).toBe('engine_busy');
     expect(busy.message).toContain('past the 10000 ms deadline');
     expect(busy.retryAfter).toBe(2);
-    expect(() => gate.refuseLate('standard', now - 8_500)).toThrow(ServiceError);
-    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+    expect(() => gate.refuseLate('standard')).toThrow(ServiceError);
+    running.pop()!.leave();
+    running.pop()!.leave();
+    await gate.enter('standard', open());
   });
 
-  it('counts how late the event loop runs as time waited', async () => {
+  it('counts how late the event loop runs', async () => {
+    loopDelay = 0;
     const gate = provider();
-    await timedAtOneSecond(gate);
+    await timedAlone(gate);
     await gate.enter('standard', open());
-    loopDelay = 7_500;
-    expect((await refusal(gate.enter('standard', open(), now))).code).toBe('engine_busy');
+    await gate.enter('standard', open()); // beside 1: 2 × 2 s
+    loopDelay = 5_000; // beside 2: 3 × 2 s + 5 s
+    expect((await refusal(gate.enter('standard', open()))).code).toBe('engine_busy');
     loopDelay = 0;
   });
 
-  it('lets one of a depth in while none of it runs, so the estimate can come down, unless its wait alone spent the deadline', async () => {
-    const gate = provider();
-    await timedAtOneSecond(gate);
-    const probe = await gate.enter('standard', open(), now - 8_500);
-    expect(gate.load.running).toBe(1);
-    probe.leave();
-    await refusal(gate.enter('standard', open(), now - 10_000));
+  it('lets one of a depth in while none of it runs, so it keeps being timed, unless the loop delay alone spends the deadline', async () => {
+    loopDelay = 0;
+    const gate = provider(1_500);
+    await timedAlone(gate); // 2 s likely, alone: past 1.5 s
+    const probe = await gate.enter('standard', open());
+    await refusal(gate.enter('standard', open()));
     // Another depth is judged on its own times: stress has none yet.
-    await gate.enter('stress', open(), now - 8_500);
+    await gate.enter('stress', open());
+    probe.leave();
+    loopDelay = 1_500;
+    await refusal(gate.enter('standard', open()));
+    loopDelay = 0;
   });
 });
