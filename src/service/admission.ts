@@ -63,7 +63,7 @@ export class Admission {
   readonly #maxInFlight: number;
   readonly #now: () => number;
   readonly #loopDelayMs: () => number;
-  /** When each running decision took its slot, and its depth. */
+  /** When each running decision took its slot, its depth, and how many ran then (itself included). */
   readonly #running = new Set<{ depth: Depth; since: number; beside: number }>();
   readonly #waiting = new WaitingLine<Slot, Depth>();
   readonly #times = new DepthTimes();
