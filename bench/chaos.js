@@ -13,6 +13,7 @@
 //   BENCH_CHAOS_CLIENTS=200       concurrent clients
 //   BENCH_CHAOS_DB=sqlite,postgres  which runs
 //   BENCH_CHAOS_KEEP=1            keep the ledger (temp folder, schema) for a look afterwards
+//   BENCH_CHAOS_BUSY=0            busy loops beside the runs (2: a starved 2-core machine)
 //   BENCH_CHAOS_OUT=bench/chaos-results.json
 //
 // Prints the table; exits 1 when a check failed or anything was lost.
@@ -21,12 +22,13 @@ import path from 'node:path';
 import { killAllNow } from './children.js';
 import { ROOT, runChaos } from './chaos/driver.js';
 import { chaosTable, failedChecks } from './chaos/report.js';
+import { startBusyLoops } from './lib/busy.js';
 
-function intEnv(name, fallback) {
+function intEnv(name, fallback, min = 1) {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number ≥ 1, not "${raw}"`);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, not "${raw}"`);
   return n;
 }
 
@@ -37,19 +39,25 @@ async function main() {
   const decisions = intEnv('BENCH_CHAOS_DECISIONS', 10_000);
   const clients = intEnv('BENCH_CHAOS_CLIENTS', 200);
   const dbs = (process.env.BENCH_CHAOS_DB ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
+  const busy = intEnv('BENCH_CHAOS_BUSY', 0, 0);
   const results = [];
   for (const db of dbs) {
     if (db !== 'sqlite' && db !== 'postgres') throw new Error(`BENCH_CHAOS_DB: unknown database "${db}"`);
-    process.stderr.write(`chaos: ${db}, ${decisions} decisions from ${clients} clients\n`);
-    results.push(
-      await runChaos({
+    process.stderr.write(`chaos: ${db}, ${decisions} decisions from ${clients} clients${busy ? `, ${busy} busy loops beside` : ''}\n`);
+    const loops = busy > 0 ? startBusyLoops(busy) : null;
+    try {
+      const result = await runChaos({
         db,
         decisions,
         clients,
         keep: process.env.BENCH_CHAOS_KEEP === '1',
         log: (line) => process.stderr.write(`  ${line}\n`),
-      }),
-    );
+      });
+      result.figures.busyLoops = busy;
+      results.push(result);
+    } finally {
+      await loops?.stop();
+    }
   }
   process.stdout.write('\n' + chaosTable(results) + '\n');
   const failed = failedChecks(results);

@@ -15,8 +15,11 @@ export function chaosTable(results) {
   const cell = (fn) => f.map((x, i) => fn(x, results[i]));
   const status = (x, match) =>
     int(Object.entries(x.statuses).filter(([label]) => match(label)).reduce((n, [, count]) => n + count, 0));
+  const share = (x, match) =>
+    `${fixed((100 * Object.entries(x.statuses).filter(([label]) => match(label)).reduce((n, [, count]) => n + count, 0)) / x.decisions, 1)} %`;
   const rows = [
     ['decisions asked / clients', ...cell((x) => `${int(x.decisions)} / ${x.clients}`)],
+    ['busy loops beside the run', ...cell((x) => String(x.busyLoops ?? 0))],
     ['keys / passes', ...cell((x) => `${x.keys} / ${x.passes}`)],
     ['load held (decisions/s)', ...cell((x) => fixed((x.served * 1000) / x.loadMs))],
     ['answers/s (any outcome)', ...cell((x) => fixed((x.decisions * 1000) / x.loadMs))],
@@ -27,6 +30,7 @@ export function chaosTable(results) {
     ['  of which served without a charge', ...cell((x) => int(x.uncharged))],
     ['refused 402 / 429 (payment, limits)', ...cell((x) => `${status(x, (l) => l.startsWith('402'))} / ${status(x, (l) => /^429 (free_limit|rate_limited)/.test(l))}`)],
     ['engine failures 429 / 502 / 503 / 504', ...cell((x) => ['429 engine_busy', '502', '503', '504'].map((p) => status(x, (l) => l.startsWith(p))).join(' / '))],
+    ['  504 share of requests / 429 engine_busy share', ...cell((x) => ['504', '429 engine_busy'].map((p) => share(x, (l) => l.startsWith(p))).join(' / '))],
     ['other errors (409, 500, …)', ...cell((x) => status(x, (l) => l !== '200' && !/^(402|429|502|503|504)/.test(l)))],
     ['faults: engine 5xx / 429 / garbage', ...cell((x) => ['5xx', '429', 'garbage'].map((k) => int(x.engine.injected[k])).join(' / '))],
     ['faults: engine hangs / resets', ...cell((x) => ['hang', 'reset'].map((k) => int(x.engine.injected[k])).join(' / '))],

@@ -2,6 +2,8 @@ import { ServiceError } from '../contract/index.js';
 import type { Depth } from '../ledger/store.js';
 import { EngineError } from '../engine/engine.js';
 import { WaitingLine } from '../engine/waiting-line.js';
+import { DepthTimes } from './depth-times.js';
+import { processLoopDelay } from './loop-delay.js';
 
 export interface AdmissionOptions {
   /** Decisions the engine works on at once. */
@@ -17,6 +19,8 @@ export interface AdmissionOptions {
   /** Decisions running and waiting together never exceed this, whatever the estimates say. */
   maxInFlight?: number;
   now?: () => number;
+  /** How late the event loop runs now (loop-delay.ts); the process's own by default. */
+  loopDelayMs?: () => number;
 }
 
 /** A decision let in: it holds a slot until it leaves, and its time in the slot is measured. */
@@ -31,17 +35,26 @@ export interface Slot {
  * later) is better than an answer abandoned at the deadline (504).
  */
 const ADMIT_WITHIN = 0.5;
-/** Weight of the newest measurement in the running estimate of a decision's time in its slot. */
-const SMOOTHING = 0.2;
 
 /**
  * The step in front of the engine, before anything is charged: a decision gets a
  * slot, waits in a bounded queue for one, or is refused at once with 429
- * `engine_busy` and a `Retry-After`. It only waits when its expected wait plus its
- * own time, measured from the decisions before it (per depth: a stress decision
- * takes longer), fits the deadline with room to spare; until a depth has been
- * measured, none of that depth waits. Engine-agnostic: it knows an engine only by
- * its capacity and the times measured here.
+ * `engine_busy` and a `Retry-After`. Two rules, both from times measured here per
+ * depth (a stress decision takes longer):
+ *
+ * - Queue time, for an engine that declares no capacity (a provider over HTTP):
+ *   its queue is this process, every decision under way sharing its CPU. A decision
+ *   whose likely time (the event loop's current delay, then its share of the process
+ *   beside every decision under way: depth-times.ts) would carry it past the deadline
+ *   is refused rather than run into a 504. On a starved machine every decision slows
+ *   down together; refusing the ones that cannot make it keeps the rest inside the
+ *   deadline. A depth none of which is running is always let in, so it stays timed.
+ * - Capacity, for an engine that declares it: a decision finding every slot taken
+ *   only waits when the event loop's delay, its expected wait and its own time fit
+ *   the deadline with room to spare; until a depth has been measured, none of that
+ *   depth waits.
+ *
+ * Engine-agnostic: it knows an engine only by its capacity and the times measured here.
  */
 export class Admission {
   readonly #slots: number;
@@ -49,10 +62,11 @@ export class Admission {
   readonly #deadlineMs: number;
   readonly #maxInFlight: number;
   readonly #now: () => number;
-  /** When each running decision took its slot, and its depth. */
-  readonly #running = new Set<{ depth: Depth; since: number }>();
+  readonly #loopDelayMs: () => number;
+  /** When each running decision took its slot, its depth, and how many ran then (itself included). */
+  readonly #running = new Set<{ depth: Depth; since: number; beside: number }>();
   readonly #waiting = new WaitingLine<Slot, Depth>();
-  readonly #estimateMs = new Map<Depth, number>();
+  readonly #times = new DepthTimes();
 
   constructor(options: AdmissionOptions) {
     this.#slots = Math.max(1, options.slots);
@@ -60,6 +74,8 @@ export class Admission {
     this.#deadlineMs = options.deadlineMs;
     this.#maxInFlight = Math.max(this.#slots, options.maxInFlight ?? 512);
     this.#now = options.now ?? (() => performance.now());
+    const loop = options.loopDelayMs ? undefined : processLoopDelay();
+    this.#loopDelayMs = options.loopDelayMs ?? (() => loop!.currentMs());
   }
 
   /** Decisions running and waiting now. */
@@ -74,27 +90,55 @@ export class Admission {
    */
   async enter(depth: Depth, signal: AbortSignal): Promise<Slot> {
     if (signal.aborted) throw new EngineError('timeout', 'the decision deadline passed before the engine was free');
+    const waitedMs = this.#loopDelayMs();
+    this.#judgeQueueTime(depth, waitedMs);
     if (this.#running.size < this.#slots && this.#waiting.length === 0) return this.#take(depth);
-    this.#judge(depth);
+    this.#judge(depth, waitedMs);
     return this.#waiting.wait(depth, signal, () => new EngineError('timeout', 'the decision deadline passed while it waited for the engine'));
   }
 
-  /** Throws the 429 when a newcomer of `depth` may not wait. */
-  #judge(depth: Depth): void {
-    const busy = (message: string, waitMs: number) =>
-      new ServiceError('engine_busy', `the decision engine is saturated: ${message}; retry shortly`, Math.max(1, Math.ceil(waitMs / 1000)));
+  /**
+   * The queue-time rule alone, for a request about to be taken up: it throws the 429
+   * that `enter` would, so a request that would be refused costs no ledger write
+   * (an Idempotency-Key's record) before it is.
+   */
+  refuseLate(depth: Depth): void {
+    this.#judgeQueueTime(depth, this.#loopDelayMs());
+  }
+
+  /**
+   * Throws the 429 when a newcomer of `depth` would likely finish past the deadline:
+   * `waitedMs`, how late the event loop runs (a request sits that long unread on a
+   * starved process), then its likely time beside the decisions under way.
+   */
+  #judgeQueueTime(depth: Depth, waitedMs: number): void {
+    // An engine of known capacity has a queue of its own, judged by `#judge` with the same delay counted.
+    if (this.#queue) return;
+    const finish = waitedMs + (this.#times.likelyMs(depth, this.#running.size + 1) ?? 0);
+    if (finish <= this.#deadlineMs) return;
+    // One of a depth at a time always gets in (unless the loop's delay alone spends the deadline), so the depth stays timed.
+    if (waitedMs < this.#deadlineMs && !this.#underWay(depth)) return;
+    throw busy(
+      `the event loop runs ${Math.round(waitedMs)} ms late and a ${depth} decision beside the ` +
+        `${this.#running.size} under way would take up to about ${Math.round(finish - waitedMs)} ms, past the ${this.#deadlineMs} ms deadline`,
+      finish - this.#deadlineMs,
+    );
+  }
+
+  /** Throws the 429 when a newcomer of `depth` may not wait for a slot. */
+  #judge(depth: Depth, waitedMs: number): void {
     const inFlight = this.#running.size + this.#waiting.length;
     if (!this.#queue || inFlight >= this.#maxInFlight) throw busy(`${inFlight} decisions are under way`, 0);
-    let own = this.#estimateMs.get(depth);
+    let own = this.#times.meanMs(depth);
     if (own === undefined) {
       // Under a load that keeps every slot taken, a depth never timed would never be
       // (stress behind a stream of standard decisions): one of it at a time may wait,
       // counted at the slowest time measured so far, and its slot times the depth.
-      const ahead = [...this.#running].some((entry) => entry.depth === depth) || this.#waiting.waiting.includes(depth);
-      own = ahead ? undefined : this.#slowestMs();
+      own = this.#underWay(depth) ? undefined : this.#times.slowestMs();
     }
-    const wait = this.expectedWaitMs();
-    if (own === undefined || wait === undefined) throw busy('every slot is taken and no decision of this depth has been timed yet', 0);
+    const queued = this.expectedWaitMs();
+    if (own === undefined || queued === undefined) throw busy('every slot is taken and no decision of this depth has been timed yet', 0);
+    const wait = waitedMs + queued;
     const allowed = this.#deadlineMs * ADMIT_WITHIN;
     if (wait + own > allowed) throw busy(`the expected wait (${Math.round(wait)} ms) leaves too little of the ${this.#deadlineMs} ms deadline`, wait + own - allowed);
   }
@@ -108,20 +152,25 @@ export class Admission {
     const now = this.#now();
     let work = 0;
     for (const { depth, since } of this.#running) {
-      const estimate = this.#estimateMs.get(depth) ?? this.#slowestMs();
+      const estimate = this.#times.meanMs(depth) ?? this.#times.slowestMs();
       if (estimate === undefined) return undefined;
       work += Math.max(0, estimate - (now - since));
     }
     for (const depth of this.#waiting.waiting) {
-      const estimate = this.#estimateMs.get(depth) ?? this.#slowestMs();
+      const estimate = this.#times.meanMs(depth) ?? this.#times.slowestMs();
       if (estimate === undefined) return undefined;
       work += estimate;
     }
     return work / this.#slots;
   }
 
+  /** Whether a decision of `depth` is running or waiting: it will be timed, so a newcomer need not be. */
+  #underWay(depth: Depth): boolean {
+    return [...this.#running].some((entry) => entry.depth === depth) || this.#waiting.waiting.includes(depth);
+  }
+
   #take(depth: Depth): Slot {
-    const entry = { depth, since: this.#now() };
+    const entry = { depth, since: this.#now(), beside: this.#running.size + 1 };
     this.#running.add(entry);
     let left = false;
     return {
@@ -129,21 +178,17 @@ export class Admission {
         if (left) return;
         left = true;
         this.#running.delete(entry);
-        this.#measure(depth, this.#now() - entry.since);
+        // How many shared the process meanwhile: the mean of what it found and what it leaves.
+        this.#times.measure(depth, this.#now() - entry.since, (entry.beside + this.#running.size + 1) / 2);
         // Handed over at once, so no newcomer slips into the slot in between.
         const next = this.#waiting.next();
         if (next) next.serve(this.#take(next.about));
       },
     };
   }
+}
 
-  /** The longest time measured of any depth, for a depth not yet timed; undefined before any. */
-  #slowestMs(): number | undefined {
-    return this.#estimateMs.size === 0 ? undefined : Math.max(...this.#estimateMs.values());
-  }
-
-  #measure(depth: Depth, ms: number): void {
-    const before = this.#estimateMs.get(depth);
-    this.#estimateMs.set(depth, before === undefined ? ms : before + SMOOTHING * (ms - before));
-  }
+/** The 429: `overMs` is how far past what it may use the decision would finish, so Retry-After says when that will have drained. */
+function busy(message: string, overMs: number): ServiceError {
+  return new ServiceError('engine_busy', `the decision engine is saturated: ${message}; retry shortly`, Math.max(1, Math.ceil(overMs / 1000)));
 }

@@ -86,6 +86,8 @@ export class PaidRequests {
   async run<R, T>(work: PaidWork<R, T>, context: DecideContext): Promise<PaidAnswer<R>> {
     const startedAt = context.startedAt ?? performance.now();
     const { store } = this.options;
+    // Under overload a refusal must be cheap: what admission would shed is refused before any ledger write.
+    this.options.admission.refuseLate(work.depth);
     const idem = context.idempotencyKey;
     if (idem !== undefined) {
       // Decisions hash their request alone, as they always have, so answers kept before stay replayable.

@@ -11,7 +11,7 @@ import { Admission, type Slot } from '../../src/service/admission.js';
 describe('admission in front of an engine of known capacity', () => {
   let now = 0;
   const admission = (slots: number, deadlineMs = 10_000, queue = true) =>
-    new Admission({ slots, queue, deadlineMs, maxInFlight: 8, now: () => now });
+    new Admission({ slots, queue, deadlineMs, maxInFlight: 8, now: () => now, loopDelayMs: () => 0 });
   const open = () => new AbortController().signal;
   /** One decision of `ms` in its slot, so the depth has been timed. */
   const timed = async (gate: Admission, ms: number, depth: 'standard' | 'stress' = 'standard') => {
@@ -131,5 +131,71 @@ describe('admission in front of an engine of known capacity', () => {
     for (let i = 0; i < 7; i++) void gate.enter('standard', open()).catch(() => undefined);
     expect(gate.load).toEqual({ running: 1, waiting: 7 });
     expect((await refusal(gate.enter('standard', open()))).message).toContain('8 decisions are under way');
+  });
+});
+
+/**
+ * Shedding by queue time, for every engine (here one with ample slots and no queue,
+ * as a provider over HTTP): a decision whose likely time beside the decisions under
+ * way would carry it past the deadline is refused, unless none of its depth runs.
+ */
+describe('shedding by queue time', () => {
+  let now = 0;
+  let loopDelay = 0;
+  const provider = (deadlineMs = 10_000) =>
+    new Admission({ slots: 512, queue: false, deadlineMs, now: () => now, loopDelayMs: () => loopDelay });
+  const open = () => new AbortController().signal;
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    return error as ServiceError;
+  };
+  /** One standard decision of 1 s, alone: likely 1 s + 2 × 0.5 s (its deviation starts at half) = 2 s for each decision sharing the process. */
+  const timedAlone = async (gate: Admission) => {
+    const slot = await gate.enter('standard', open());
+    now += 1_000;
+    slot.leave();
+  };
+
+  it('lets in as many as would finish in time together, refuses the next saying when to retry, and lets in again once fewer run', async () => {
+    loopDelay = 0;
+    const gate = provider();
+    await timedAlone(gate);
+    const running: Slot[] = [];
+    for (let i = 0; i < 5; i++) running.push(await gate.enter('standard', open())); // the 5th: 5 × 2 s fits 10 s
+    expect(gate.load.running).toBe(5);
+    const busy = await refusal(gate.enter('standard', open())); // 6 × 2 s: 2 s past
+    expect(busy.code).toBe('engine_busy');
+    expect(busy.message).toContain('past the 10000 ms deadline');
+    expect(busy.retryAfter).toBe(2);
+    expect(() => gate.refuseLate('standard')).toThrow(ServiceError);
+    running.pop()!.leave();
+    running.pop()!.leave();
+    await gate.enter('standard', open());
+  });
+
+  it('counts how late the event loop runs', async () => {
+    loopDelay = 0;
+    const gate = provider();
+    await timedAlone(gate);
+    await gate.enter('standard', open());
+    await gate.enter('standard', open()); // beside 1: 2 × 2 s
+    loopDelay = 5_000; // beside 2: 3 × 2 s + 5 s
+    expect((await refusal(gate.enter('standard', open()))).code).toBe('engine_busy');
+    loopDelay = 0;
+  });
+
+  it('lets one of a depth in while none of it runs, so it keeps being timed, unless the loop delay alone spends the deadline', async () => {
+    loopDelay = 0;
+    const gate = provider(1_500);
+    await timedAlone(gate); // 2 s likely, alone: past 1.5 s
+    const probe = await gate.enter('standard', open());
+    await refusal(gate.enter('standard', open()));
+    // Another depth is judged on its own times: stress has none yet.
+    await gate.enter('stress', open());
+    probe.leave();
+    loopDelay = 1_500;
+    await refusal(gate.enter('standard', open()));
+    loopDelay = 0;
   });
 });

@@ -1,0 +1,66 @@
+import type { Depth } from '../ledger/store.js';
+
+/** Weight of the newest measurement in the running means. */
+const SMOOTHING = 0.2;
+/** Weight of the newest measurement in the running mean deviation (as TCP smooths its round-trip variance). */
+const DEVIATION_SMOOTHING = 0.25;
+/**
+ * How many mean deviations above the mean a decision is expected to finish by. A
+ * mean alone would let in decisions that half the time outlast it; the deviation
+ * grows on a machine that slows down unevenly, exactly when the margin is needed.
+ */
+const DEVIATIONS = 2;
+
+interface Running {
+  mean: number;
+  deviation: number;
+}
+
+/**
+ * How long a decision of each depth holds its slot (reserve, the engine's run, and
+ * every wait for the event loop in between), from the decisions before it.
+ *
+ * Two figures per depth. The plain mean time in the slot, for sharing out the queue
+ * of an engine that declares its capacity. And the time per decision sharing the
+ * process: a slot's time divided by how many decisions ran beside it (itself
+ * included). On a starved process every decision under way shares what CPU it gets,
+ * so a newcomer's likely time is that share times how many will run with it; when
+ * refusals bring their number down, the estimate comes down at once, instead of
+ * waiting for new measurements that the refusals themselves would hold back.
+ */
+export class DepthTimes {
+  readonly #slot = new Map<Depth, Running>();
+  readonly #shared = new Map<Depth, Running>();
+
+  meanMs(depth: Depth): number | undefined {
+    return this.#slot.get(depth)?.mean;
+  }
+
+  /** The time a decision of `depth` is likely to finish within when `sharers` decisions run (itself included); undefined until one was timed. */
+  likelyMs(depth: Depth, sharers: number): number | undefined {
+    const shared = this.#shared.get(depth);
+    return shared === undefined ? undefined : (shared.mean + DEVIATIONS * shared.deviation) * Math.max(1, sharers);
+  }
+
+  /** The longest mean of any depth, for a depth not yet timed; undefined before any. */
+  slowestMs(): number | undefined {
+    return this.#slot.size === 0 ? undefined : Math.max(...[...this.#slot.values()].map((r) => r.mean));
+  }
+
+  /** One decision's `ms` in its slot, with `sharers` decisions running on average meanwhile (itself included). */
+  measure(depth: Depth, ms: number, sharers: number): void {
+    update(this.#slot, depth, ms);
+    update(this.#shared, depth, ms / Math.max(1, sharers));
+  }
+}
+
+function update(means: Map<Depth, Running>, depth: Depth, ms: number): void {
+  const before = means.get(depth);
+  if (before === undefined) {
+    // The first measurement says little of the spread: half of it, as TCP starts its variance.
+    means.set(depth, { mean: ms, deviation: ms / 2 });
+    return;
+  }
+  before.deviation += DEVIATION_SMOOTHING * (Math.abs(ms - before.mean) - before.deviation);
+  before.mean += SMOOTHING * (ms - before.mean);
+}
