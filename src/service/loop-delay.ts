@@ -4,6 +4,12 @@ import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node
 const RESOLUTION_MS = 10;
 /** How much recent time one reading covers: long enough to hold many samples, short enough to follow a change of load. */
 const WINDOW_MS = 500;
+/**
+ * How long one reading is reused. Reading the histogram walks all its buckets: done
+ * for every decision it took 6 % of the server's CPU in a profile at c=16; a reading
+ * at most every 50 ms follows the load as well.
+ */
+const READ_EVERY_MS = 50;
 
 /**
  * How late the event loop runs now, in milliseconds: the mean delay of its turns over
@@ -15,6 +21,8 @@ export class LoopDelay {
   readonly #histogram: IntervalHistogram;
   #since = performance.now();
   #lastMs = 0;
+  #readAt = -Infinity;
+  #reading = 0;
 
   constructor() {
     this.#histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -24,13 +32,17 @@ export class LoopDelay {
   /** The delay of the last full window, or of the current one when it is already worse. */
   currentMs(): number {
     const now = performance.now();
+    if (now - this.#readAt < READ_EVERY_MS) return this.#reading;
+    this.#readAt = now;
     if (now - this.#since >= WINDOW_MS) {
       this.#lastMs = this.#windowMs();
       this.#histogram.reset();
       this.#since = now;
-      return this.#lastMs;
+      this.#reading = this.#lastMs;
+    } else {
+      this.#reading = Math.max(this.#lastMs, this.#windowMs());
     }
-    return Math.max(this.#lastMs, this.#windowMs());
+    return this.#reading;
   }
 
   /** The histogram counts the sampling interval itself in each delay; only the lateness beyond it is wanted. */
