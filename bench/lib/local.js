@@ -1,20 +1,29 @@
 // What the local-engine rows share: the model they run and whether they can run it.
 import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { ROOT } from './config.js';
+import { ensureModel } from '../gguf/generate.js';
+import { SHAPES } from '../gguf/shapes.js';
+import { tinyModel } from './config.js';
 
 /**
- * The GGUF file of the local rows (`BENCH_LOCAL_MODEL`, else the shared tiny model
- * beside the project), or why the row is skipped: no such file, or no node-llama-cpp.
+ * The GGUF file of the local rows, or why the row is skipped: no such file, or no
+ * node-llama-cpp. `BENCH_LOCAL_MODEL` is a file, or a size gguf/generate.js writes
+ * (`0.5b`, `1.5b`: written into bench/.cache/models/ if absent); else the shared
+ * tiny model.
  */
-export async function localModel() {
-  const modelPath = process.env.BENCH_LOCAL_MODEL ?? path.resolve(ROOT, '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
-  if (!existsSync(modelPath)) return { skipped: `no model at ${modelPath}; set BENCH_LOCAL_MODEL` };
+export async function localModel({ progress = () => {} } = {}) {
   try {
     await import('node-llama-cpp');
   } catch (error) {
     return { skipped: `node-llama-cpp is not installed (${String(error.message).split('\n')[0]})` };
   }
+  const wanted = process.env.BENCH_LOCAL_MODEL;
+  if (wanted && SHAPES[wanted]) {
+    let told = false;
+    const tell = () => told || ((told = true), progress(`writing the ${wanted} model into bench/.cache/models/ (once)`));
+    return { modelPath: ensureModel(wanted, { progress: tell }).path };
+  }
+  const modelPath = wanted ?? tinyModel();
+  if (!existsSync(modelPath)) return { skipped: `no model at ${modelPath}; set BENCH_LOCAL_MODEL` };
   return { modelPath };
 }
 

@@ -57,7 +57,11 @@ async function measureSize(ctx, size, model) {
     }
     const rssAtStart = servers.map((s) => memoryMbOf(s.pid)?.rss);
     const tokens = await tokensPerDecision(servers[0]);
-    const targets = servers.map((s) => ({ name: `${s.threads}t`, url: `${s.url}/v1/decisions`, headers: s.auth, body: JSON.stringify(STANDARD) }));
+    // Each decision asks a question of its own: the same request again finds its whole
+    // prompt held from the last one, and the row would time the engine's reuse of it.
+    let asked = 0;
+    const body = () => JSON.stringify({ ...STANDARD, question: `${STANDARD.question} (case ${++asked})` });
+    const targets = servers.map((s) => ({ name: `${s.threads}t`, url: `${s.url}/v1/decisions`, headers: s.auth, body }));
     const pids = Object.fromEntries(servers.map((s) => [`decide${s.threads}t`, s.pid]));
     const cells = [];
     const measure = async (load, concurrency, count, extraPids = {}) => {

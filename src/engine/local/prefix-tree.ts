@@ -1,7 +1,7 @@
 import { EngineError } from '../engine.js';
 import type { Reading } from './prompt.js';
 import type { LlamaSequence, Token } from './runtime.js';
-import { type Lease, type SequencePool } from './sequences.js';
+import { type Lease, type SequencePool, sharedPrefix } from './sequences.js';
 
 /**
  * A job's readings (prompt.ts) as a tree of their shared prefixes: the root holds
@@ -47,11 +47,11 @@ export interface TreeResult {
 
 /**
  * Evaluates every reading of a job on sequences of `pool`: one lent for the job,
- * and more for a while when they are free, each starting as a copy of the branch
- * point (no evaluation) and going down another branch. Without copies, or with no
- * sequence free, the branches are taken one after another on the same sequence,
- * which keeps the shared part and evaluates only the rest. The first failure stops
- * the other branches; `signal` (the deadline) stops them all.
+ * and more for a while when they are free, each holding the branch point already
+ * or made to by a copy (no evaluation) and going down another branch. Without
+ * copies, or with no sequence free, the branches are taken one after another on the
+ * same sequence, which keeps the shared part and evaluates only the rest. The first
+ * failure stops the other branches; `signal` (the deadline) stops them all.
  */
 export async function evaluateTree(pool: SequencePool, readings: readonly Reading[], signal: AbortSignal): Promise<TreeResult> {
   const root = prefixTree(readings);
@@ -90,12 +90,15 @@ export async function evaluateTree(pool: SequencePool, readings: readonly Readin
   }
 
   /**
-   * Evaluates `node`'s first branch down to its first reading in one go, then every
-   * branch left along the way at once: each on a free sequence copied from this one
-   * at its branch point, the rest here one after another, the deepest first (it
-   * shares the most with what the sequence holds). So the tree takes about as many
-   * rounds of evaluation as it has levels of branches taken side by side, not one
-   * per branch point: on a small model each round costs more than its tokens.
+   * Evaluates `node`'s first branch down to its first reading in one go, and with it
+   * every branch that parts from it where this sequence already holds the tokens (the
+   * chat template, when a decision's questions part right after it); then every
+   * branch left along the way at once: the deepest here (it shares the most with what
+   * the sequence holds, so nothing is copied for it), each other on a free sequence
+   * that holds its branch point already or is made to by a copy (no evaluation), the
+   * rest here one after another, deepest first. So the tree takes about as many
+   * rounds of evaluation as it has levels of branches taken side by side, not one per
+   * branch point: on a small model each round costs more than its tokens.
    */
   async function walk(node: Node, lease: Lease): Promise<void> {
     check();
@@ -103,41 +106,45 @@ export async function evaluateTree(pool: SequencePool, readings: readonly Readin
     const chain = [node];
     for (let last = node; last.readings.length === 0 && last.children.length > 0; ) chain.push((last = last.children[0]));
     const end = chain[chain.length - 1];
-    if (sequence.needsCheckpoints) {
-      // Such a state cannot be cut back to a branch point unless a checkpoint was taken there.
-      for (const step of chain.slice(0, -1)) {
-        await extend(sequence, step.path, null);
-        if (step.children.length > 1) await sequence.takeCheckpoint();
-      }
-    }
-    const letters = end.readings.length > 0 ? [...new Set(end.readings.flatMap((i) => readings[i].letters))] : null;
-    const logits = await extend(sequence, end.path, letters);
-    for (const i of end.readings) probabilities[i] = softmax(readings[i].letters.map((letter) => logits!.get(letter) ?? -Infinity));
-
-    const left = [
+    const branches = [
       ...chain.slice(0, -1).flatMap((step) => step.children.slice(1).map((child) => ({ child, upTo: step.path.length }))),
       ...end.children.map((child) => ({ child, upTo: end.path.length })),
     ];
+    const forks: Promise<void>[] = [];
     const failed = (error: unknown) => {
       stop.abort();
       throw error;
     };
-    // Every copy first, then every branch at once, so llama.cpp evaluates them in one batch.
-    const extras = await Promise.all(left.map(({ child, upTo }) => borrowCopy(sequence, upTo, child.path)));
-    const forks: Promise<void>[] = [];
-    const here: Node[] = [];
-    left.forEach(({ child }, i) => {
-      const extra = extras[i];
-      if (!extra) {
-        here.unshift(child);
-        return;
-      }
-      const fork = walk(child, extra).catch(failed).finally(() => extra.release());
-      fork.catch(() => undefined); // awaited below, once this branch is done; not an unhandled rejection meanwhile
-      forks.push(fork);
-    });
+    const fork = (child: Node, extra: Lease) => {
+      const done = walk(child, extra).catch(failed).finally(() => extra.release());
+      done.catch(() => undefined); // awaited below, once this branch is done; not an unhandled rejection meanwhile
+      forks.push(done);
+    };
     try {
-      for (const child of here) await walk(child, lease);
+      let left = branches;
+      if (sequence.needsCheckpoints) {
+        // Such a state cannot be cut back to a branch point unless a checkpoint was taken there.
+        for (const step of chain.slice(0, -1)) {
+          await extend(sequence, step.path, null);
+          if (step.children.length > 1) await sequence.takeCheckpoint();
+        }
+      } else {
+        const held = sharedPrefix(sequence.contextTokens, end.path);
+        const early = branches.filter(({ upTo }) => upTo <= held);
+        const extras = await Promise.all(early.map(({ child, upTo }) => borrow(sequence, upTo, child.path)));
+        early.forEach(({ child }, i) => extras[i] && fork(child, extras[i]));
+        left = branches.filter((branch) => !extras[early.indexOf(branch)]);
+      }
+      const letters = end.readings.length > 0 ? [...new Set(end.readings.flatMap((i) => readings[i].letters))] : null;
+      const logits = await extend(sequence, end.path, letters);
+      for (const i of end.readings) probabilities[i] = softmax(readings[i].letters.map((letter) => logits!.get(letter) ?? -Infinity));
+
+      // Every copy first, then every branch at once, so llama.cpp evaluates them in one batch.
+      const elsewhere = left.slice(0, -1);
+      const extras = await Promise.all(elsewhere.map(({ child, upTo }) => borrow(sequence, upTo, child.path)));
+      elsewhere.forEach(({ child }, i) => extras[i] && fork(child, extras[i]));
+      const here = left.filter((branch) => !extras[elsewhere.indexOf(branch)]).reverse();
+      for (const { child } of here) await walk(child, lease);
     } catch (error) {
       failed(error);
     } finally {
@@ -146,13 +153,17 @@ export async function evaluateTree(pool: SequencePool, readings: readonly Readin
     await Promise.all(forks);
   }
 
-  /** A free sequence made to hold `source`'s first `upTo` tokens without evaluating them, or null. */
-  async function borrowCopy(source: LlamaSequence, upTo: number, prefer: Token[]): Promise<Lease | null> {
-    if (typeof source._copyStateFromOtherSequence !== 'function') return null;
-    const extra = pool.tryAcquire(prefer);
+  /**
+   * A free sequence holding `source`'s first `upTo` tokens: one that holds them already
+   * (the pool lends the closest), else one made to by a copy, without evaluating; or null.
+   */
+  async function borrow(source: LlamaSequence, upTo: number, path: Token[]): Promise<Lease | null> {
+    const extra = pool.tryAcquire(path);
     if (!extra) return null;
+    // A state that needs checkpoints may not be cut back to `upTo` without evaluating again: copied instead.
+    if (!source.needsCheckpoints && sharedPrefix(extra.sequence.contextTokens, path) >= upTo) return extra;
     try {
-      if (await extra.sequence._copyStateFromOtherSequence!(source, upTo)) return extra;
+      if (typeof extra.sequence._copyStateFromOtherSequence === 'function' && (await extra.sequence._copyStateFromOtherSequence(source, upTo))) return extra;
     } catch {
       // an evaluation instead, on the sequence already lent
     }
@@ -160,9 +171,14 @@ export async function evaluateTree(pool: SequencePool, readings: readonly Readin
     return null;
   }
 
-  const lease = await pool.acquire(root.path, signal);
+  // The sequence holding most of the first branch, which is evaluated on it in one go.
+  let first = root;
+  while (first.readings.length === 0 && first.children.length > 0) first = first.children[0];
+  const lease = await pool.acquire(first.path, signal);
   try {
     await walk(root, lease);
+    // A job of one round checks the deadline only before it: answers that come after it are late.
+    check();
   } catch (error) {
     stop.abort();
     throw error;

@@ -63,7 +63,11 @@ export class PromptLayout {
     return new PromptLayout(model, tokenize(head), tokenize(tail), [...LETTERS].map((letter) => singleToken(model, letter)));
   }
 
-  /** One reading of `question` about `state`; `tokens` caches what is tokenised, since a state and a question recur across readings. */
+  /**
+   * One reading of `question` about `state`; `tokens` caches what is tokenised, since
+   * a state, a question and its answers recur across readings (a 4-fact stress
+   * decision tokenised the same answers 36 times).
+   */
   reading(state: string, question: LetteredQuestion, tokens: TokenCache = new Map()): Reading {
     if (question.answers.length > LETTERS.length) throw new Error(`at most ${LETTERS.length} answers can be lettered; got ${question.answers.length}`);
     const cached = (text: string) => tokens.get(text) ?? tokens.set(text, this.tokenize(text)).get(text)!;
@@ -75,7 +79,7 @@ export class PromptLayout {
     ];
     question.answers.forEach((text, i) => {
       const last = i === question.answers.length - 1;
-      prompt.push(this.letterTokens[i], ...this.tokenize(`. ${text.replace(/\s*\n\s*/g, ' ')}${last ? '' : '\n'}`));
+      prompt.push(this.letterTokens[i], ...cached(`. ${text.replace(/\s*\n\s*/g, ' ')}${last ? '' : '\n'}`));
     });
     prompt.push(...this.tail);
     return { tokens: prompt, letters: this.letterTokens.slice(0, question.answers.length) };

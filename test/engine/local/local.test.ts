@@ -164,6 +164,20 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes eval
     expect(together.map((r) => r.inputTokens)).toEqual(apart.map((r) => r.inputTokens));
   });
 
+  it('answers alike whether its branches get sequences of their own or take turns on one', async () => {
+    const alone = await decide(engine);
+    // Eight at once hold every sequence: each decision's branches are taken one after another on its own.
+    const together = await Promise.all(Array.from({ length: 8 }, () => decide(engine)));
+    // Every number of the outcome (its result, checks, sufficiency, tokens), in order.
+    const numbers = (outcome: typeof alone) => JSON.stringify(outcome).match(/-?\d+(\.\d+)?(e-?\d+)?/g)!.map(Number);
+    for (const outcome of together) {
+      expect(outcome.stress!.checks.map((c) => c.kind)).toEqual(alone.stress!.checks.map((c) => c.kind));
+      const [a, b] = [numbers(outcome), numbers(alone)];
+      expect(a).toHaveLength(b.length);
+      a.forEach((n, i) => expect(n).toBeCloseTo(b[i], 6));
+    }
+  });
+
   it('evaluates fewer tokens than its prompts hold, and inputTokens counts every prompt token, reused or not', async () => {
     const counts: number[] = [];
     for (let i = 0; i < 3; i++) {
