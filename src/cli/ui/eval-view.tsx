@@ -1,7 +1,6 @@
 import { Box, render, renderToString, Text } from 'ink';
 import type { EvalReport, QualityFigures } from '../../eval/report.js';
 import { duration } from '../client-call.js';
-import type { Progress } from '../eval-progress.js';
 import { terminalOf } from './present.js';
 import { ColorScope, Paint } from './paint.js';
 import { words } from './prose.js';
@@ -39,8 +38,11 @@ export function EvalProgress(props: { done: number; total: number; failed: numbe
   );
 }
 
-/** Redraws at most ten times a second: a fast engine settles hundreds of decisions a second. */
-export function liveProgress(total: number): Progress {
+/**
+ * Redraws at most ten times a second: a fast engine settles hundreds of decisions a
+ * second. Its shape is checked against `Progress` where eval-progress.ts returns it.
+ */
+export function liveProgress(total: number) {
   const { color, columns } = terminalOf();
   const started = Date.now();
   let last = 0;
@@ -51,7 +53,7 @@ export function liveProgress(total: number): Progress {
   );
   const app = render(frame(0, 0), { patchConsole: false });
   return {
-    update(done, failed) {
+    update(done: number, failed: number) {
       const now = Date.now();
       if (now - last < 100 && done < total) return;
       last = now;
