@@ -5,6 +5,9 @@
 //
 //   node bench/ledger-ab.js <before-root> <after-root> [concurrency] [ms]
 //
+// With BENCH_AB_PG set to a PostgreSQL URL, the two ledgers are schemas of their own
+// on that server instead (dropped after), and no WAL pages are counted.
+//
 // A root is a checkout with `dist/` built. Each store is opened and started as
 // `decide serve` starts it (recoverInterrupted), then measured on the ledger work of a
 // standard decision (authenticate, reserve, commit with its metrics sample) and the
@@ -26,12 +29,33 @@ if (!rootA || !rootB) {
 const concurrency = Number(c);
 const LIMITS = { freePerKey: 20, freePerIp: 0, freePerSite: 0 };
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'decide-ledger-ab-'));
+const PG = process.env.BENCH_AB_PG;
+const schemas = [];
+
+/** Where a build's ledger lives: a file, or a fresh schema on BENCH_AB_PG. */
+function locationFor(label) {
+  if (!PG) return path.join(tmp, `${label}.db`);
+  const url = new URL(PG);
+  const schema = `decide_ab_${label}_${process.pid}`;
+  schemas.push(schema);
+  url.searchParams.set('schema', schema);
+  return url.toString();
+}
+
+async function dropSchemas() {
+  if (!PG || schemas.length === 0) return;
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: PG });
+  await admin.connect();
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+  await admin.end();
+}
 
 async function build(label, root) {
   const dist = (file) => import(path.join(path.resolve(root), 'dist', file));
   const { openStore } = await dist('ledger/open.js');
   const { keyFingerprint } = await dist('contract/key.js');
-  const file = path.join(tmp, `${label}.db`);
+  const file = locationFor(label);
   const store = await openStore(file, LIMITS, { sweepIntervalMs: 0 });
   const calls = ledgerCalls(store);
   const keys = [];
@@ -56,10 +80,12 @@ async function build(label, root) {
   };
   // A few thousand charges first, so the tables are not all one page.
   for (let i = 0; i < 3000; i++) await decision(false)(0);
-  const wal = {
-    plain: await walPagesPerOp(file, decision(false), { concurrency }),
-    idem: await walPagesPerOp(file, decision(true), { concurrency }),
-  };
+  const wal = PG
+    ? { plain: NaN, idem: NaN }
+    : {
+        plain: await walPagesPerOp(file, decision(false), { concurrency }),
+        idem: await walPagesPerOp(file, decision(true), { concurrency }),
+      };
   await store.recoverInterrupted();
   return { label, store, wal, plain: decision(false), idem: decision(true) };
 }
@@ -84,12 +110,13 @@ try {
     `after ÷ before: ops/s ×${(y.perSecond / x.perSecond).toFixed(2)}, cpu/op ×${(y.cpuUsPerOp / x.cpuUsPerOp).toFixed(2)}, ` +
     `p99 ×${(y.latencyMs.p99 / x.latencyMs.p99).toFixed(2)}`;
   console.log(`c=${concurrency}, ${ms} ms per op in 6 alternating slices; load average before ${load}, after ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`WAL pages per decision (c=${concurrency}): before ${a.wal.plain.toFixed(2)} (+idem ${a.wal.idem.toFixed(2)}), after ${b.wal.plain.toFixed(2)} (+idem ${b.wal.idem.toFixed(2)})`);
+  if (!PG) console.log(`WAL pages per decision (c=${concurrency}): before ${a.wal.plain.toFixed(2)} (+idem ${a.wal.idem.toFixed(2)}), after ${b.wal.plain.toFixed(2)} (+idem ${b.wal.idem.toFixed(2)})`);
   for (const x of Object.values(r)) console.log(row(x));
   console.log(ratio(r.after, r.before));
   console.log(`with Idempotency-Key: ${ratio(r['after+idem'], r['before+idem'])}`);
 } finally {
   await a.store.close();
   await b.store.close();
+  await dropSchemas();
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -76,7 +76,7 @@ const QUERIES = {
   states: `SELECT state, CAST(count(*) AS INTEGER) AS n FROM charges GROUP BY state`,
   keyPrints: `SELECT id, fingerprint FROM keys`,
   charges: `SELECT id, key_id, pass_id, kind, CAST(cost AS INTEGER) AS cost, state FROM charges`,
-  metrics: `SELECT CAST(day AS TEXT) AS day, channel, CAST(samples AS INTEGER) AS samples FROM metrics`,
+  metrics: `SELECT CAST(day AS TEXT) AS day, channel, CAST(sum(samples) AS INTEGER) AS samples FROM metrics GROUP BY day, channel`,
   running: `SELECT CAST(count(*) AS INTEGER) AS n FROM idempotency WHERE state = 'running'`,
 };
 

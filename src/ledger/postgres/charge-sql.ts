@@ -7,6 +7,28 @@ import { prepared } from './database.js';
  * settle.ts (committing, releasing); charges.ts says how the two fit together.
  */
 
+/**
+ * The metrics row of the day and channel that a commit adds its sample to: one of
+ * several, chosen by the connection. Concurrent commits on one row would queue on its
+ * lock, held until COMMIT; on rows of their own they do not. Readers add the rows up.
+ */
+export const METRICS_SHARD = 'pg_backend_pid() % 16';
+
+/** A day and channel's figures over all its rows (one row of zeros when it has none yet). */
+export const SUMS = `coalesce(sum(samples), 0)::bigint AS samples, coalesce(sum(total_ms), 0)::bigint AS total_ms,
+                     coalesce(sum(uncharged), 0)::bigint AS uncharged`;
+
+/**
+ * The day's figures after a sample was added: `own` (a CTE returning the row just
+ * written) plus the channel's other rows as this statement sees them. No row when
+ * `own` has none.
+ */
+export const DAY_TOTALS_WITH_OWN = `SELECT (own.samples + coalesce(sum(m.samples), 0))::bigint AS samples,
+                            (own.total_ms + coalesce(sum(m.total_ms), 0))::bigint AS total_ms,
+                            (own.uncharged + coalesce(sum(m.uncharged), 0))::bigint AS uncharged
+                     FROM own LEFT JOIN metrics m ON m.day = own.day AND m.channel = own.channel AND m.shard <> own.shard
+                     GROUP BY own.shard, own.samples, own.total_ms, own.uncharged`;
+
 /** Every guarded counter write: the first unit of a day inserts the row, later ones pass the guard or change nothing. */
 export const SQL = prepared('charges', {
   // The whole of a reserve, in the database (migrations.ts, step 7): one round trip,
@@ -16,12 +38,15 @@ export const SQL = prepared('charges', {
   // the charge was not reserved, and the general path settles it.
   commitWithSample: `WITH settled AS (
                        UPDATE charges SET state = 'committed', settled_at = $2 WHERE id = $1 AND state = 'reserved' RETURNING id
+                     ), own AS (
+                       INSERT INTO metrics (day, channel, shard, samples, total_ms, uncharged)
+                       SELECT $3, $4, ${METRICS_SHARD}, 1, $5, 0 FROM settled
+                       ON CONFLICT (day, channel, shard) DO UPDATE SET samples = metrics.samples + 1,
+                         total_ms = metrics.total_ms + excluded.total_ms
+                       RETURNING day, channel, shard, samples, total_ms, uncharged
                      )
-                     INSERT INTO metrics (day, channel, samples, total_ms, uncharged) SELECT $3, $4, 1, $5, 0 FROM settled
-                     ON CONFLICT (day, channel) DO UPDATE SET samples = metrics.samples + 1,
-                       total_ms = metrics.total_ms + excluded.total_ms
-                     RETURNING samples, total_ms, uncharged`,
-  channelMetrics: 'SELECT samples, total_ms, uncharged FROM metrics WHERE day = $1 AND channel = $2',
+                     ${DAY_TOTALS_WITH_OWN}`,
+  channelMetrics: `SELECT ${SUMS} FROM metrics WHERE day = $1 AND channel = $2`,
   // The statement path, for a reserve of several units (a group). NO KEY UPDATE: the
   // row lock that orders every reserve of one pass (and so of its keys), on either
   // path, without blocking inserts elsewhere that merely reference the pass.

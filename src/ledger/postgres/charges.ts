@@ -3,17 +3,21 @@ import type { Charges, CommitOutcome, ReserveOutcome, ReserveRequest, Settlement
 import { checkSample, metricsRow, type MetricsColumns, utcDay } from '../rules.js';
 import type { Limits } from '../store.js';
 import { isConnectionLoss, prepared, transaction } from './database.js';
+import { DAY_TOTALS_WITH_OWN, METRICS_SHARD, SUMS } from './charge-sql.js';
 import type { PgIdempotency } from './idempotency.js';
 import { PgReserve } from './reserve.js';
 import { PgSettle } from './settle.js';
 
 const SQL = prepared('settle', {
-  sampleReturning: `INSERT INTO metrics (day, channel, samples, total_ms, uncharged) VALUES ($1, $2, 1, $3, $4)
-                    ON CONFLICT (day, channel) DO UPDATE
-                    SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms,
-                      uncharged = metrics.uncharged + excluded.uncharged
-                    RETURNING samples, total_ms, uncharged`,
-  apiMetrics: `SELECT samples, total_ms, uncharged FROM metrics WHERE day = $1 AND channel = 'api'`,
+  sampleReturning: `WITH own AS (
+                      INSERT INTO metrics (day, channel, shard, samples, total_ms, uncharged) VALUES ($1, $2, ${METRICS_SHARD}, 1, $3, $4)
+                      ON CONFLICT (day, channel, shard) DO UPDATE
+                      SET samples = metrics.samples + 1, total_ms = metrics.total_ms + excluded.total_ms,
+                        uncharged = metrics.uncharged + excluded.uncharged
+                      RETURNING day, channel, shard, samples, total_ms, uncharged
+                    )
+                    ${DAY_TOTALS_WITH_OWN}`,
+  apiMetrics: `SELECT ${SUMS} FROM metrics WHERE day = $1 AND channel = 'api'`,
 });
 
 /**

@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import type { Channel, DailyMetrics, MetricsRow } from '../metrics.js';
 import { CHANNELS, metricsRow, type MetricsColumns, utcDay } from '../rules.js';
+import { SUMS } from './charge-sql.js';
 import { prepared, queryAgain } from './database.js';
 
 const SQL = prepared('metrics', {
-  metrics: 'SELECT channel, samples, total_ms, uncharged FROM metrics WHERE day = $1',
+  metrics: `SELECT channel, ${SUMS} FROM metrics WHERE day = $1 GROUP BY channel`,
 });
 
 /** The day's processing-time samples per channel, written by the commits of decisions (charges.ts). */

@@ -237,6 +237,13 @@ export const MIGRATIONS: readonly string[] = [
   END;
   $$;
   `,
+  // 8: a day's metrics in several rows per channel (charge-sql.ts, METRICS_SHARD), so
+  // concurrent commits stop queuing on the lock of one row held until their COMMIT.
+  `
+  ALTER TABLE metrics ADD COLUMN shard smallint NOT NULL DEFAULT 0;
+  ALTER TABLE metrics DROP CONSTRAINT metrics_pkey;
+  ALTER TABLE metrics ADD PRIMARY KEY (day, channel, shard);
+  `,
 ];
 
 /** The table recording which steps a database has had. */
