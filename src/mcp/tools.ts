@@ -58,19 +58,27 @@ function converted(jsonSchema: JsonSchemaProps): JsonSchemaProps {
 }
 
 /**
- * Advertises `schema` but lets every value through: the SDK would otherwise reject
- * bad arguments with its own wording before the handler runs, and the caller would
- * not get the contract's `invalid_request` sentence and code that the HTTP API gives.
+ * A schema the SDK publishes as `jsonSchema` says but never checks a value against:
+ * every value passes through as it is.
  */
-function advertisedOnly(schema: z.ZodType): StandardSchemaWithJSON {
+function unchecked(jsonSchema: JsonSchemaProps): StandardSchemaWithJSON {
   return {
     '~standard': {
       version: 1,
       vendor: 'decide',
       validate: (value: unknown) => ({ value }),
-      jsonSchema: converted(schema['~standard'].jsonSchema as JsonSchemaProps),
+      jsonSchema: converted(jsonSchema),
     },
   };
+}
+
+/**
+ * Advertises `schema` but lets every value through: the SDK would otherwise reject
+ * bad arguments with its own wording before the handler runs, and the caller would
+ * not get the contract's `invalid_request` sentence and code that the HTTP API gives.
+ */
+function advertisedOnly(schema: z.ZodType): StandardSchemaWithJSON {
+  return unchecked(schema['~standard'].jsonSchema as JsonSchemaProps);
 }
 
 /**
@@ -113,18 +121,11 @@ function withSharedFields(root: JsonObject, defs: Record<string, JsonObject>): J
  * checks nothing a client does not check itself against this schema.
  */
 function outputSchema(schema: z.ZodType): StandardSchemaWithJSON {
-  const std = schema['~standard'] as StandardSchemaWithJSON['~standard'];
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'decide',
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: converted({
-        input: (options) => liftRootRef(std.jsonSchema.input(options)),
-        output: (options) => liftRootRef(std.jsonSchema.output(options)),
-      }),
-    },
-  };
+  const { jsonSchema } = schema['~standard'] as StandardSchemaWithJSON['~standard'];
+  return unchecked({
+    input: (options) => liftRootRef(jsonSchema.input(options)),
+    output: (options) => liftRootRef(jsonSchema.output(options)),
+  });
 }
 
 export type ToolName = 'weigh_decision' | 'stress_test_decision' | 'get_usage';

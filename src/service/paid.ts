@@ -128,7 +128,6 @@ export class PaidRequests {
     }
     try {
       const now = clock();
-      const day = utcDay(now);
       const units = work.units ?? 1;
       const reserved = await store.charges.reserve({ caller: context.caller, depth: work.depth, ip: context.ip, units }, now);
       if (!reserved.ok) throw refusal(reserved.code, work.depth, now, limits, units);
@@ -137,7 +136,7 @@ export class PaidRequests {
       const releasing = `release reservation ${reservation.id} (${reservation.kind}, ${reservation.cost})`;
       try {
         const ran = await work.run(deadline);
-        return { reserved, ran, reservedAt: now, day, units, release, releasing };
+        return { reserved, ran, reservedAt: now, units, release, releasing };
       } catch (error) {
         await this.giveBack.soon(releasing, release);
         throw engineFailure(error);
@@ -152,7 +151,7 @@ export class PaidRequests {
     // One deadline, started before admission, so time spent waiting for the engine counts against it;
     // its timer is cleared as soon as the engine's part ends (deadline.ts), not left
     // pending for the whole deadline as AbortSignal.timeout's would be.
-    const { reserved, ran, reservedAt, day, units, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
+    const { reserved, ran, reservedAt, units, release, releasing } = await withDeadline(this.options.engineTimeoutMs, (deadline) =>
       this.admitted(work, context, deadline),
     );
     const { reservation } = reserved;
@@ -166,7 +165,7 @@ export class PaidRequests {
       idempotency: context.idempotencyKey === undefined ? undefined : { keyId: context.caller.keyId, idemKey: context.idempotencyKey },
       units: units > 1 ? ran.units : undefined,
       answer: (committed, apiRow) => {
-        const api = metricsRecord(day, [apiRow]).api;
+        const api = metricsRecord(utcDay(reservedAt), [apiRow]).api;
         // Not charged after all: what the caller holds now, not what the reservation took, and said so.
         access = committed.charged ? reserved.access : { ...(committed.access ?? reserved.access), charged: false };
         response = work.respond(ran.made, {
