@@ -3,7 +3,8 @@
 // decision costs: node bench/profile.js [standard|stress|mcp] [connections] [seconds]
 // Starts the instant engine and `decide serve --cpu-prof`, drives the one target with
 // autocannon, stops the server gracefully (which writes the profile) and prints the
-// summary of bench/profile-top.js.
+// summary of bench/profile-top.js. BENCH_PROFILE_PG=1 serves from a PostgreSQL schema
+// (BENCH_PG_URL's server, dropped after) instead of a SQLite file.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,7 +25,8 @@ process.on('exit', () => {
 });
 
 const config = { ...readConfig(), cpuProf: true };
-const db = path.join(tmp, 'profile.db');
+const schema = `decide_profile_${process.pid}`;
+const db = process.env.BENCH_PROFILE_PG ? withSchema(config.pgUrl, schema) : path.join(tmp, 'profile.db');
 const [key] = await makeKeys(db);
 const engine = await startEngine();
 const name = `profile-${kind}`;
@@ -38,6 +40,21 @@ const r = await slice({ ...target, connections: Number(connections), warmupMs: 1
 const ok = r.latencies.length;
 process.stderr.write(`profile: ${kind} c=${connections}: ${fmtInt((ok * 1000) / r.windowMs)}/s, ${JSON.stringify(r.statuses)}, p50 ${fmt(r.latencies.sort((a, b) => a - b)[ok >> 1])} ms\n`);
 await stopAll(decide, engine);
+if (process.env.BENCH_PROFILE_PG) await dropSchema(config.pgUrl, schema);
 const dir = path.join(BENCH, 'profiles');
 const file = readdirSync(dir).filter((f) => f.startsWith(name)).sort().pop();
 process.stdout.write(execFileSync(process.execPath, [path.join(BENCH, 'profile-top.js'), path.join(dir, file), process.env.TOP ?? '40']));
+
+function withSchema(url, name) {
+  const u = new URL(url);
+  u.searchParams.set('schema', name);
+  return u.toString();
+}
+
+async function dropSchema(url, name) {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+  await admin.end();
+}

@@ -18,6 +18,7 @@ import { fmt, table, verdict } from './lib/report.js';
  */
 const ROWS = [
   'http', // 1: decisions/s vs a bare Hono echo; p50/p99 service overhead
+  'http-postgres', // 1b: decide serve on PostgreSQL vs on SQLite: server CPU per decision
   'stress', // 2: 12-fact stress vs standard wall time, 200 ms engine
   'mcp', // 3: weigh_decision through /mcp vs /v1
   'ledger-sqlite', // 4: SQLite store charges/s vs raw better-sqlite3 inserts
