@@ -13,6 +13,7 @@ import { killAllNow } from './children.js';
 import { MCP_MODERN, STANDARD, STRESS } from './lib/bodies.js';
 import { BENCH, readConfig } from './lib/config.js';
 import { slice } from './lib/load.js';
+import { benchSchema } from './lib/pg-schema.js';
 import { fmt, fmtInt } from './lib/report.js';
 import { makeKeys, startDecide, startEngine, stopAll } from './lib/servers.js';
 
@@ -25,8 +26,9 @@ process.on('exit', () => {
 });
 
 const config = { ...readConfig(), cpuProf: true };
-const schema = `decide_profile_${process.pid}`;
-const db = process.env.BENCH_PROFILE_PG ? withSchema(config.pgUrl, schema) : path.join(tmp, 'profile.db');
+const schema = process.env.BENCH_PROFILE_PG ? await benchSchema(config.pgUrl) : null;
+if (schema?.skipped) throw new Error(schema.skipped);
+const db = schema ? schema.url : path.join(tmp, 'profile.db');
 const [key] = await makeKeys(db);
 const engine = await startEngine();
 const name = `profile-${kind}`;
@@ -40,21 +42,8 @@ const r = await slice({ ...target, connections: Number(connections), warmupMs: 1
 const ok = r.latencies.length;
 process.stderr.write(`profile: ${kind} c=${connections}: ${fmtInt((ok * 1000) / r.windowMs)}/s, ${JSON.stringify(r.statuses)}, p50 ${fmt(r.latencies.sort((a, b) => a - b)[ok >> 1])} ms\n`);
 await stopAll(decide, engine);
-if (process.env.BENCH_PROFILE_PG) await dropSchema(config.pgUrl, schema);
+await schema?.drop();
 const dir = path.join(BENCH, 'profiles');
 const file = readdirSync(dir).filter((f) => f.startsWith(name)).sort().pop();
 process.stdout.write(execFileSync(process.execPath, [path.join(BENCH, 'profile-top.js'), path.join(dir, file), process.env.TOP ?? '40']));
 
-function withSchema(url, name) {
-  const u = new URL(url);
-  u.searchParams.set('schema', name);
-  return u.toString();
-}
-
-async function dropSchema(url, name) {
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
-  await admin.end();
-}

@@ -3,10 +3,10 @@
 // in alternating slices at each BENCH_PG_CONCURRENCY. Issue 18's goal: the server's CPU
 // per decision on PostgreSQL at most 1.5× SQLite's. Only the decide processes' CPU is
 // counted (PostgreSQL's own server is not ours to spend less of).
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { STANDARD } from '../lib/bodies.js';
 import { sideBySide } from '../lib/load.js';
+import { benchSchema } from '../lib/pg-schema.js';
 import { fmt, fmtInt, ratioLine, targetsTable } from '../lib/report.js';
 import { expect, makeKeys, post, startDecide, startEngine, stopAll } from '../lib/servers.js';
 
@@ -17,17 +17,9 @@ export default {
   title: '1b Service on PostgreSQL',
   async run(ctx) {
     const { config } = ctx;
-    const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: config.pgUrl, connectionTimeoutMillis: 3_000 });
-    try {
-      await admin.connect();
-    } catch (error) {
-      return { skipped: `PostgreSQL at ${config.pgUrl} cannot be reached (${error.code ?? error.message}); set BENCH_PG_URL` };
-    }
-    const schema = `decide_bench_${randomBytes(6).toString('hex')}`;
-    const pgUrl = new URL(config.pgUrl);
-    pgUrl.searchParams.set('schema', schema);
-    const ledgers = { sqlite: path.join(ctx.tmp, 'http-sqlite.db'), postgres: pgUrl.toString() };
+    const schema = await benchSchema(config.pgUrl);
+    if (schema.skipped) return schema;
+    const ledgers = { sqlite: path.join(ctx.tmp, 'http-sqlite.db'), postgres: schema.url };
     let engine, sqlite, postgres;
     try {
       const [[sqliteKey], [postgresKey]] = [await makeKeys(ledgers.sqlite), await makeKeys(ledgers.postgres)];
@@ -72,8 +64,7 @@ export default {
       return { lines, details: details.join('\n\n'), data: { groups } };
     } finally {
       await stopAll(sqlite, postgres, engine);
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
-      await admin.end();
+      await schema.drop();
     }
   },
 };

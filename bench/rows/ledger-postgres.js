@@ -3,10 +3,11 @@
 // types), at each BENCH_PG_CONCURRENCY, in a schema of its own (dropped after). Each
 // worker has its own key and pass, so the figure is the store's work, not the row lock
 // that orders the reserves of one pass.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { alternateOps } from '../lib/ops.js';
 import { ledgerLines, opsTable, storeOps } from '../lib/ledger.js';
 import { ratioLine } from '../lib/report.js';
+import { benchSchema } from '../lib/pg-schema.js';
 import { makeKeys, openLedger } from '../lib/servers.js';
 
 const dist = (file) => import(new URL(`../../dist/${file}`, import.meta.url).href);
@@ -17,22 +18,16 @@ export default {
   async run(ctx) {
     const { config } = ctx;
     const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: config.pgUrl, connectionTimeoutMillis: 3_000 });
-    try {
-      await admin.connect();
-    } catch (error) {
-      return { skipped: `PostgreSQL at ${config.pgUrl} cannot be reached (${error.code ?? error.message}); set BENCH_PG_URL` };
-    }
-    const schema = `decide_bench_${randomBytes(6).toString('hex')}`;
-    const url = new URL(config.pgUrl);
-    url.searchParams.set('schema', schema);
+    const schema = await benchSchema(config.pgUrl);
+    if (schema.skipped) return schema;
+    const url = schema.url;
     const maxC = Math.max(...config.pgConcurrency);
     let store, raw;
     try {
-      const keys = await makeKeys(url.toString(), { keys: maxC });
-      store = await openLedger(url.toString());
+      const keys = await makeKeys(url, { keys: maxC });
+      store = await openLedger(url);
       const { createPool, parsePostgresUrl } = await dist('ledger/postgres/database.js');
-      raw = createPool(parsePostgresUrl(url.toString()), 10);
+      raw = createPool(parsePostgresUrl(url), 10);
       await raw.query(`CREATE TABLE raw (id text PRIMARY KEY, key_id text NOT NULL, pass_id text NOT NULL, kind text NOT NULL,
                        cost integer NOT NULL, state text NOT NULL, day date NOT NULL, created_at timestamptz NOT NULL)`);
       const { charge, decision } = await storeOps(store, keys);
@@ -70,8 +65,7 @@ export default {
     } finally {
       await raw?.end();
       await store?.close();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
-      await admin.end();
+      await schema.drop();
     }
   },
 };
