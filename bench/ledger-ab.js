@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ledgerCalls } from './lib/ledger-calls.js';
 import { alternateOps } from './lib/ops.js';
+import { benchSchema } from './lib/pg-schema.js';
 import { walPagesPerOp } from './lib/wal.js';
 
 const [rootA, rootB, c = '1', ms = '6000'] = process.argv.slice(2);
@@ -33,29 +34,19 @@ const PG = process.env.BENCH_AB_PG;
 const schemas = [];
 
 /** Where a build's ledger lives: a file, or a fresh schema on BENCH_AB_PG. */
-function locationFor(label) {
+async function locationFor(label) {
   if (!PG) return path.join(tmp, `${label}.db`);
-  const url = new URL(PG);
-  const schema = `decide_ab_${label}_${process.pid}`;
+  const schema = await benchSchema(PG);
+  if (schema.skipped) throw new Error(schema.skipped);
   schemas.push(schema);
-  url.searchParams.set('schema', schema);
-  return url.toString();
-}
-
-async function dropSchemas() {
-  if (!PG || schemas.length === 0) return;
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: PG });
-  await admin.connect();
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
-  await admin.end();
+  return schema.url;
 }
 
 async function build(label, root) {
   const dist = (file) => import(path.join(path.resolve(root), 'dist', file));
   const { openStore } = await dist('ledger/open.js');
   const { keyFingerprint } = await dist('contract/key.js');
-  const file = locationFor(label);
+  const file = await locationFor(label);
   const store = await openStore(file, LIMITS, { sweepIntervalMs: 0 });
   const calls = ledgerCalls(store);
   const keys = [];
@@ -117,6 +108,6 @@ try {
 } finally {
   await a.store.close();
   await b.store.close();
-  await dropSchemas();
+  for (const schema of schemas) await schema.drop();
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -46,4 +46,3 @@ await schema?.drop();
 const dir = path.join(BENCH, 'profiles');
 const file = readdirSync(dir).filter((f) => f.startsWith(name)).sort().pop();
 process.stdout.write(execFileSync(process.execPath, [path.join(BENCH, 'profile-top.js'), path.join(dir, file), process.env.TOP ?? '40']));
-
