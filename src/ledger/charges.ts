@@ -29,8 +29,12 @@ export interface Reservation {
   cost: number;
 }
 
-/** Why the ledger refuses a charge; the service words each as the contract's error. */
-export type Refusal = 'pass_required' | 'insufficient_credits' | 'free_limit_reached' | 'rate_limited';
+/**
+ * Why the ledger refuses a charge; the service words each as the contract's error.
+ * `key_revoked`: the caller's key was revoked after it was looked up (a server may
+ * keep a key it looked up for a while, keys.ts), so nothing is taken for it.
+ */
+export type Refusal = 'pass_required' | 'insufficient_credits' | 'free_limit_reached' | 'rate_limited' | 'key_revoked';
 
 export type ReserveOutcome = { ok: true; reservation: Reservation; access: Access } | { ok: false; code: Refusal };
 

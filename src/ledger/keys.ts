@@ -19,7 +19,23 @@ export interface RevokedKey {
   revokedAt: string;
 }
 
-/** API keys: made by the operator, presented by callers, revoked by either. */
+/** The caller's key is revoked: it was active when it was looked up, and no longer is. */
+export class KeyNotActive extends Error {
+  constructor(keyId: string) {
+    super(`Key ${keyId} is revoked.`);
+    this.name = 'KeyNotActive';
+  }
+}
+
+/**
+ * API keys: made by the operator, presented by callers, revoked by either.
+ *
+ * A store may answer `authenticate` from keys it looked up a short while ago (the
+ * PostgreSQL store does, to spare every request a round trip), so a key revoked
+ * through another server can pass `authenticate` for that while. Everything done for a
+ * caller checks in the same statement that its key is still active: a reserve refuses
+ * `key_revoked`, `usage` throws KeyNotActive, `revoke` finds nothing to revoke.
+ */
 export interface Keys {
   /** A new key linked to `passId`, or to a new pass when omitted; throws for an unknown pass. */
   create(now: Date, passId?: string): Promise<CreatedKey>;
@@ -27,6 +43,6 @@ export interface Keys {
   authenticate(fingerprint: Buffer): Promise<Caller | null>;
   /** Revokes an active key; null when it was not active. */
   revoke(keyId: string, now: Date): Promise<RevokedKey | null>;
-  /** The key's free decisions used on the UTC day of `now`, and its pass's credits; throws for an unknown pass. */
+  /** The key's free decisions used on the UTC day of `now`, and its pass's credits; throws for an unknown pass, KeyNotActive for a revoked key. */
   usage(caller: Caller, now: Date): Promise<{ freeUsed: number; passCredits: number }>;
 }

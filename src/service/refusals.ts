@@ -5,6 +5,7 @@ import { secondsToMidnight } from './clock.js';
 
 /** The ledger's refusal as the contract words it. */
 export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits, units = 1): ServiceError {
+  if (code === 'key_revoked') return revokedKey();
   if (units > 1) return unitsRefusal(code, units, now, limits);
   switch (code) {
     case 'pass_required':
@@ -31,8 +32,13 @@ export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits, 
   }
 }
 
+/** A key revoked since it was looked up: the answer any unknown key gets. */
+export function revokedKey(): ServiceError {
+  return new ServiceError('unauthorized', 'the API key is missing, unknown or revoked');
+}
+
 /** The refusal of several decisions paid together (the questions of a System One request). */
-function unitsRefusal(code: Refusal, units: number, now: Date, limits: Limits): ServiceError {
+function unitsRefusal(code: Exclude<Refusal, 'key_revoked'>, units: number, now: Date, limits: Limits): ServiceError {
   const cost = `${units} questions cost ${units} decisions (1 each, from the free allowance of ${limits.freePerKey} a day, then 1 credit)`;
   switch (code) {
     case 'insufficient_credits':

@@ -12,11 +12,13 @@ import type { Debias } from '../decision/debias.js';
 import type { Temperatures } from '../decision/temperature.js';
 import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
+import { KeyNotActive } from '../ledger/keys.js';
 import type { Caller, Limits, Store } from '../ledger/store.js';
 import type { SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
 import { Admission } from './admission.js';
 import { metricsRecord } from './metrics.js';
+import { revokedKey } from './refusals.js';
 import { type DecideContext, type PaidAnswer, PaidRequests } from './paid.js';
 import { systemOneWork } from './systemone.js';
 
@@ -133,7 +135,9 @@ export class DecisionService {
 
   async usage(caller: Caller): Promise<Usage> {
     const now = this.now();
-    const { freeUsed, passCredits } = await this.store.keys.usage(caller, now);
+    const { freeUsed, passCredits } = await this.store.keys.usage(caller, now).catch((error: unknown) => {
+      throw error instanceof KeyNotActive ? revokedKey() : error;
+    });
     const freeLimit = this.limits.freePerKey;
     return {
       day: utcDay(now),
@@ -148,7 +152,7 @@ export class DecisionService {
   async revoke(caller: Caller): Promise<KeyRevoked> {
     const revoked = await this.store.keys.revoke(caller.keyId, this.now());
     // Revoked between authentication and now: the same answer as any unknown key.
-    if (!revoked) throw new ServiceError('unauthorized', 'the API key is missing, unknown or revoked');
+    if (!revoked) throw revokedKey();
     return { revoked: true, ...revoked };
   }
 

@@ -117,4 +117,33 @@ describe('two decide serve processes on one PostgreSQL database', () => {
       engine.open();
     }
   });
+
+  it('a key revoked through one server is refused at once by the other, which had looked it up: 401, nothing charged', async () => {
+    const env = openaiEnv(fake.url, 'sk-two-servers');
+    const servers = await Promise.all([0, 1].map(() => startServe(['--db', ledger.url], env, scaled(20_000))));
+    for (const server of servers) await server.waitForStderr(/^decide: engine /);
+    const { key, passId } = await runJson(['key', 'create', '--db', ledger.url]);
+    await runJson(['pass', 'fund', '--pass', passId, '--credits', '10', '--db', ledger.url]);
+
+    // The first server looks the key up (and keeps it for a while) serving a decision.
+    expect((await call(servers[0].url, 'POST', '/v1/decisions', { key, json: NOUL })).status).toBe(200);
+    const asked = fake.requests.length;
+    expect((await call(servers[1].url, 'DELETE', '/v1/key', { key })).status).toBe(200);
+
+    for (const depth of ['standard', 'stress']) {
+      const answer = await call(servers[0].url, 'POST', '/v1/decisions', { key, json: { ...NOUL, depth } });
+      expect(answer.status).toBe(401);
+      expect(answer.body.code).toBe('unauthorized');
+    }
+    const usage = await call(servers[0].url, 'GET', '/v1/usage', { key });
+    expect(usage.status).toBe(401);
+    expect(usage.body.code).toBe('unauthorized');
+    expect((await call(servers[0].url, 'DELETE', '/v1/key', { key })).status).toBe(401);
+
+    // Only the decision before the revocation was charged (free); the credits are untouched.
+    expect(await ledger.chargeStates()).toEqual({ committed: 1 });
+    expect(await runJson(['pass', 'show', '--pass', passId, '--db', ledger.url])).toMatchObject({ passCredits: 10 });
+    expect(await ledger.audit()).toEqual([]);
+    expect(fake.requests).toHaveLength(asked); // the engine was not asked again
+  });
 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
-import type { Calibration, Caller, Channel, CommitOutcome, CreatedKey, Limits, ReserveOutcome, Settlement, Store } from '../../src/ledger/store.js';
+import { KeyNotActive } from '../../src/ledger/keys.js';
+import type { Calibration, Caller, Channel, CommitOutcome, CreatedKey, Limits, ReserveOutcome, ReserveRequest, Settlement, Store } from '../../src/ledger/store.js';
 import { DAY, IP, NEXT, newCaller, NOW } from './helpers.js';
 import { unitsStoreSuite } from './units-suite.js';
 import { webStoreSuite } from './web-suite.js';
@@ -195,6 +196,32 @@ export function storeSuite(h: LedgerHarness): void {
       expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 2, passCredits: 4 });
       expect(await store.keys.usage(caller, NEXT)).toEqual({ freeUsed: 0, passCredits: 4 });
       await expect(store.keys.usage(caller, new Date('2026-11-22T25:00'))).rejects.toThrow(/Invalid time value/);
+    });
+
+    it('a key revoked once it was looked up: gone at once where it was revoked, and nothing is done for its callers anywhere', async () => {
+      const here = store;
+      const created = await here.keys.create(new Date());
+      await here.passes.fund(created.passId, 10, new Date());
+      const fingerprint = keyFingerprint(created.key);
+      const caller = (await here.keys.authenticate(fingerprint))!;
+      const other = await open();
+      expect(await other.keys.authenticate(fingerprint)).toEqual(caller);
+
+      // Revoked through the other instance (another server): this one's caller is refused by every act.
+      expect(await other.keys.revoke(caller.keyId, NOW)).not.toBeNull();
+      expect(await other.keys.authenticate(fingerprint)).toBeNull();
+      const reserve = (request: Omit<ReserveRequest, 'caller' | 'ip'>) => here.charges.reserve({ caller, ip: IP, ...request }, NOW);
+      expect(await reserve({ depth: 'standard' })).toEqual({ ok: false, code: 'key_revoked' });
+      expect(await reserve({ depth: 'stress' })).toEqual({ ok: false, code: 'key_revoked' });
+      expect(await reserve({ depth: 'standard', units: 3 })).toEqual({ ok: false, code: 'key_revoked' });
+      await expect(here.keys.usage(caller, NOW)).rejects.toBeInstanceOf(KeyNotActive);
+      expect(await here.keys.revoke(caller.keyId, NOW)).toBeNull();
+
+      // Nothing was taken: the free allowance and the credits are as they were.
+      expect(await count('charges')).toBe(0);
+      expect((await here.passes.show(caller.passId))?.passCredits).toBe(10);
+      expect(await count('free_usage')).toBe(0);
+      expect(await h.audit()).toEqual([]);
     });
   });
 

@@ -50,7 +50,9 @@ export const SQL = prepared('charges', {
   // The statement path, for a reserve of several units (a group). NO KEY UPDATE: the
   // row lock that orders every reserve of one pass (and so of its keys), on either
   // path, without blocking inserts elsewhere that merely reference the pass.
-  lockPass: 'SELECT credits, funded_ever FROM passes WHERE id = $1 FOR NO KEY UPDATE',
+  // And whether the caller's key is still active (keys.ts: a reserve checks).
+  lockPass: `SELECT credits, funded_ever, EXISTS (SELECT 1 FROM keys WHERE id = $2 AND revoked_at IS NULL) AS live
+             FROM passes WHERE id = $1 FOR NO KEY UPDATE`,
   takeKey: `INSERT INTO free_usage (key_id, day, used) VALUES ($1, $2, 1)
             ON CONFLICT (key_id, day) DO UPDATE SET used = free_usage.used + 1 WHERE free_usage.used < $3
             RETURNING used`,

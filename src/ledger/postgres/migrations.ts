@@ -244,6 +244,30 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE metrics DROP CONSTRAINT metrics_pkey;
   ALTER TABLE metrics ADD PRIMARY KEY (day, channel, shard);
   `,
+  // 9: a reserve checks that the caller's key is still active. A server keeps the keys
+  // it looked up for a while (keys.ts), so a key revoked through another server reaches
+  // the reserve; it is refused there ('key_revoked') and nothing is taken. Step 7's
+  // function does the taking, under the name take_charge.
+  `
+  ALTER FUNCTION reserve_charge(text, text, text, boolean, integer, bytea, date, timestamptz, double precision, integer, integer, integer)
+    RENAME TO take_charge;
+
+  CREATE FUNCTION reserve_charge(
+    p_id text, p_key text, p_pass text, p_stress boolean, p_cost integer, p_ip bytea, p_day date,
+    p_created timestamptz, p_ttl_ms double precision, p_free_per_key integer, p_free_per_ip integer, p_free_per_site integer
+  ) RETURNS TABLE (outcome text, remaining bigint)
+  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+  BEGIN
+    PERFORM FROM keys WHERE id = p_key AND revoked_at IS NULL;
+    IF NOT FOUND THEN
+      RETURN QUERY SELECT 'key_revoked'::text, NULL::bigint;
+      RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM take_charge(p_id, p_key, p_pass, p_stress, p_cost, p_ip, p_day, p_created, p_ttl_ms,
+                                           p_free_per_key, p_free_per_ip, p_free_per_site);
+  END;
+  $$;
+  `,
 ];
 
 /** The table recording which steps a database has had. */

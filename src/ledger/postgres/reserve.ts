@@ -110,8 +110,9 @@ export class PgReserve {
     const createdAt = now.toISOString();
     const day = utcDay(now);
     const units = unitsOf(request);
-    const pass = (await client.query<{ credits: number; funded_ever: boolean }>(SQL.lockPass, [caller.passId])).rows[0];
+    const pass = (await client.query<{ credits: number; funded_ever: boolean; live: boolean }>(SQL.lockPass, [caller.passId, caller.keyId])).rows[0];
     if (!pass) throw new Error(`Pass ${caller.passId} of key ${caller.keyId} does not exist.`);
+    if (!pass.live) return refuse('key_revoked');
     const charge: NewCharge = { client, caller, createdAt, group: units > 1 ? id : null, id, credits: pass.credits, fundedEver: pass.funded_ever };
 
     if (depth === 'stress') {

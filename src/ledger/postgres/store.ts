@@ -7,6 +7,7 @@ import { PgCharges } from './charges.js';
 import { createPool, isConnectionLoss, parsePostgresUrl } from './database.js';
 import { PgIdempotency } from './idempotency.js';
 import { PgKeys } from './keys.js';
+import { KnownKeys } from './known-keys.js';
 import { PgMetrics } from './metrics.js';
 import { migrate } from './migrations.js';
 import { PgPasses } from './passes.js';
@@ -83,9 +84,10 @@ export class PostgresStore implements Store {
   ) {
     this.rawIdempotency = new PgIdempotency(pool, expiryMs);
     this.rawCharges = new PgCharges(pool, limits, expiryMs, this.rawIdempotency);
-    this.keys = answering(new PgKeys(pool));
+    const known = new KnownKeys();
+    this.keys = answering(new PgKeys(pool, known));
     this.passes = answering(new PgPasses(pool));
-    this.web = answering(new PgWeb(pool));
+    this.web = answering(new PgWeb(pool, known));
     this.charges = answering(this.rawCharges);
     this.idempotency = answering(this.rawIdempotency);
     this.metrics = answering(new PgMetrics(pool));

@@ -4,6 +4,7 @@ import type { Caller, CreatedKey, RevokedKey } from '../keys.js';
 import { checkPerIpLimit, checkSettingName, utcDay } from '../rules.js';
 import type { Web } from '../web.js';
 import { transaction } from './database.js';
+import type { KnownKeys } from './known-keys.js';
 
 const SQL = {
   insertSetting: 'INSERT INTO settings (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
@@ -35,7 +36,11 @@ const SQL = {
 
 /** The browser's side of the PostgreSQL ledger; the same rules as SQLite's (sqlite/web.ts). */
 export class PgWeb implements Web {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** This server's known keys (known-keys.ts), which a revocation here forgets at once. */
+    private readonly known: KnownKeys,
+  ) {}
 
   async setting(name: string, initial: string, now: Date): Promise<string> {
     checkSettingName(name);
@@ -78,6 +83,7 @@ export class PgWeb implements Web {
   async revokeKey(passId: string, keyId: string, now: Date): Promise<RevokedKey | null> {
     const row = (await this.pool.query<{ hint: string; revoked_at: Date }>(SQL.revoke, [now.toISOString(), keyId, passId]))
       .rows[0];
+    this.known.forget(keyId);
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at.toISOString() } : null;
   }
 

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { freshKey, newId } from '../ids.js';
-import type { Caller, CreatedKey, Keys, RevokedKey } from '../keys.js';
+import { type Caller, type CreatedKey, KeyNotActive, type Keys, type RevokedKey } from '../keys.js';
 import { utcDay } from '../rules.js';
 import type { Transactions } from './transactions.js';
 
@@ -20,6 +20,7 @@ export class SqliteKeys implements Keys {
       authenticate: p('SELECT id, pass_id, hint FROM keys WHERE fingerprint = ? AND revoked_at IS NULL'),
       revoke: p('UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING hint, revoked_at'),
       freeUsed: p('SELECT used FROM free_usage WHERE key_id = ? AND day = ?'),
+      live: p('SELECT 1 FROM keys WHERE id = ? AND revoked_at IS NULL'),
       credits: p('SELECT credits FROM passes WHERE id = ?'),
     };
   }
@@ -52,6 +53,7 @@ export class SqliteKeys implements Keys {
   async usage(caller: Caller, now: Date): Promise<{ freeUsed: number; passCredits: number }> {
     const day = utcDay(now);
     return this.tx.read(() => {
+      if (!this.s.live.get(caller.keyId)) throw new KeyNotActive(caller.keyId);
       const free = this.s.freeUsed.get(caller.keyId, day) as { used: number } | undefined;
       const pass = this.s.credits.get(caller.passId) as { credits: number } | undefined;
       if (!pass) throw new Error(`Pass ${caller.passId} does not exist.`);

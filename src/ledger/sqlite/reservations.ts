@@ -30,6 +30,9 @@ export class Reservations {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       pass: p('SELECT credits, funded_ever FROM passes WHERE id = ?'),
+      // The caller's pass, and whether its key is still active (keys.ts: a reserve checks).
+      payer: p(`SELECT credits, funded_ever, EXISTS (SELECT 1 FROM keys WHERE id = ? AND revoked_at IS NULL) AS live
+                FROM passes WHERE id = ?`),
       keyUsed: p('SELECT used FROM free_usage WHERE key_id = ? AND day = ?'),
       ipUsed: p('SELECT used FROM ip_usage WHERE ip_fingerprint = ? AND day = ?'),
       siteUsed: p('SELECT used FROM site_usage WHERE day = ?'),
@@ -158,8 +161,9 @@ export class Reservations {
     const { caller, depth } = request;
     const day = utcDay(now);
     const units = unitsOf(request);
-    const pass = this.s.pass.get(caller.passId) as { credits: number; funded_ever: number } | undefined;
+    const pass = this.s.payer.get(caller.keyId, caller.passId) as { credits: number; funded_ever: number; live: number } | undefined;
     if (!pass) throw new Error(`Pass ${caller.passId} of key ${caller.keyId} does not exist.`);
+    if (!pass.live) return refuse('key_revoked');
     const group = units > 1 ? newId('res') : null;
     const charge: NewCharge = {
       caller,
