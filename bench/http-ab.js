@@ -19,7 +19,7 @@ import { readConfig } from './lib/config.js';
 import { sideBySide } from './lib/load.js';
 import { STANDARD } from './lib/bodies.js';
 import { ledgerCalls } from './lib/ledger-calls.js';
-import { benchSchema } from './lib/pg-schema.js';
+import { abLedgers } from './lib/pg-schema.js';
 import { LIMITS, startDecide, startEngine, stopAll } from './lib/servers.js';
 
 const [rootA, rootB] = process.argv.slice(2).map((r) => r && path.resolve(r));
@@ -31,17 +31,7 @@ for (const name of Object.keys(process.env)) if (/^(DECIDE_|OPENAI_)/.test(name)
 process.on('exit', killAllNow);
 const config = readConfig();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'decide-http-ab-'));
-const PG = process.env.BENCH_AB_PG;
-const schemas = [];
-
-/** Where a build's ledger lives: a file, or a fresh schema on BENCH_AB_PG. */
-async function ledgerFor(name) {
-  if (!PG) return path.join(tmp, `${name}.db`);
-  const schema = await benchSchema(PG);
-  if (schema.skipped) throw new Error(schema.skipped);
-  schemas.push(schema);
-  return schema.url;
-}
+const ledgers = abLedgers(tmp);
 
 /** A funded key on a ledger made by that build (each build migrates its own file). */
 async function keyOf(root, db) {
@@ -62,7 +52,7 @@ try {
   engine = await startEngine();
   const sides = [];
   for (const [name, root] of [['before', rootA], ['after', rootB]]) {
-    const db = await ledgerFor(name);
+    const db = await ledgers.location(name);
     const key = await keyOf(root, db);
     const server = await startDecide(config, { db, engineUrl: engine.url, name, bin: path.join(root, 'bin', 'decide.js') });
     sides.push({ name, server, key });
@@ -101,7 +91,7 @@ try {
   process.stdout.write(out.join('\n') + '\n');
 } finally {
   await stopAll(a, b, engine);
-  for (const schema of schemas) await schema.drop();
+  await ledgers.drop();
   rmSync(tmp, { recursive: true, force: true });
 }
 process.exit(0);

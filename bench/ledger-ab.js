@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ledgerCalls } from './lib/ledger-calls.js';
 import { alternateOps } from './lib/ops.js';
-import { benchSchema } from './lib/pg-schema.js';
+import { abLedgers } from './lib/pg-schema.js';
 import { walPagesPerOp } from './lib/wal.js';
 
 const [rootA, rootB, c = '1', ms = '6000'] = process.argv.slice(2);
@@ -31,22 +31,13 @@ const concurrency = Number(c);
 const LIMITS = { freePerKey: 20, freePerIp: 0, freePerSite: 0 };
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'decide-ledger-ab-'));
 const PG = process.env.BENCH_AB_PG;
-const schemas = [];
-
-/** Where a build's ledger lives: a file, or a fresh schema on BENCH_AB_PG. */
-async function locationFor(label) {
-  if (!PG) return path.join(tmp, `${label}.db`);
-  const schema = await benchSchema(PG);
-  if (schema.skipped) throw new Error(schema.skipped);
-  schemas.push(schema);
-  return schema.url;
-}
+const ledgers = abLedgers(tmp);
 
 async function build(label, root) {
   const dist = (file) => import(path.join(path.resolve(root), 'dist', file));
   const { openStore } = await dist('ledger/open.js');
   const { keyFingerprint } = await dist('contract/key.js');
-  const file = await locationFor(label);
+  const file = await ledgers.location(label);
   const store = await openStore(file, LIMITS, { sweepIntervalMs: 0 });
   const calls = ledgerCalls(store);
   const keys = [];
@@ -108,6 +99,6 @@ try {
 } finally {
   await a.store.close();
   await b.store.close();
-  for (const schema of schemas) await schema.drop();
+  await ledgers.drop();
   rmSync(tmp, { recursive: true, force: true });
 }
