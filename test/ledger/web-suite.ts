@@ -187,6 +187,15 @@ export function webStoreSuite(h: LedgerHarness): void {
       expect((await store.passes.show(a.passId))?.keys[0].revokedAt).toBe(NOW.toISOString());
     });
 
+    it('a key revoked from its pass page is refused at once by the server that knew it', async () => {
+      const created = await store.keys.create(new Date());
+      const fingerprint = keyFingerprint(created.key);
+      const caller = await store.keys.authenticate(fingerprint);
+      expect(caller).toMatchObject({ keyId: created.keyId });
+      expect(await store.web.revokeKey(created.passId, created.keyId, NOW)).not.toBeNull();
+      expect(await store.keys.authenticate(fingerprint)).toBeNull();
+    });
+
     it('gives the caller of an active key of the pass, and nothing else', async () => {
       const a = await newCaller(store);
       const b = await newCaller(store);

@@ -3,7 +3,7 @@ import { freshKey, newId } from '../ids.js';
 import { type Caller, type CreatedKey, KeyNotActive, type Keys, type RevokedKey } from '../keys.js';
 import { utcDay } from '../rules.js';
 import { prepared, queryAgain, transaction } from './database.js';
-import type { KnownKeys } from './known-keys.js';
+import type { KnownKeys } from '../known-keys.js';
 
 const SQL = prepared('keys', {
   insertPass: 'INSERT INTO passes (id, created_at) VALUES ($1, $2)',

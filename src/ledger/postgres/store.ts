@@ -7,7 +7,7 @@ import { PgCharges } from './charges.js';
 import { createPool, isConnectionLoss, parsePostgresUrl } from './database.js';
 import { PgIdempotency } from './idempotency.js';
 import { PgKeys } from './keys.js';
-import { KnownKeys } from './known-keys.js';
+import { KnownKeys } from '../known-keys.js';
 import { PgMetrics } from './metrics.js';
 import { migrate } from './migrations.js';
 import { PgPasses } from './passes.js';

@@ -4,7 +4,7 @@ import type { Caller, CreatedKey, RevokedKey } from '../keys.js';
 import { checkPerIpLimit, checkSettingName, utcDay } from '../rules.js';
 import type { Web } from '../web.js';
 import { transaction } from './database.js';
-import type { KnownKeys } from './known-keys.js';
+import type { KnownKeys } from '../known-keys.js';
 
 const SQL = {
   insertSetting: 'INSERT INTO settings (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',

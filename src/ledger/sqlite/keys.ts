@@ -1,16 +1,18 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { freshKey, newId } from '../ids.js';
+import type { KnownKeys } from '../known-keys.js';
 import { type Caller, type CreatedKey, KeyNotActive, type Keys, type RevokedKey } from '../keys.js';
 import { utcDay } from '../rules.js';
 import type { Transactions } from './transactions.js';
 
-/** API keys in the SQLite ledger. */
+/** API keys in the SQLite ledger; `authenticate` answers from the keys this server knows when it can (known-keys.ts). */
 export class SqliteKeys implements Keys {
   private readonly s: Record<string, Statement>;
 
   constructor(
     db: Database,
     private readonly tx: Transactions,
+    private readonly known: KnownKeys,
   ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
@@ -37,16 +39,22 @@ export class SqliteKeys implements Keys {
   }
 
   async authenticate(fingerprint: Buffer): Promise<Caller | null> {
+    const known = this.known.get(fingerprint, Date.now());
+    if (known) return known;
     const row = (await this.tx.unlocked(() => this.s.authenticate.get(fingerprint))) as
       | { id: string; pass_id: string; hint: string }
       | undefined;
-    return row ? { keyId: row.id, passId: row.pass_id, keyHint: row.hint } : null;
+    if (!row) return null;
+    const caller = { keyId: row.id, passId: row.pass_id, keyHint: row.hint };
+    this.known.remember(fingerprint, caller, Date.now());
+    return caller;
   }
 
   async revoke(keyId: string, now: Date): Promise<RevokedKey | null> {
     const row = (await this.tx.unlocked(() => this.s.revoke.get(now.toISOString(), keyId))) as
       | { hint: string; revoked_at: string }
       | undefined;
+    this.known.forget(keyId);
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at } : null;
   }
 

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { freshKey, ipFingerprint, newId } from '../ids.js';
 import type { Caller, CreatedKey, RevokedKey } from '../keys.js';
+import type { KnownKeys } from '../known-keys.js';
 import { checkPerIpLimit, checkSettingName, utcDay } from '../rules.js';
 import type { Web } from '../web.js';
 import type { Transactions } from './transactions.js';
@@ -16,6 +17,8 @@ export class SqliteWeb implements Web {
   constructor(
     private readonly db: Database,
     private readonly tx: Transactions,
+    /** This server's known keys (known-keys.ts), which a revocation here forgets at once. */
+    private readonly known: KnownKeys,
   ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
@@ -85,6 +88,7 @@ export class SqliteWeb implements Web {
     const row = (await this.tx.unlocked(() => this.s.revoke.get(now.toISOString(), keyId, passId))) as
       | { hint: string; revoked_at: string }
       | undefined;
+    this.known.forget(keyId);
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at } : null;
   }
 

@@ -1,4 +1,4 @@
-import type { Caller } from '../keys.js';
+import type { Caller } from './keys.js';
 
 /** How long a server answers a key from what it looked up: a minute of a busy key's requests spared a round trip each. */
 export const KNOWN_FOR_MS = 60_000;
@@ -7,8 +7,8 @@ const MOST = 10_000;
 
 /**
  * The active keys this server looked up lately, by fingerprint. Every request starts
- * by authenticating, and on PostgreSQL each lookup is a round trip of its own; a key
- * known here skips it. Staleness is safe because nothing is done on the strength of
+ * by authenticating: on PostgreSQL each lookup is a round trip of its own, on SQLite a
+ * statement and a turn of the file's queue; a key known here skips it. Staleness is safe because nothing is done on the strength of
  * this alone: everything done for a caller checks, in its own statement, that the key
  * is still active (keys.ts). A revocation through this server forgets the key at once;
  * one through another server is caught by those checks. Unknown keys are not
