@@ -15,6 +15,9 @@ import { expect, makeKeys, post, startDecide, startEcho, startEngine, startFloor
 import path from 'node:path';
 
 const CPU_GOAL_MS = 0.25;
+// The same goal as a ratio, which travels between machines: issue 18 set 0.25 ms where an
+// echo cost 0.04–0.05 ms of server CPU, so about 5.6 echoes' worth.
+const CPU_GOAL_ECHOES = 5.6;
 
 export default {
   id: 'http',
@@ -83,6 +86,10 @@ export default {
           overheadLine(`c=${c} p99 service overhead (decision − engine)`, {
             oursMs: s.latencyMs.p99, baselineMs: r.engine.latencyMs.p99, max: c === 1 ? 2 : undefined,
           }),
+          // What the machine allows: when the floor alone takes more than 2 ms at p99, no service in decide's place meets that goal here.
+          overheadLine(`c=${c} p99 floor overhead (floor − engine), for comparison`, {
+            oursMs: r.floor.latencyMs.p99, baselineMs: r.engine.latencyMs.p99,
+          }),
           ratioLine(`c=${c} decisions/s ÷ floor req/s (Hono + 1 engine call)`, {
             ours: s.perSecond, baseline: r.floor.perSecond, oursText: `${fmtInt(s.perSecond)}/s`, baselineText: `${fmtInt(r.floor.perSecond)}/s`, min: 0.5,
           }),
@@ -91,6 +98,8 @@ export default {
           }),
           ratioLine(`c=${c} server CPU ms per decision ÷ per echo`, {
             ours: s.cpuMsPerRequest.decide, baseline: r.echo.cpuMsPerRequest.echo, oursText: `${fmt(s.cpuMsPerRequest.decide, 3)} ms`, baselineText: `${fmt(r.echo.cpuMsPerRequest.echo, 3)} ms`, digits: 1,
+            // Judged where the issue measured it, under load; at c=1 every wake-up is paid per request.
+            max: c === 1 ? undefined : CPU_GOAL_ECHOES,
           }),
           // The goal is in milliseconds (issue 18: ≤ 0.25 ms on SQLite); its ratio to the goal is shown.
           ratioLine(`c=${c} server CPU ms per decision ÷ the goal's 0.25 ms`, {
