@@ -92,8 +92,11 @@ export class Reservations {
    * the first `units` are committed (free ones first) and the rest released.
    */
   settle(reservationId: string, now: Date, units?: number): { outcome: CommitOutcome; fresh: boolean } {
-    const group = this.s.group.all(reservationId) as (Omit<ChargeRow, 'cost' | 'ip_fingerprint'> & { id: string; state: string })[];
-    if (group.length > 0) return this.settleGroup(group, now, unitsKept(group.length, units));
+    // Only a group's reservation (a `res_` id; a single charge's is `chg_`) has units to look up.
+    if (reservationId.startsWith('res_')) {
+      const group = this.s.group.all(reservationId) as (Omit<ChargeRow, 'cost' | 'ip_fingerprint'> & { id: string; state: string })[];
+      if (group.length > 0) return this.settleGroup(group, now, unitsKept(group.length, units));
+    }
     unitsKept(1, units);
     if (this.s.commit.run(now.toISOString(), reservationId).changes === 1) return { outcome: { charged: true }, fresh: true };
     const row = this.s.charge.get(reservationId) as (Omit<ChargeRow, 'cost' | 'ip_fingerprint'> & { state: string }) | undefined;
