@@ -31,8 +31,7 @@ export class SqliteCharges implements Charges {
       const { outcome, fresh } = this.reservations.settle(reservationId, now, settlement?.units);
       if (!settlement || !day || !fresh) return outcome;
       const { channel, ms } = settlement.sample;
-      this.metrics.record(day, channel, ms, !outcome.charged);
-      const body = settlement.answer(outcome, this.metrics.api(day));
+      const body = settlement.answer(outcome, this.metrics.record(day, channel, ms, !outcome.charged));
       if (settlement.idempotency) this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body);
       return outcome;
     });

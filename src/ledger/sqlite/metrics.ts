@@ -5,7 +5,7 @@ import type { Transactions } from './transactions.js';
 
 /**
  * The day's processing-time samples per channel: one row per day and channel, added to
- * by a decision's commit (`record` and `api` run inside its transaction, charges.ts).
+ * by a decision's commit (`record` runs inside its transaction, charges.ts).
  */
 export class SqliteMetrics implements DailyMetrics {
   private readonly s: Record<string, Statement>;
@@ -18,15 +18,20 @@ export class SqliteMetrics implements DailyMetrics {
     this.s = {
       sample: p(`INSERT INTO metrics (day, channel, samples, total_ms, uncharged) VALUES (?, ?, 1, ?, ?)
                  ON CONFLICT (day, channel) DO UPDATE SET samples = samples + 1, total_ms = total_ms + excluded.total_ms,
-                   uncharged = uncharged + excluded.uncharged`),
+                   uncharged = uncharged + excluded.uncharged
+                 RETURNING samples, total_ms, uncharged`),
       metrics: p('SELECT channel, samples, total_ms, uncharged FROM metrics WHERE day = ?'),
       apiMetrics: p(`SELECT samples, total_ms, uncharged FROM metrics WHERE day = ? AND channel = 'api'`),
     };
   }
 
-  /** One sample; `uncharged` when the decision was served without a charge. */
-  record(day: string, channel: Channel, ms: number, uncharged: boolean): void {
-    this.s.sample.run(day, channel, Math.round(ms), uncharged ? 1 : 0);
+  /**
+   * One sample (`uncharged` when the decision was served without a charge), and the
+   * day's API figures with it, which an API sample's own statement returns.
+   */
+  record(day: string, channel: Channel, ms: number, uncharged: boolean): MetricsRow {
+    const row = this.s.sample.get(day, channel, Math.round(ms), uncharged ? 1 : 0) as MetricsColumns;
+    return channel === 'api' ? metricsRow('api', row) : this.api(day);
   }
 
   api(day: string): MetricsRow {
