@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -39,7 +39,8 @@ export function isWellFormedKey(text: string): boolean {
 
 /** What the ledger stores instead of the key. */
 export function keyFingerprint(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  // One-shot: every request takes one, and a Hash object per call costs twice as much.
+  return hash('sha256', key, 'buffer');
 }
 
 /** A display hint that cannot be used to recover the key. */

@@ -1,4 +1,4 @@
-import { createHash, randomFillSync } from 'node:crypto';
+import { hash, randomFillSync } from 'node:crypto';
 import { isIP } from 'node:net';
 import { generateKey, keyFingerprint, keyHint } from '../contract/key.js';
 import type { CreatedKey } from './keys.js';
@@ -65,7 +65,7 @@ export function ipFingerprint(ip: string): Buffer {
   let text = ip.trim().toLowerCase();
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (mapped && isIP(mapped[1]) === 4) text = mapped[1];
-  return createHash('sha256').update(text).digest();
+  return hash('sha256', text, 'buffer');
 }
 
 /** A new key for `passId`, created at `now`, with everything the ledger stores of it (its fingerprint and hint) and the key itself, to show once. */
