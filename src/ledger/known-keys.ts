@@ -8,11 +8,12 @@ const MOST = 10_000;
 /**
  * The active keys this server looked up lately, by fingerprint. Every request starts
  * by authenticating: on PostgreSQL each lookup is a round trip of its own, on SQLite a
- * statement and a turn of the file's queue; a key known here skips it. Staleness is safe because nothing is done on the strength of
- * this alone: everything done for a caller checks, in its own statement, that the key
- * is still active (keys.ts). A revocation through this server forgets the key at once;
- * one through another server is caught by those checks. Unknown keys are not
- * remembered, so a key just created works at once.
+ * statement and a turn of the file's queue; a key known here skips it. Staleness is
+ * safe because nothing is done on the strength of this alone: everything done for a
+ * caller checks, in its own statement, that the key is still active (keys.ts). A
+ * revocation through this server forgets the key at once; one through another server
+ * is caught by those checks. Unknown keys are not remembered, so a key just created
+ * works at once.
  */
 export class KnownKeys {
   private readonly known = new Map<string, { caller: Caller; until: number }>();

@@ -122,6 +122,9 @@ export function metricsRow(channel: Channel, row: MetricsColumns | undefined): M
   return { channel, samples: row?.samples ?? 0, totalMs: row?.total_ms ?? 0, uncharged: row?.uncharged ?? 0 };
 }
 
+const DAY_MS = 86_400_000;
+let lastDay = { day: '', from: 0, until: 0 };
+
 /**
  * `YYYY-MM-DD` of the UTC day `now` falls in: the day of the free allowance, of the
  * site's and the page's per-IP limits, and of the metrics. Throws for an invalid Date.
@@ -136,9 +139,6 @@ export function utcDay(now: Date): string {
   lastDay = { day, from, until: from + DAY_MS };
   return day;
 }
-
-const DAY_MS = 86_400_000;
-let lastDay = { day: '', from: 0, until: 0 };
 
 export function checkLimits(limits: Limits): Limits {
   for (const [name, value] of Object.entries(limits)) {
