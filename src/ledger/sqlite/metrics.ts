@@ -34,7 +34,7 @@ export class SqliteMetrics implements DailyMetrics {
     return channel === 'api' ? metricsRow('api', row) : this.api(day);
   }
 
-  api(day: string): MetricsRow {
+  private api(day: string): MetricsRow {
     return metricsRow('api', this.s.apiMetrics.get(day) as MetricsColumns | undefined);
   }
 
