@@ -115,6 +115,17 @@ export default {
           );
         }
       }
+      const [alone, busy] = [Math.min(...config.concurrency), Math.max(...config.concurrency)];
+      if (alone < busy) {
+        // A request that finds the process idle pays for waking it (caches, the vCPU's
+        // halt); under load one wake serves many. The echo does nothing else, so the gap
+        // is the machine's price of a wake, paid once per round trip a decision waits on.
+        lines.push(
+          overheadLine(`server CPU per echo, c=${alone} − c=${busy}: a wake from idle on this machine`, {
+            oursMs: groups[alone].echo.cpuMsPerRequest.echo, baselineMs: groups[busy].echo.cpuMsPerRequest.echo,
+          }),
+        );
+      }
       return { lines, details: details.join('\n\n'), data: { engineBody: JSON.parse(engineBody), groups } };
     } finally {
       await stopAll(decide, floor, echo, engine);
