@@ -29,7 +29,7 @@ const HANDWRITTEN = path.join(HERE, 'handwritten.jsonl');
 const SHOWN_OUT = 'eval/decisions.jsonl';
 const SHOWN_HANDWRITTEN = 'eval/handwritten.jsonl';
 /** An item's fields, in the order they are written. */
-const FIELDS = ['id', 'mode', 'question', 'context', 'options', 'levels', 'answer', 'decisiveFact', 'sufficient'];
+const FIELDS = ['id', 'family', 'mode', 'question', 'context', 'options', 'levels', 'answer', 'decisiveFact', 'sufficient'];
 
 function fail(message) {
   console.error(`eval/generate.mjs: ${message}`);
@@ -77,6 +77,7 @@ function templatedItems() {
       checkSentences(sentences, made.decisive, where);
       const item = {
         id,
+        family: family.name,
         mode: family.mode,
         question: made.question,
         context: sentences.join(' '),
@@ -186,6 +187,7 @@ function validate(item, where) {
     }
   }
   if (item.sufficient !== undefined && typeof item.sufficient !== 'boolean') bad('sufficient', 'must be true or false');
+  if (item.family !== undefined) text('family', 1, 100);
   if (item.decisiveFact !== undefined) {
     text('decisiveFact', 1, 2000);
     if (item.sufficient === false) bad('decisiveFact', 'an item marked sufficient: false already lacks its deciding fact');

@@ -13,10 +13,12 @@ import { contextWithout, splitFacts } from '../decision/facts.js';
 const id = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 const decisiveFact = z.string().trim().min(1, 'must not be empty').optional();
 const sufficient = z.boolean().optional();
+/** Siblings made from one template share a family: one half holds them all (halves.ts). */
+const family = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional();
 
-const ChoiceItem = ChoiceRequest.omit({ depth: true }).extend({ id, answer: z.string().trim(), decisiveFact, sufficient });
-const NoulItem = NoulRequest.omit({ depth: true }).extend({ id, answer: z.boolean(), decisiveFact, sufficient });
-const ScoreItem = ScoreRequest.omit({ depth: true }).extend({ id, answer: z.string().trim(), decisiveFact, sufficient });
+const ChoiceItem = ChoiceRequest.omit({ depth: true }).extend({ id, answer: z.string().trim(), decisiveFact, sufficient, family });
+const NoulItem = NoulRequest.omit({ depth: true }).extend({ id, answer: z.boolean(), decisiveFact, sufficient, family });
+const ScoreItem = ScoreRequest.omit({ depth: true }).extend({ id, answer: z.string().trim(), decisiveFact, sufficient, family });
 
 export const EvalItem = z
   .discriminatedUnion('mode', [ChoiceItem, NoulItem, ScoreItem], {
