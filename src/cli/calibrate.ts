@@ -24,8 +24,8 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   const file = flags.set ?? DEFAULT_SET;
   const items = loadSet(file, flags.limit);
   const full = planEval(items);
-  // The readings as asked: the reversed ones only measure position bias.
-  const plan = { ...full, asks: full.asks.filter((ask) => ask.variant !== 'reversed') };
+  // The readings as asked: those in other orders only measure position bias.
+  const plan = { ...full, asks: full.asks.filter((ask) => ask.variant === 'given' || ask.variant === 'without-fact') };
   const target = await localTarget(flags);
   const started = performance.now();
   const outcomes = await askShowingProgress(plan.asks, target, flags);

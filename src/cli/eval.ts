@@ -11,7 +11,10 @@ import { ledgerLimits, withStore } from './ledger-access.js';
 import { engineDecider } from '../eval/engine-decider.js';
 import { STRESS_COST } from '../ledger/rules.js';
 import { readSet, SetError, type EvalItem } from '../eval/item.js';
+import { splitHalves, type Half } from '../eval/halves.js';
 import { planEval, type Plan } from '../eval/plan.js';
+import { recordsOf } from '../eval/records.js';
+import { stratifiedSample } from '../eval/sample.js';
 import { buildReport, nothingMeasured, type EvalReport } from '../eval/report.js';
 import { askAll, type Decider, type Outcome } from '../eval/run.js';
 import { reliabilitySvg } from '../eval/svg.js';
@@ -39,6 +42,12 @@ export interface EvalFlags extends ConnectionFlags {
   /** A ledger whose temperatures (`decide calibrate`) to apply. */
   db?: string;
   yes?: boolean;
+  /** Only the items of this half of the set (halves.ts). */
+  half?: Half;
+  /** Also find the lowest confidence cut-point whose covered answers are right this often. */
+  targetAccuracy?: number;
+  /** Two reports to compare instead of running anything. */
+  compare?: string[];
 }
 
 export interface Target {
@@ -49,9 +58,11 @@ export interface Target {
 
 /** `decide eval`: asks every item of a set (and its variants), then reports what the answers are worth. */
 export async function runEval(flags: EvalFlags): Promise<void> {
+  if (flags.compare) return (await import('./eval-compare.js')).runCompare(flags.compare, flags);
   const file = flags.set ?? DEFAULT_SET;
-  const items = loadSet(file, flags.limit);
-  const plan = planEval(items, flags.depth);
+  const { items, halves } = selectItems(file, flags);
+  // Only an engine in this process can be asked a yes/no question with No first.
+  const plan = planEval(items, { depth: flags.depth, noFirst: flags.url === undefined });
   if (flags.out) makeFolder(flags.out);
   const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags, flags.db);
 
@@ -59,7 +70,17 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   const outcomes = await askShowingProgress(plan.asks, target, flags);
   const model = [...outcomes.values()].find((o) => o.ok);
   const engine = { ...target.engine, model: model?.ok ? model.decided.model : target.engine.model };
-  const report = buildReport({ file: shownPath(file), engine, depth: flags.depth, plan, outcomes, durationMs: performance.now() - started });
+  const report = buildReport({
+    file: shownPath(file),
+    engine,
+    depth: flags.depth,
+    half: flags.half,
+    plan,
+    outcomes,
+    records: recordsOf(plan, outcomes, halves),
+    targetAccuracy: flags.targetAccuracy,
+    durationMs: performance.now() - started,
+  });
 
   if (flags.json) process.stdout.write(JSON.stringify(report) + '\n');
   else {
@@ -88,14 +109,25 @@ export async function askShowingProgress(
   }
 }
 
-export function loadSet(file: string, limit: number | undefined): EvalItem[] {
+/**
+ * The items a run measures: the set, or one half of it (`--half`; the halves are those
+ * of the whole set), or a stratified sample of that (`--limit`).
+ */
+export function selectItems(file: string, flags: Pick<EvalFlags, 'limit' | 'half'>): { items: EvalItem[]; halves: Map<string, Half> } {
+  let all: EvalItem[];
   try {
-    const items = readSet(file);
-    return limit === undefined ? items : items.slice(0, limit);
+    all = readSet(file);
   } catch (error) {
     if (error instanceof SetError) throw new Failure(`--set: ${error.message}`, CLIENT_EXIT.usage);
     throw error;
   }
+  const halves = splitHalves(all);
+  const inHalf = flags.half === undefined ? all : all.filter((item) => halves.get(item.id) === flags.half);
+  return { items: flags.limit === undefined ? inHalf : stratifiedSample(inHalf, flags.limit), halves };
+}
+
+export function loadSet(file: string, limit: number | undefined): EvalItem[] {
+  return selectItems(file, { limit }).items;
 }
 
 /** The engine `decide serve` would run, from the same flags and environment. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { count, httpUrl, parseSetting } from '../config/parse.js';
+import { count, httpUrl, parseSetting, share } from '../config/parse.js';
 import { debias, port, threads } from '../config/schemas.js';
 import { VARIABLES, type Variable } from '../config/variables.js';
 import { EXIT, Failure, type ExitScheme } from './exit-codes.js';
@@ -22,6 +22,7 @@ const SCHEMAS: Record<string, z.ZodType<unknown, string>> = {
   credits: count(1, MAX_FUNDING),
   limit: count(1),
   concurrency: count(1),
+  targetAccuracy: share,
 };
 
 /**

@@ -69,3 +69,11 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T,
 export function count(min: number, max: number = Number.MAX_SAFE_INTEGER): z.ZodType<number, string> {
   return wholeNumber(min, max, `a whole number from ${min} to ${max}, in digits only (no sign, exponent, hex or spaces)`);
 }
+
+/** A share from above 0 to 1, written as a decimal (`0.9`) or a percentage (`90%`). */
+export const share = z
+  .string()
+  .regex(/^(0?\.\d+|1(\.0*)?|\d{1,3}(\.\d+)?%)$/, 'a share above 0 and up to 1, such as 0.9 or 90%')
+  .transform((value) => (value.endsWith('%') ? Number(value.slice(0, -1)) / 100 : Number(value)))
+  .refine((n) => n > 0 && n <= 1, 'a share above 0 and up to 1, such as 0.9 or 90%');
+

@@ -7,6 +7,7 @@ import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.j
 import { calibrated, calibratedSufficiency, type Temperatures } from './temperature.js';
 import { type Debias, mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
 import { answerCount, MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
+import type { Order } from './orders.js';
 import { stressOf } from './stress.js';
 import { groundedSufficiency } from './sufficiency.js';
 
@@ -17,13 +18,18 @@ export interface DecisionOutcome {
   inputTokens: number | null;
   stress: Stress | null;
   model: string;
+  /**
+   * The main answer before rounding, in request order (noul: [yes, no]): what an
+   * evaluation compares, so that a tie is a tie and not two values a step apart.
+   */
+  distribution: number[];
 }
 
 export const DEFAULT_CONCURRENCY = 16;
 
 /** One engine call, read as soon as it answers so an unusable answer stops the rest. */
 type Asked =
-  | { kind: 'base'; inputTokens: number | null; main: Weighed; contextSufficiency: number; reversed: Weighed | null }
+  | { kind: 'base'; inputTokens: number | null; main: Weighed; distribution: number[]; contextSufficiency: number; reversed: Weighed | null }
   | { kind: 'without-fact'; inputTokens: number | null; main: Weighed; fact: Fact };
 
 interface Call {
@@ -45,30 +51,46 @@ interface Call {
 export async function runDecision(
   request: DecisionRequest,
   engine: Engine,
-  options: { signal: AbortSignal; concurrency?: number; debias?: Debias; temperatures?: Temperatures },
+  options: {
+    signal: AbortSignal;
+    concurrency?: number;
+    debias?: Debias;
+    temperatures?: Temperatures;
+    /**
+     * The answers listed in this order before any debiasing reorders them: how an
+     * evaluation asks a yes/no question with No first, which a request cannot say.
+     */
+    presentation?: Order;
+  },
 ): Promise<DecisionOutcome> {
   const stress = request.depth === 'stress';
   const debias = options.debias ?? 'none';
   // Every reading of the decision is calibrated alike, so the checks compare like with like.
-  const fit = (reading: Reading) => weigh(calibrated(reading, options.temperatures ?? {}));
-  const orders = ordersFor(answerCount(request), debias);
+  const calibrate = (reading: Reading) => calibrated(reading, options.temperatures ?? {});
+  const fit = (reading: Reading) => weigh(calibrate(reading));
+  const listing = options.presentation;
+  const orders = ordersFor(answerCount(request), debias).map((order) => (listing ? order.map((i) => listing[i]) : order));
   const reused = reversedReading(orders);
   const reversedQuestion: Questions = stress && reused < 0 ? { [REVERSED]: mainQuestion(request, true) } : {};
   const calls: Call[] = [
     {
       state: request.context,
       questions: { ...mainQuestions(request, orders), ...sufficiencyQuestions(request, debias), ...reversedQuestion },
-      read: (answers, inputTokens) => ({
-        kind: 'base',
-        inputTokens,
-        main: fit(readAveraged(request, answers, orders)),
-        contextSufficiency: round4(calibratedSufficiency(readSufficiency(answers, debias), options.temperatures ?? {})),
-        reversed: !stress
-          ? null
-          : reused < 0
-            ? fit(readMain(request, REVERSED, answers[REVERSED], true))
-            : fit(readMain(request, readingName(MAIN, reused), answers[readingName(MAIN, reused)], orders[reused])),
-      }),
+      read: (answers, inputTokens) => {
+        const main = calibrate(readAveraged(request, answers, orders));
+        return {
+          kind: 'base',
+          inputTokens,
+          main: weigh(main),
+          distribution: main.mode === 'noul' ? [main.yes, 1 - main.yes] : [...main.p],
+          contextSufficiency: round4(calibratedSufficiency(readSufficiency(answers, debias), options.temperatures ?? {})),
+          reversed: !stress
+            ? null
+            : reused < 0
+              ? fit(readMain(request, REVERSED, answers[REVERSED], true))
+              : fit(readMain(request, readingName(MAIN, reused), answers[readingName(MAIN, reused)], orders[reused])),
+        };
+      },
     },
     ...(stress ? removableFacts(request.context) : []).map(
       (fact): Call => ({
@@ -108,6 +130,7 @@ export async function runDecision(
     inputTokens: sumTokens(asked.map((a) => a.inputTokens)),
     stress: checked,
     model: engine.model,
+    distribution: base.distribution,
   };
 }
 

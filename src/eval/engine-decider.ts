@@ -10,9 +10,9 @@ import type { Decider } from './run.js';
  * ledger: each with the service's deadline, its failures under the API's codes.
  */
 export function engineDecider(engine: Engine, timeoutMs: number, debias: Debias, temperatures: Temperatures = {}): Decider {
-  return async ({ request }) => {
+  return async ({ request, presentation }) => {
     try {
-      return await runDecision(request, engine, { signal: AbortSignal.timeout(timeoutMs), debias, temperatures });
+      return await runDecision(request, engine, { signal: AbortSignal.timeout(timeoutMs), debias, temperatures, presentation });
     } catch (error) {
       throw engineFailure(error);
     }

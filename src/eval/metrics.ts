@@ -37,10 +37,32 @@ export interface Quality {
   reliability: Bin[];
 }
 
+/**
+ * Values closer than this are a tie. Readings from an engine in this process are
+ * unrounded, so two answers an engine cannot tell apart are equal up to floating-point
+ * noise; readings through the API come in steps of 1e-4, so equal steps tie there.
+ */
+export const TIE = 1e-9;
+
 /** Indices holding the largest value: one, or several on a tie. */
 export function topIndices(p: readonly number[]): number[] {
   const max = Math.max(...p);
-  return p.flatMap((x, i) => (x === max ? [i] : []));
+  return p.flatMap((x, i) => (max - x < TIE ? [i] : []));
+}
+
+/**
+ * Whether two readings of one item name different top answers: no answer is on top in
+ * both. A tie that becomes one of its members, or the reverse, is not a change.
+ */
+export function topChanged(a: readonly number[], b: readonly number[]): boolean {
+  const tops = topIndices(b);
+  return !topIndices(a).some((i) => tops.includes(i));
+}
+
+/** The normalised peak (k·pmax − 1)/(k − 1) the API reports as `confidence`: 0 uniform, 1 certain. */
+export function peak(p: readonly number[]): number {
+  const k = p.length;
+  return Math.min(1, Math.max(0, (k * Math.max(...p) - 1) / (k - 1)));
 }
 
 /**

@@ -8,6 +8,8 @@ export interface Decided {
   signal: Signal;
   contextSufficiency: number;
   model: string;
+  /** The main answer unrounded, in the asked request's order (noul: [yes, no]), when the decider has it. */
+  distribution?: number[];
 }
 
 /** Makes one decision: in this process on the configured engine, or through a running service. */

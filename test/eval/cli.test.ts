@@ -5,7 +5,7 @@ import { parseSet } from '../../src/eval/item.js';
 import { EvalReport } from '../../src/eval/report.js';
 import { decide, decideInPty, killAll, plain, tempFolder, type TempFolder } from '../cli-client/helpers.js';
 import { startSimulatedModel, type SimulatedFaults } from '../fakes/simulated-model.js';
-import type { SystemOneFake } from '../fakes/systemone-fake.js';
+import { choiceAnswer, noulAnswer, scoreAnswer, type SystemOneFake } from '../fakes/systemone-fake.js';
 import { assertBuilt, runCli, runJson, startServe } from '../support/cli.js';
 import { scaled } from '../support/time.js';
 
@@ -42,8 +42,16 @@ const SET = [
   },
 ];
 const FAULTS: SimulatedFaults = { accuracy: 0.8, temperature: 1, positionBias: 0, sufficiencySeparation: 0.6 };
-/** 3 items as written, 2 reversed, 3 without their decisive fact. */
-const DECISIONS = 8;
+/**
+ * 3 items as written; the choice and score items each in 3 more orders (reversed and
+ * two drawn at random), the yes/no item with No first (only an engine in this process
+ * can be asked that way); and all 3 without their decisive fact.
+ */
+const DECISIONS = 13;
+/** Through a running service: no No-first reading. */
+const REMOTE_DECISIONS = 12;
+/** At stress depth: as written and without the fact only. */
+const STRESS_DECISIONS = 6;
 
 describe('decide eval', () => {
   let sim: SystemOneFake;
@@ -75,13 +83,13 @@ describe('decide eval', () => {
     const run = await decide(['eval', '--set', file, '--out', out], { env: engineEnv() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('systemone, model simulated');
-    expect(run.stdout).toMatch(/3 items \(0 without their deciding\s+fact\), 8 decisions/);
+    expect(run.stdout).toMatch(/3 items \(0 without their deciding\s+fact\), 13\s+decisions/);
     expect(run.stdout).toMatch(/^\s+n\s+accuracy\s+Brier\s+log loss\s+ECE$/m);
     expect(run.stdout).toMatch(/^overall\s+3\s/m);
-    expect(run.stdout).toMatch(/^Position bias\s+flip rate 0\.0%/m);
+    expect(run.stdout).toMatch(/^Order\s+another order \(4 asked\) changed the top answer of\n\s+0\.0% \[0–0\] of 3 complete items/m);
     expect(run.stdout).toMatch(/^Failed\s+none$/m);
     // Progress goes to stderr when stdout is not a terminal.
-    expect(run.stderr).toContain('decide: eval 100% (8 of 8 decisions)');
+    expect(run.stderr).toContain(`decide: eval 100% (${DECISIONS} of ${DECISIONS} decisions)`);
 
     const report = EvalReport.parse(JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8')));
     expect(report.asked).toBe(DECISIONS);
@@ -100,13 +108,57 @@ describe('decide eval', () => {
     expect(svg.match(/<title>/g)).toHaveLength(filled);
   });
 
-  it('--json prints one object; --limit takes the first items', async () => {
+  it('--json prints one object; --limit takes a sample stratified by mode and answer place', async () => {
     const file = goodSet();
     const report = EvalReport.parse(JSON.parse((await decide(['eval', '--set', file, '--json', '--limit', '1'], { env: engineEnv() })).stdout));
     expect(report.set).toMatchObject({ items: 1, sufficient: 1, insufficient: 0 });
-    expect(report.asked).toBe(3);
+    // The first stratum in order (choice, right answer in between): the carrier item, as written, in 3 more orders and without its fact.
+    expect(report.records.map((r) => r.id)).toEqual(['carrier']);
+    expect(report.asked).toBe(5);
     expect(report.modes.noul.n).toBe(0);
     expect(report.modes.noul.accuracy).toBeNull();
+  });
+
+  it('--compare says which figures of B differ from A beyond noise, paired item by item, and runs nothing', async () => {
+    const file = goodSet();
+    const a = path.join(tmp.dir, 'a.json');
+    const b = path.join(tmp.dir, 'b.json');
+    fs.writeFileSync(a, (await decide(['eval', '--set', file, '--json'], { env: engineEnv() })).stdout);
+    // B's engine answers every question with the first option: the facts no longer count.
+    sim.respond(() => ({ answer: (_id: string, question: any) => firstAnswer(question) }));
+    fs.writeFileSync(b, (await decide(['eval', '--set', file, '--json'], { env: engineEnv() })).stdout);
+    sim.requests.length = 0;
+    const run = await decide(['eval', '--compare', a, b, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(sim.requests).toHaveLength(0);
+    const comparison = JSON.parse(run.stdout);
+    expect(comparison.paired).toBe(3);
+    expect(comparison.figures['overall.accuracy']).toMatchObject({ a: 1, b: 0, difference: -1, differs: true, verdict: 'worse' });
+    expect(comparison.figures['overall.logLoss'].verdict).toBe('worse');
+    const text = await decide(['eval', '--compare', a, b]);
+    expect(text.stdout).toMatch(/^overall\.accuracy\s+1\.0000\s+0\.0000\s+-1\.0000\s+\[-1\.0000, -1\.0000\]\s+worse$/m);
+    const bad = await decide(['eval', '--compare', a]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--compare: give two reports');
+    fs.writeFileSync(b, '{"not": "a report"}');
+    const wrong = await decide(['eval', '--compare', a, b]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/is not a report of this version of decide eval/);
+  });
+
+  it('--half measures one half of the set; --target-accuracy finds the cut-point that reaches it', async () => {
+    const file = goodSet();
+    const halves = await Promise.all(
+      ['even', 'odd'].map(async (half) => EvalReport.parse(JSON.parse((await decide(['eval', '--set', file, '--json', '--half', half], { env: engineEnv() })).stdout))),
+    );
+    expect(halves.map((r) => r.set.half)).toEqual(['even', 'odd']);
+    expect(halves[0].set.items + halves[1].set.items).toBe(3);
+    expect(new Set([...halves[0].records, ...halves[1].records].map((r) => r.id)).size).toBe(3);
+    const gated = EvalReport.parse(JSON.parse((await decide(['eval', '--set', file, '--json', '--target-accuracy', '90%'], { env: engineEnv() })).stdout));
+    expect(gated.gating.target).toMatchObject({ accuracy: 0.9, reached: 1 });
+    const refused = await decide(['eval', '--set', file, '--target-accuracy', '1.5'], { env: engineEnv() });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--target-accuracy.*a share above 0 and up to 1/);
   });
 
   it.each([
@@ -144,8 +196,8 @@ describe('decide eval', () => {
     const run = await decide(['eval', '--set', file, '--json'], { env: engineEnv() });
     expect(run.code, run.stderr).toBe(0);
     const report = EvalReport.parse(JSON.parse(run.stdout));
-    // The disk item in its three readings, and the approval item without its limit.
-    expect(report.failed.byCode).toEqual({ engine_unavailable: 3, engine_bad_response: 1 });
+    // The disk item in its five readings (as written, three other orders, without its fact), and the approval item without its limit.
+    expect(report.failed.byCode).toEqual({ engine_unavailable: 5, engine_bad_response: 1 });
     expect(report.failed.items).toContainEqual(expect.objectContaining({ id: 'disk', variant: 'reversed', code: 'engine_unavailable' }));
     expect(report.failed.items).toContainEqual(expect.objectContaining({ id: 'approval', variant: 'without-fact', code: 'engine_bad_response' }));
     expect(report.overall.n).toBe(2);
@@ -167,9 +219,9 @@ describe('decide eval', () => {
     const run = await decideInPty(['eval', '--set', file, '--concurrency', '1'], { env: engineEnv() });
     expect(run.code).toBe(0);
     const seen = plain(run.stdout);
-    expect(seen).toMatch(/Evaluating [█░]{30} [1-7]\/8 decisions, about \d+ s left/);
-    expect(seen).toMatch(/Evaluating [█░]{30} 8\/8 decisions/);
-    expect(seen.slice(seen.lastIndexOf('8/8 decisions'))).toMatch(/overall\s+3/);
+    expect(seen).toMatch(/Evaluating [█░]{30} ([1-9]|1[0-2])\/13 decisions, about \d+ s left/);
+    expect(seen).toMatch(/Evaluating [█░]{30} 13\/13 decisions/);
+    expect(seen.slice(seen.lastIndexOf('13/13 decisions'))).toMatch(/overall\s+3/);
   });
 
   describe('--url: a running service, paid like any other use', () => {
@@ -187,7 +239,7 @@ describe('decide eval', () => {
       const { url, key } = await startService();
       const refused = await decide(['eval', '--set', file, '--url', url], { env: { DECIDE_API_KEY: key } });
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`makes ${DECISIONS} decisions at ${url}: ${DECISIONS} from today's free allowance, then 0 credit(s)`);
+      expect(refused.stderr).toContain(`makes ${REMOTE_DECISIONS} decisions at ${url}: ${REMOTE_DECISIONS} from today's free allowance, then 0 credit(s)`);
       expect(refused.stderr).toContain('Add --yes');
       expect((await usage(url, key)).freeUsed).toBe(0);
 
@@ -196,7 +248,7 @@ describe('decide eval', () => {
       const report = EvalReport.parse(JSON.parse(run.stdout));
       expect(report.engine).toEqual({ name: `decide at ${url}`, model: 'simulated' });
       expect(report.overall.n).toBe(3);
-      expect((await usage(url, key)).freeUsed).toBe(DECISIONS);
+      expect((await usage(url, key)).freeUsed).toBe(REMOTE_DECISIONS);
     });
 
     it('--depth stress: every decision a stress decision, priced at 5 credits and never from the free allowance', { timeout: scaled(60_000) }, async () => {
@@ -206,11 +258,11 @@ describe('decide eval', () => {
       await runJson(['pass', 'fund', '--pass', passId, '--credits', '45', '--db', db]);
       const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--json', '--depth', 'stress'], { env: { DECIDE_API_KEY: key } });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain(`makes ${DECISIONS} stress decisions at ${url}: ${DECISIONS * 5} credit(s) of the key's pass (5 each)`);
+      expect(run.stderr).toContain(`makes ${STRESS_DECISIONS} stress decisions at ${url}: ${STRESS_DECISIONS * 5} credit(s) of the key's pass (5 each)`);
       const report = EvalReport.parse(JSON.parse(run.stdout));
       expect(report.depth).toBe('stress');
       expect(report.failed.count).toBe(0);
-      expect(await usage(url, key)).toMatchObject({ freeUsed: 0, passCredits: 45 - DECISIONS * 5 });
+      expect(await usage(url, key)).toMatchObject({ freeUsed: 0, passCredits: 45 - STRESS_DECISIONS * 5 });
     });
 
     it('a refused key stops it with exit 3; a pass that runs out stops it with exit 4', { timeout: scaled(60_000) }, async () => {
@@ -222,7 +274,7 @@ describe('decide eval', () => {
       expect(revoked.code).toBe(3);
       expect(revoked.stderr).toMatch(/refused the key/);
 
-      // Spend all but 3 of the free allowance: the evaluation's 8 decisions do not fit.
+      // Spend all but 3 of the free allowance: the evaluation's 12 decisions do not fit.
       for (let i = 0; i < 17; i++) {
         const res = await fetch(`${url}/v1/decisions`, {
           method: 'POST',
@@ -233,9 +285,17 @@ describe('decide eval', () => {
       }
       const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--concurrency', '1'], { env: { DECIDE_API_KEY: key } });
       expect(run.code).toBe(4);
-      expect(run.stderr).toContain("3 from today's free allowance, then 5 credit(s) of the key's pass; it holds 0, so the run stops when they run out");
+      expect(run.stderr).toContain("3 from today's free allowance, then 9 credit(s) of the key's pass; it holds 0, so the run stops when they run out");
       expect(run.stderr).toMatch(/free_limit_reached/);
       expect((await usage(url, key)).freeUsed).toBe(20);
     });
   });
 });
+
+/** An answer that puts everything on the first option or level shown (yes for a yes/no question). */
+function firstAnswer(question: any): unknown {
+  if (question.type === 'noul') return noulAnswer(0.99);
+  const labels: string[] = question.type === 'choice' ? Object.keys(question.criteria) : question.criteria;
+  const p = labels.map((_, i) => (i === 0 ? 0.9 : 0.1 / (labels.length - 1)));
+  return question.type === 'choice' ? choiceAnswer(Object.fromEntries(labels.map((label, i) => [label, p[i]]))) : scoreAnswer(p, labels);
+}

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readSet, type EvalItem } from '../../src/eval/item.js';
+import { ordersOf, PERMUTATIONS } from '../../src/eval/plan.js';
 import { EvalReport } from '../../src/eval/report.js';
 import { decide, killAll } from '../cli-client/helpers.js';
 import { SimulatedModel, startSimulatedModel, type SimulatedFaults } from '../fakes/simulated-model.js';
@@ -20,22 +21,28 @@ const SET = path.join(ROOT, 'eval', 'decisions.jsonl');
 const items: EvalItem[] = readSet(SET);
 const FAIR: SimulatedFaults = { accuracy: 0.7, temperature: 1, positionBias: 0, sufficiencySeparation: 0.6 };
 
-/** What a position bias implies on this set: the flip rate and primacy computed from the model itself. */
+/**
+ * What a first-place bias implies on this set's complete items, computed from the model
+ * itself: the flip rate over the orders the evaluation asks (plan.ts), and the primacy.
+ */
 function impliedBias(faults: SimulatedFaults): { flipRate: number; primacy: number } {
   const model = new SimulatedModel(items, faults);
-  const ordered = items.filter((item) => item.mode !== 'noul');
+  const complete = items.filter((item) => item.sufficient !== false);
   const argmax = (p: number[]) => p.indexOf(Math.max(...p));
   let flips = 0;
   let primacy = 0;
-  for (const item of ordered) {
+  let reversals = 0;
+  for (const item of complete) {
+    const a = model.distribution(item, true, 0);
+    const others = ordersOf(item, PERMUTATIONS, true);
+    flips += others.filter(({ order }) => argmax(a) !== argmax(model.distribution(item, true, order[0]))).length / others.length;
+    if (item.mode === 'noul') continue;
     const k = item.mode === 'choice' ? item.options.length : 3;
-    const sufficient = item.sufficient !== false;
-    const a = model.distribution(item, sufficient, 0);
-    const b = model.distribution(item, sufficient, k - 1);
-    if (argmax(a) !== argmax(b)) flips++;
+    const b = model.distribution(item, true, k - 1);
     primacy += (a[0] - b[0] + b[k - 1] - a[k - 1]) / 2;
+    reversals++;
   }
-  return { flipRate: flips / ordered.length, primacy: primacy / ordered.length };
+  return { flipRate: flips / complete.length, primacy: primacy / reversals };
 }
 
 describe('decide eval on a simulated model with known faults', () => {
@@ -65,7 +72,8 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(fair.overall.accuracy!).toBeGreaterThan(FAIR.accuracy - 0.06);
     expect(fair.overall.accuracy!).toBeLessThan(FAIR.accuracy + 0.06);
     expect(fair.overall.ece!).toBeLessThan(0.05);
-    expect(fair.positionBias.flipRate).toBe(0);
+    expect(fair.positionBias.complete.flipRate).toBe(0);
+    expect(fair.positionBias.twins.flipRate).toBe(0);
     expect(Math.abs(fair.positionBias.primacy!)).toBeLessThan(0.001);
     expect(fair.sufficiency.auroc!).toBeGreaterThan(0.99);
     expect(fair.sufficiency.sufficient.needsContextRate).toBe(0);
@@ -91,7 +99,7 @@ describe('decide eval on a simulated model with known faults', () => {
     const implied = impliedBias(faults);
     const report = await evaluate(faults);
     expect(implied.flipRate).toBeGreaterThan(0.05);
-    expect(Math.abs(report.positionBias.flipRate! - implied.flipRate)).toBeLessThan(0.01);
+    expect(Math.abs(report.positionBias.complete.flipRate! - implied.flipRate)).toBeLessThan(0.01);
     expect(Math.abs(report.positionBias.primacy! - implied.primacy)).toBeLessThan(0.005);
     expect(report.positionBias.primacy!).toBeGreaterThan(0.05);
     expect(report.sufficiency.auroc!).toBeGreaterThan(0.35);
@@ -116,16 +124,25 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(stress.overall.accuracy).toBe(standard.overall.accuracy);
   });
 
-  it('--debias reverse removes what the position bias did: no flips, the accuracy of the unbiased model', { timeout: scaled(160_000) }, async () => {
+  it('--debias reverse cancels a first-place bias between the two orders it averages, not under other orders', { timeout: scaled(160_000) }, async () => {
     const biased = { ...FAIR, positionBias: 0.8 };
     const plain = await evaluate(biased);
     const debiased = await evaluate(biased, ['--debias', 'reverse']);
     const unbiased = await evaluate(FAIR);
     expect(debiased.engine.debias).toBe('reverse');
-    expect(plain.positionBias.flipRate!).toBeGreaterThan(0.05);
-    // Each reading now averages the same two presentations, whichever order the item lists.
-    expect(debiased.positionBias.flipRate).toBe(0);
-    expect(debiased.positionBias.meanShift).toBe(0);
+    expect(plain.positionBias.complete.flipRate!).toBeGreaterThan(0.05);
+    // As written and reversed, each reading averages the same two presentations: the same distribution.
+    for (const record of debiased.records.filter((r) => r.mode !== 'noul' && r.given)) {
+      const reversed = record.orders.find((o) => o.variant === 'reversed')!.p!;
+      reversed.forEach((p, i) => expect(p, record.id).toBeCloseTo(record.given!.p[i], 9));
+    }
+    for (const record of debiased.records.filter((r) => r.mode === 'noul' && r.given)) {
+      expect(record.orders[0].p![0], record.id).toBeCloseTo(record.given!.p[0], 9);
+    }
+    expect(debiased.positionBias.primacy).toBe(0);
+    // A random order puts other answers first and last: the bias no longer cancels, it only shrinks.
+    expect(debiased.positionBias.complete.meanShift!).toBeGreaterThan(0.01);
+    expect(debiased.positionBias.complete.flipRate!).toBeLessThan(plain.positionBias.complete.flipRate!);
     expect(debiased.overall.accuracy!).toBeGreaterThan(plain.overall.accuracy!);
     expect(Math.abs(debiased.overall.accuracy! - unbiased.overall.accuracy!)).toBeLessThan(0.02);
   });

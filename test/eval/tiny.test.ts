@@ -24,7 +24,7 @@ describe.skipIf(!LOCAL_RUNTIME)(`decide eval on the tiny local model ${NEEDS_LOC
     expect(report.failed.count).toBe(0);
     expect(report.set.items).toBe(24);
     expect(report.overall.n).toBe(report.set.sufficient);
-    for (const figure of [report.overall.accuracy, report.overall.ece, report.positionBias.flipRate, report.sufficiency.auroc]) {
+    for (const figure of [report.overall.accuracy, report.overall.ece, report.positionBias.complete.flipRate, report.sufficiency.auroc]) {
       expect(figure).toBeGreaterThanOrEqual(0);
       expect(figure).toBeLessThanOrEqual(1);
     }

@@ -67,17 +67,20 @@ export function liveProgress(total: number) {
 }
 
 const took = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : duration(Math.round(ms / 1000)));
-const fixed = (value: number | null, digits = 3) => (value === null ? '–' : value.toFixed(digits));
-const pct = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)}%`);
-const signed = (value: number | null) => (value === null ? '–' : `${value >= 0 ? '+' : ''}${value.toFixed(3)}`);
+const fixed = (value: number | null | undefined, digits = 3) => (value === null || value === undefined ? '–' : value.toFixed(digits));
+const pct = (value: number | null | undefined) => (value === null || value === undefined ? '–' : `${(value * 100).toFixed(1)}%`);
+const points = (value: number | null | undefined) =>
+  value === null || value === undefined ? '–' : `${value >= 0 ? '+' : '−'}${Math.abs(value * 100).toFixed(1)}`;
+const share = (value: number | null) => (value === null ? '–' : `${Math.round(value * 100)}%`);
+const signed = (value: number | null) => (value === null ? '–' : `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`);
 
 const COLUMNS = [
   { title: '', width: 9 },
   { title: 'n', width: 6 },
-  { title: 'accuracy', width: 10 },
+  { title: 'accuracy', width: 18 },
   { title: 'Brier', width: 8 },
-  { title: 'log loss', width: 10 },
-  { title: 'ECE', width: 8 },
+  { title: 'log loss', width: 19 },
+  { title: 'ECE', width: 19 },
 ];
 
 function Row({ cells, bold }: { cells: string[]; bold?: boolean }) {
@@ -92,31 +95,70 @@ function Row({ cells, bold }: { cells: string[]; bold?: boolean }) {
   );
 }
 
-const qualityCells = (name: string, q: QualityFigures) => [name, String(q.n), pct(q.accuracy), fixed(q.brier), fixed(q.logLoss), fixed(q.ece)];
+/** A figure with its 95 % interval: `57.1% [45–69]` for shares, `1.026 [0.95–1.10]` otherwise. */
+function withInterval(report: EvalReport, path: string, value: number | null, share: boolean): string {
+  const range = report.intervals[path];
+  if (value === null) return '–';
+  if (!range) return share ? pct(value) : fixed(value);
+  return share
+    ? `${pct(value)} [${Math.round(range.low * 100)}–${Math.round(range.high * 100)}]`
+    : `${fixed(value)} [${range.low.toFixed(2)}–${range.high.toFixed(2)}]`;
+}
+
+const qualityCells = (report: EvalReport, name: string, path: string, q: QualityFigures) => [
+  name,
+  String(q.n),
+  withInterval(report, `${path}.accuracy`, q.accuracy, true),
+  fixed(q.brier),
+  withInterval(report, `${path}.logLoss`, q.logLoss, false),
+  withInterval(report, `${path}.ece`, q.ece, false),
+];
+
+/** One line of the order table: how often something is on top beside how often it is right, in percent, and the difference in points. */
+function biasRow(report: EvalReport, path: string, what: string, share: { top: number | null; truth: number | null; bias: number | null }): string {
+  const range = report.intervals[`${path}.bias`];
+  const n = (v: number | null) => (v === null ? '–' : (v * 100).toFixed(1));
+  const interval = range ? ` [${points(range.low)}, ${points(range.high)}]` : '';
+  return `                  ${what.padEnd(14)}${n(share.top).padStart(6)} vs ${n(share.truth).padStart(5)}  ${points(share.bias).padStart(6)}${interval}`;
+}
 
 export function EvalTable({ report }: { report: EvalReport }) {
-  const { positionBias: bias, sufficiency, decisiveFact, failed } = report;
+  const { positionBias: bias, sufficiency, decisiveFact, failed, gating } = report;
   const codes = Object.entries(failed.byCode)
     .map(([code, n]) => `${code} ${n}`)
     .join(', ');
+  const flips = (group: 'complete' | 'twins') =>
+    `${withInterval(report, `positionBias.${group}.flipRate`, bias[group].flipRate, true)} of ${bias[group].n}`;
+  const target = gating.target;
   return (
     <Box flexDirection="column">
       <Paint bold>{`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}${report.depth === 'stress' ? ', stress depth' : ''}`}</Paint>
       <Text>
-        {`${report.set.file}: ${report.set.items} items (${report.set.insufficient} without their deciding fact), ` +
-          `${report.asked} decisions in ${took(report.durationMs)}`}
+        {`${report.set.file}${report.set.half ? ` (${report.set.half} half)` : ''}: ${report.set.items} items (${report.set.insufficient} without their deciding fact), ` +
+          `${report.asked} decisions in ${took(report.durationMs)}; [intervals] are 95 %`}
       </Text>
       <Box marginTop={1} flexDirection="column">
         <Row cells={COLUMNS.map((c) => c.title)} bold />
-        <Row cells={qualityCells('overall', report.overall)} />
-        {Object.entries(report.modes).map(([mode, q]) => (q.n ? <Row key={mode} cells={qualityCells(mode, q)} /> : null))}
+        <Row cells={qualityCells(report, 'overall', 'overall', report.overall)} />
+        {Object.entries(report.modes).map(([mode, q]) => (q.n ? <Row key={mode} cells={qualityCells(report, mode, `modes.${mode}`, q)} /> : null))}
       </Box>
       <Box marginTop={1} flexDirection="column">
-        <Text>
-          {`Position bias   flip rate ${pct(bias.flipRate)}, mean shift ${fixed(bias.meanShift)}, ` +
-            `primacy ${signed(bias.primacy)} (${bias.n} items)`}
-        </Text>
-        <Text>{`Sufficiency     AUROC ${fixed(sufficiency.auroc)} (${sufficiency.sufficient.n} sufficient, ${sufficiency.insufficient.n} insufficient contexts)`}</Text>
+        {bias.complete.n || bias.twins.n ? (
+          <>
+            <Text>{`Order           another order (${bias.orders} asked) changed the top answer of`}</Text>
+            <Text>{`                ${flips('complete')} complete items, ${flips('twins')} twins`}</Text>
+            <Text>{'                on top vs right, in percent, and the difference in points:'}</Text>
+            {bias.places.n ? <Text>{biasRow(report, 'positionBias.places.first', 'shown first', bias.places.first)}</Text> : null}
+            {bias.places.n ? <Text>{biasRow(report, 'positionBias.places.middle', 'shown between', bias.places.middle)}</Text> : null}
+            {bias.places.n ? <Text>{biasRow(report, 'positionBias.places.last', 'shown last', bias.places.last)}</Text> : null}
+            {bias.middleLevel.n ? <Text>{biasRow(report, 'positionBias.middleLevel', 'middle level', bias.middleLevel)}</Text> : null}
+            {bias.yes.n ? <Text>{biasRow(report, 'positionBias.yes', 'yes (mean P)', { ...bias.yes, top: bias.yes.meanYes })}</Text> : null}
+            <Text>{`                primacy ${signed(bias.primacy)}`}</Text>
+          </>
+        ) : (
+          <Text>Order           not measured (stress depth asks each item in its own order)</Text>
+        )}
+        <Text>{`Sufficiency     AUROC ${withInterval(report, 'sufficiency.auroc', sufficiency.auroc, false)}: ${sufficiency.sufficient.n} sufficient, ${sufficiency.insufficient.n} insufficient contexts`}</Text>
         <Text>
           {`                needs-context on ${pct(sufficiency.sufficient.needsContextRate)} of sufficient, ` +
             `${pct(sufficiency.insufficient.needsContextRate)} of insufficient`}
@@ -125,6 +167,16 @@ export function EvalTable({ report }: { report: EvalReport }) {
           {`Decisive fact   answer changed on ${pct(decisiveFact.changedRate)} without it, ` +
             `mean shift ${fixed(decisiveFact.meanShift)} (${decisiveFact.n} items)`}
         </Text>
+        <Text>{`Gating          confidence ≥ ${gating.riskCoverage.map((row) => row.cut.toFixed(1).padStart(5)).join('')}`}</Text>
+        <Text>{`                covered      ${gating.riskCoverage.map((row) => share(row.coverage).padStart(5)).join('')}`}</Text>
+        <Text>{`                right        ${gating.riskCoverage.map((row) => share(row.accuracy).padStart(5)).join('')}`}</Text>
+        {target ? (
+          <Text>
+            {target.cut === null
+              ? `                no cut-point reaches ${pct(target.accuracy)} right`
+              : `                ${pct(target.accuracy)} right from confidence ${fixed(target.cut, 2)}: ${pct(target.coverage)} covered, ${pct(target.reached)} right`}
+          </Text>
+        ) : null}
         {failed.count ? <Paint tone="bad">{`Failed          ${failed.count} decisions: ${codes}`}</Paint> : <Text>Failed          none</Text>}
       </Box>
     </Box>

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { MODES } from '../contract/index.js';
+import { gating, Gating } from './gating.js';
+import { auroc, mean, quality, type Scored, topChanged, totalVariation } from './metrics.js';
+import { positionBias, PositionBias } from './order-bias.js';
+import type { ItemRecord, ReadingRecord } from './records.js';
+
+/**
+ * Every figure of a report as a pure function of its item records (records.ts), so the
+ * same function measures a run, each bootstrap resample of it, and each side of a
+ * paired comparison. docs/eval.md defines each figure.
+ */
+
+const figure = z.number().nullable();
+const Bin = z.object({ from: z.number(), to: z.number(), n: z.int(), confidence: figure, accuracy: figure });
+export const Quality = z.object({ n: z.int(), accuracy: figure, brier: figure, logLoss: figure, ece: figure, reliability: z.array(Bin) });
+export type QualityFigures = z.infer<typeof Quality>;
+const Group = z.object({ n: z.int(), meanSufficiency: figure, needsContextRate: figure });
+
+export const Figures = z.object({
+  overall: Quality,
+  modes: z.object({ choice: Quality, noul: Quality, score: Quality }),
+  positionBias: PositionBias,
+  sufficiency: z.object({ auroc: figure, sufficient: Group, insufficient: Group }),
+  decisiveFact: z.object({ n: z.int(), changedRate: figure, meanShift: figure }),
+  gating: Gating,
+});
+export type Figures = z.infer<typeof Figures>;
+
+export function figuresOf(records: readonly ItemRecord[], options: { targetAccuracy?: number } = {}): Figures {
+  const complete = records.filter((r) => r.sufficient);
+  const scored = (list: readonly ItemRecord[]): Scored[] => list.flatMap((r) => (r.given ? [{ p: r.given.p, answer: r.answer }] : []));
+  return {
+    overall: quality(scored(complete)),
+    modes: Object.fromEntries(MODES.map((mode) => [mode, quality(scored(complete.filter((r) => r.mode === mode)))])) as Figures['modes'],
+    positionBias: positionBias(records),
+    sufficiency: sufficiency(records),
+    decisiveFact: decisiveFact(records),
+    gating: gating(scored(complete), options.targetAccuracy),
+  };
+}
+
+/**
+ * How well `contextSufficiency` tells the two kinds of context apart. Insufficient
+ * ones are the set's items marked so and every item asked without its decisive fact;
+ * a request that is both (an item's twin) counts once.
+ */
+function sufficiency(records: readonly ItemRecord[]): Figures['sufficiency'] {
+  const sufficient: ReadingRecord[] = [];
+  const insufficient: ReadingRecord[] = [];
+  for (const r of records) {
+    if (r.given) (r.sufficient ? sufficient : insufficient).push(r.given);
+    if (r.withoutFact && !r.withoutFactIsItem) insufficient.push(r.withoutFact);
+  }
+  const group = (list: readonly ReadingRecord[]) => ({
+    n: list.length,
+    meanSufficiency: mean(list.map((d) => d.contextSufficiency)),
+    needsContextRate: mean(list.map((d) => (d.needsContext ? 1 : 0))),
+  });
+  const scores = (list: readonly ReadingRecord[]) => list.map((d) => d.contextSufficiency);
+  return { auroc: auroc(scores(sufficient), scores(insufficient)), sufficient: group(sufficient), insufficient: group(insufficient) };
+}
+
+/** What removing the decisive fact does to the answer: an engine that reads the facts should move. */
+function decisiveFact(records: readonly ItemRecord[]): Figures['decisiveFact'] {
+  const pairs = records.flatMap((r) => (r.given && r.withoutFact ? [{ a: r.given.p, b: r.withoutFact.p }] : []));
+  return {
+    n: pairs.length,
+    changedRate: mean(pairs.map(({ a, b }) => (topChanged(a, b) ? 1 : 0))),
+    meanShift: mean(pairs.map(({ a, b }) => totalVariation(a, b))),
+  };
+}
+
+/**
+ * The figures that carry an interval and that `--compare` judges, by their path in
+ * the report. Lower is better for the losses, the errors and the biases' size; the
+ * comparison says which way each went.
+ */
+export function headline(f: Figures): Record<string, number | null> {
+  const out: Record<string, number | null> = {
+    'overall.accuracy': f.overall.accuracy,
+    'overall.brier': f.overall.brier,
+    'overall.logLoss': f.overall.logLoss,
+    'overall.ece': f.overall.ece,
+  };
+  for (const mode of MODES) {
+    out[`modes.${mode}.accuracy`] = f.modes[mode].accuracy;
+    out[`modes.${mode}.logLoss`] = f.modes[mode].logLoss;
+    out[`modes.${mode}.ece`] = f.modes[mode].ece;
+  }
+  const bias = f.positionBias;
+  Object.assign(out, {
+    'positionBias.complete.flipRate': bias.complete.flipRate,
+    'positionBias.twins.flipRate': bias.twins.flipRate,
+    'positionBias.primacy': bias.primacy,
+    'positionBias.places.first.bias': bias.places.first.bias,
+    'positionBias.places.middle.bias': bias.places.middle.bias,
+    'positionBias.places.last.bias': bias.places.last.bias,
+    'positionBias.middleLevel.bias': bias.middleLevel.bias,
+    'positionBias.yes.bias': bias.yes.bias,
+    'sufficiency.auroc': f.sufficiency.auroc,
+    'sufficiency.sufficient.needsContextRate': f.sufficiency.sufficient.needsContextRate,
+    'sufficiency.insufficient.needsContextRate': f.sufficiency.insufficient.needsContextRate,
+    'decisiveFact.changedRate': f.decisiveFact.changedRate,
+  });
+  if (f.gating.target) {
+    out['gating.target.cut'] = f.gating.target.cut;
+    out['gating.target.coverage'] = f.gating.target.coverage;
+  }
+  return out;
+}
+
+/** Figures where a higher value is better; for the others lower is better, or (biases) nearer 0. */
+export const HIGHER_IS_BETTER = new Set(['overall.accuracy', ...MODES.map((m) => `modes.${m}.accuracy`), 'sufficiency.auroc', 'sufficiency.insufficient.needsContextRate', 'decisiveFact.changedRate', 'gating.target.coverage']);
+/** Figures whose best value is 0 from either side. */
+export const ZERO_IS_BEST = (name: string) => name.startsWith('positionBias.') && !name.endsWith('flipRate');

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { identityOrder } from '../decision/orders.js';
+import { mean, topChanged, topIndices, totalVariation } from './metrics.js';
+import type { ItemRecord } from './records.js';
+
+/**
+ * What the order the answers are shown in does to them (docs/eval.md, "Position
+ * bias"). Each figure sets what the engine did beside what the labels would have it
+ * do, so a bias toward a place or a label is a number with its sign:
+ *
+ * - flips: how often another order changes the top answer, on complete contexts and
+ *   on twins apart (a twin's near-uniform guess flips for nothing, and would drown a
+ *   real bias in the complete items' figure);
+ * - places: in every order asked, the share of top answers shown first, in between or
+ *   last, against the share of right answers shown there;
+ * - the middle level of a score question, and yes, against how often they are right:
+ *   a bias toward a label whatever its place, which reversing cannot cancel.
+ */
+
+const figure = z.number().nullable();
+const Flips = z.object({ n: z.int(), flipRate: figure, meanShift: figure });
+/** How often something is the top answer, how often it is the right one, and the difference. */
+const Share = z.object({ top: figure, truth: figure, bias: figure });
+
+export const PositionBias = z.object({
+  /** Orders asked per choice or score item, the written one included. */
+  orders: z.int(),
+  complete: Flips,
+  twins: Flips,
+  /** Mean probability a class gains by being shown first rather than last (reversed order, complete items). */
+  primacy: figure,
+  places: z.object({ n: z.int(), first: Share, middle: Share, last: Share }),
+  middleLevel: Share.extend({ n: z.int() }),
+  yes: Share.extend({ n: z.int(), meanYes: figure }),
+});
+export type PositionBias = z.infer<typeof PositionBias>;
+
+/** Every reading of an item with the order it was shown in: as written, then the others that were answered. */
+function readings(record: ItemRecord): { order: readonly number[]; p: number[] }[] {
+  if (!record.given) return [];
+  const written = { order: identityOrder(record.given.p.length), p: record.given.p };
+  return [written, ...record.orders.flatMap(({ order, p }) => (p ? [{ order, p }] : []))];
+}
+
+function flips(records: readonly ItemRecord[]): z.infer<typeof Flips> {
+  const per = records.flatMap((record) => {
+    const others = record.orders.flatMap(({ p }) => (p ? [p] : []));
+    if (!record.given || others.length === 0) return [];
+    const given = record.given.p;
+    return [{ changed: share(others.map((p) => topChanged(given, p))), shift: avg(others.map((p) => totalVariation(given, p))) }];
+  });
+  return { n: per.length, flipRate: mean(per.map((x) => x.changed)), meanShift: mean(per.map((x) => x.shift)) };
+}
+
+/** Where a place falls: the first, the last, or in between. */
+const placeOf = (place: number, k: number): 'first' | 'middle' | 'last' => (place === 0 ? 'first' : place === k - 1 ? 'last' : 'middle');
+
+function places(records: readonly ItemRecord[]): PositionBias['places'] {
+  const top = { first: 0, middle: 0, last: 0 };
+  const truth = { first: 0, middle: 0, last: 0 };
+  let n = 0;
+  for (const record of records) {
+    for (const { order, p } of readings(record)) {
+      const tops = topIndices(p);
+      for (const t of tops) top[placeOf(order.indexOf(t), p.length)] += 1 / tops.length;
+      truth[placeOf(order.indexOf(record.answer), p.length)] += 1;
+      n++;
+    }
+  }
+  const shareOf = (place: keyof typeof top) => compare(n ? top[place] / n : null, n ? truth[place] / n : null);
+  return { n, first: shareOf('first'), middle: shareOf('middle'), last: shareOf('last') };
+}
+
+/** Over every reading of `records`: how often class `index` is on top, and how often it is right. */
+function label(records: readonly ItemRecord[], index: number) {
+  let top = 0;
+  let truth = 0;
+  let probability = 0;
+  let n = 0;
+  for (const record of records) {
+    for (const { p } of readings(record)) {
+      const tops = topIndices(p);
+      if (tops.includes(index)) top += 1 / tops.length;
+      if (record.answer === index) truth++;
+      probability += p[index];
+      n++;
+    }
+  }
+  return { n, top: n ? top / n : null, truth: n ? truth / n : null, probability: n ? probability / n : null };
+}
+
+export function positionBias(records: readonly ItemRecord[]): PositionBias {
+  const complete = records.filter((r) => r.sufficient);
+  const ordered = complete.filter((r) => r.mode !== 'noul');
+  const reversals = ordered.flatMap((r) => {
+    const reversed = r.orders.find((o) => o.variant === 'reversed')?.p;
+    return r.given && reversed ? [{ a: r.given.p, b: reversed }] : [];
+  });
+  const level = label(complete.filter((r) => r.mode === 'score'), 1);
+  const yes = label(complete.filter((r) => r.mode === 'noul'), 0);
+  return {
+    orders: Math.max(0, ...records.filter((r) => r.mode !== 'noul').map((r) => 1 + r.orders.length)),
+    complete: flips(complete),
+    twins: flips(records.filter((r) => !r.sufficient)),
+    // As written the item's first class is shown first; reversed, its last is.
+    primacy: mean(reversals.map(({ a, b }) => (a[0] - b[0] + (b[b.length - 1] - a[a.length - 1])) / 2)),
+    places: places(ordered),
+    middleLevel: { n: level.n, ...compare(level.top, level.truth) },
+    // Against the share of yes answers: the mean stated probability, which a calibrated engine matches.
+    yes: { n: yes.n, meanYes: round(yes.probability), ...compare(yes.top, yes.truth), bias: diff(yes.probability, yes.truth) },
+  };
+}
+
+function compare(top: number | null, truth: number | null) {
+  return { top: round(top), truth: round(truth), bias: diff(top, truth) };
+}
+
+const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b));
+const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000 + 0);
+const avg = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const share = (xs: readonly boolean[]) => xs.filter(Boolean).length / xs.length;
