@@ -51,7 +51,7 @@ describe('the shipped labelled set', () => {
     expect(yes / modes.noul).toBeGreaterThan(0.4);
     expect(yes / modes.noul).toBeLessThan(0.6);
     const domains = new Set(base.filter((item) => item.id.startsWith('hw-')).map((item) => item.id.split('-')[1]));
-    expect([...domains].sort()).toEqual(['engineering', 'everyday', 'logistics', 'operations', 'product', 'purchasing', 'scheduling']);
+    expect([...domains].sort()).toEqual(['education', 'energy', 'engineering', 'everyday', 'farming', 'hospitality', 'logistics', 'operations', 'product', 'purchasing', 'scheduling']);
   });
 
   it('is what its generator writes, with a fixed seed', () => {
