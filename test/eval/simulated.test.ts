@@ -30,8 +30,9 @@ function impliedBias(faults: SimulatedFaults): { flipRate: number; primacy: numb
   for (const item of ordered) {
     const k = item.mode === 'choice' ? item.options.length : 3;
     const sufficient = item.sufficient !== false;
-    const a = model.distribution(item, sufficient, 0);
-    const b = model.distribution(item, sufficient, k - 1);
+    const asWritten = [...Array(k).keys()];
+    const a = model.distribution(item, sufficient, asWritten);
+    const b = model.distribution(item, sufficient, [...asWritten].reverse());
     if (argmax(a) !== argmax(b)) flips++;
     primacy += (a[0] - b[0] + b[k - 1] - a[k - 1]) / 2;
   }
@@ -96,6 +97,27 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(report.positionBias.primacy!).toBeGreaterThan(0.05);
     expect(report.sufficiency.auroc!).toBeGreaterThan(0.35);
     expect(report.sufficiency.auroc!).toBeLessThan(0.65);
+  });
+
+  it('a bias toward the last presented label shows as the negative primacy it implies', { timeout: scaled(80_000) }, async () => {
+    const faults = { ...FAIR, lastPlaceBias: 0.8 };
+    const implied = impliedBias(faults);
+    const report = await evaluate(faults);
+    expect(implied.primacy).toBeLessThan(-0.05);
+    expect(Math.abs(report.positionBias.flipRate! - implied.flipRate)).toBeLessThan(0.01);
+    expect(Math.abs(report.positionBias.primacy! - implied.primacy)).toBeLessThan(0.005);
+  });
+
+  it('a bias toward yes is no matter of place: --debias reverse, which also presents No first, leaves it whole', { timeout: scaled(160_000) }, async () => {
+    const fair = await evaluate(FAIR);
+    const plain = await evaluate({ ...FAIR, yesBias: 0.8 });
+    const debiased = await evaluate({ ...FAIR, yesBias: 0.8 }, ['--debias', 'reverse']);
+    expect(plain.modes.noul.logLoss!).toBeGreaterThan(fair.modes.noul.logLoss!);
+    // Both presentations weigh yes alike, so their average is either one.
+    expect(debiased.modes.noul.logLoss!).toBeCloseTo(plain.modes.noul.logLoss!, 3);
+    expect(debiased.modes.noul.accuracy).toBe(plain.modes.noul.accuracy);
+    // The other modes have no yes to weigh.
+    expect(plain.modes.choice).toEqual(fair.modes.choice);
   });
 
   it('at stress depth the checks find the missing fact that a silent self-assessment cannot', { timeout: scaled(240_000) }, async () => {
