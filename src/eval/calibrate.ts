@@ -128,8 +128,8 @@ export function judge(target: Target, { even, odd }: Halves<readonly Scored[]>):
   const bound = !boundHit
     ? ''
     : temperature <= LOWEST_TEMPERATURE
-      ? `; T ${temperature} is the lowest allowed (the readings asked for sharper)`
-      : `; T ${temperature} is the highest allowed (the readings asked for flatter)`;
+      ? `; T = ${temperature.toFixed(2)} is the lowest allowed (the readings asked for sharper)`
+      : `; T = ${temperature.toFixed(2)} is the highest allowed (the readings asked for flatter)`;
   return {
     ...sizes,
     temperature,

@@ -62,7 +62,7 @@ describe('judging a fit on the held-out half', () => {
   it('reports a fit at its bound', () => {
     const fit = judge('sufficiency', { even: readings(30, 0.8, 30), odd: readings(30, 0.8, 30) });
     expect(fit).toMatchObject({ temperature: LOWEST_TEMPERATURE, kept: true, boundHit: true });
-    expect(fit.reason).toMatch(/; T 0\.25 is the lowest allowed \(the readings asked for sharper\)$/);
+    expect(fit.reason).toMatch(/; T = 0\.25 is the lowest allowed \(the readings asked for sharper\)$/);
   });
 
   it('refuses to fit a target with too few readings in either half, and stores nothing', () => {

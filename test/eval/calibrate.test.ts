@@ -89,7 +89,7 @@ describe('decide calibrate', () => {
     // Its probe is always right at 0.8 or 0.2: the fit asks for sharper than allowed, and says so.
     const probe = fits.find((f) => f.target === 'sufficiency')!;
     expect(probe).toMatchObject({ temperature: 0.25, boundHit: true, kept: true });
-    expect(probe.reason).toMatch(/T 0\.25 is the lowest allowed/);
+    expect(probe.reason).toMatch(/T = 0\.25 is the lowest allowed/);
     // Each distinct request once: a twin is the same request as its original without the fact.
     const plan = planEval(set);
     expect(probe.fitted + probe.heldOut).toBe(new Set(plan.items.flatMap((p) => [p.given, p.withoutFact ?? p.given])).size);
