@@ -23,8 +23,10 @@ export function calibrateCommand(): Command {
       'after',
       helpText(
         'The engine is configured as for decide serve (flags and DECIDE_* variables); fit with the --debias you ' +
-          "serve with. Half the set's items (by id) fit a temperature per mode and for the sufficiency probe; the " +
-          'other half shows the ECE before and after.',
+          "serve with. The even half of the set fits a temperature per mode and for the sufficiency probe, within " +
+          '[0.25, 8]; the odd half judges it. A fit is kept only when it lowers the held-out log loss beyond noise ' +
+          '(its paired bootstrap interval wholly below 0); otherwise T = 1 is kept. A target needs 20 readings in each half. ' +
+          '--show and --reset start no engine: they read the engine and model from the configuration.',
         ...CALIBRATE_EXIT_HELP,
       ),
     )

@@ -1,7 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { fitAll, type Fit } from '../eval/calibrate.js';
+import { fitAll, MIN_READINGS, type Fit } from '../eval/calibrate.js';
+import { sizesOf, slotsOf } from '../eval/calibration-readings.js';
 import { planEval } from '../eval/plan.js';
-import type { Calibration } from '../ledger/store.js';
+import type { Outcome } from '../eval/run.js';
+import { calibrationTable, describeSizes, fitReport, keptLine } from './calibrate-view.js';
+import { engineIdentity } from './engine-identity.js';
+import { engineEnv } from './engine-startup.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
 import { askShowingProgress, DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
@@ -14,8 +18,9 @@ export interface CalibrateFlags extends Pick<EvalFlags, 'set' | 'limit' | 'concu
 
 /**
  * `decide calibrate`: fits a temperature per target for the engine `decide serve`
- * would run, on half the set, judges it on the other half, and keeps it in the
- * ledger, where `serve` (and `eval --db`) apply it to that engine and model.
+ * would run on the even half of the set, judges it on the odd half, and keeps in the
+ * ledger, where `serve` (and `eval --db`) apply it to that engine and model, either
+ * the fit (when it helped the held-out readings beyond noise) or T = 1.
  */
 export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   if (flags.show) return show(flags);
@@ -26,68 +31,77 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   const full = planEval(items);
   // The readings as asked: those in other orders only measure position bias.
   const plan = { ...full, asks: full.asks.filter((ask) => ask.variant === 'given' || ask.variant === 'without-fact') };
+  // Refused before any engine starts: a set this small can only be a mistake.
+  const sizes = sizesOf(slotsOf(plan));
+  if (![...sizes.values()].some((h) => h.even >= MIN_READINGS && h.odd >= MIN_READINGS)) {
+    throw new Failure(
+      `${file} is too small to fit any temperature: ${items.length} item(s) give ${describeSizes(sizes)} readings (to fit / held out); ` +
+        `a target needs ${MIN_READINGS} in each half`,
+      CLIENT_EXIT.usage,
+    );
+  }
   const target = await localTarget(flags);
   const started = performance.now();
   const outcomes = await askShowingProgress(plan.asks, target, flags);
   const fits = fitAll(plan, outcomes);
-  if (fits.length === 0) throw new Failure('every reading failed: nothing to fit', CLIENT_EXIT.service);
+  const failures = [...outcomes.values()].filter((o): o is Extract<Outcome, { ok: false }> => !o.ok);
+  if (failures.length === outcomes.size) throw new Failure(`every reading failed (${codes(failures)}): nothing to fit`, CLIENT_EXIT.service);
+  if (fits.every((fit) => fit.stored === null)) {
+    throw new Failure(
+      `${failures.length} of ${outcomes.size} readings failed (${codes(failures)}): too few left to fit any temperature ` +
+        `(${fits.map((f) => `${f.target} ${f.fitted} / ${f.heldOut}`).join(', ')}; ${MIN_READINGS} in each half needed)`,
+      CLIENT_EXIT.service,
+    );
+  }
   const { name: engine, model, debias } = target.engine;
-  const fittedAt = new Date().toISOString();
-  await withStore(flags.db, ledgerLimits(), async (store) => {
-    for (const fit of fits) {
-      await store.calibrations.save({ engine, model, target: fit.target, temperature: fit.temperature, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore ?? 0, eceAfter: fit.eceAfter ?? 0, fittedAt });
-    }
-  });
-  const failed = [...outcomes.values()].filter((o) => !o.ok).length;
+  await save(flags.db, engine, model, fits);
+  const failed = failures.length;
   if (flags.json) {
     process.stdout.write(JSON.stringify({ engine, model, debias, set: file, items: items.length, failed, durationMs: Math.round(performance.now() - started), fits }) + '\n');
     return;
   }
   process.stdout.write(
-    `${engine}, model ${model}, debias ${debias}: ${items.length} items of ${file}, fitted on one half and judged on the other` +
+    `${engine}, model ${model}, debias ${debias}: ${items.length} items of ${file}, fitted on the even half and judged on the odd half` +
       (failed ? ` (${failed} readings failed)` : '') +
       '\n\n' +
-      fitTable(fits) +
-      `\n\nKept in ${flags.db}: decide serve applies them to ${engine} ${model}; decide calibrate --reset removes them.\n`,
+      fitReport(fits) +
+      `\n\n${keptLine(fits, flags.db, engine, model)}\n`,
   );
 }
 
-function fitTable(fits: readonly Fit[]): string {
-  const f = (x: number | null, digits = 3) => (x === null ? '–' : x.toFixed(digits));
-  const rows = fits.map((fit) => [
-    fit.target,
-    f(fit.temperature, 2),
-    `${fit.fitted} / ${fit.heldOut}`,
-    `${f(fit.eceBefore)} → ${f(fit.eceAfter)}`,
-    `${f(fit.logLossBefore)} → ${f(fit.logLossAfter)}`,
-  ]);
-  return table([['target', 'temperature', 'fitted / held out', 'held-out ECE', 'held-out log loss'], ...rows]);
+/**
+ * A kept fit is stored as fitted; one that did not help is stored as T = 1, which
+ * replaces any earlier fit's effect and shows in `--show` that a fit was tried; a
+ * target too small to fit is left as the ledger had it.
+ */
+async function save(db: string, engine: string, model: string, fits: readonly Fit[]): Promise<void> {
+  const fittedAt = new Date().toISOString();
+  await withStore(db, ledgerLimits(), async (store) => {
+    for (const fit of fits) {
+      if (fit.stored === null) continue;
+      const eceAfter = fit.kept ? fit.eceAfter! : fit.eceBefore!;
+      await store.calibrations.save({ engine, model, target: fit.target, temperature: fit.stored, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore!, eceAfter, fittedAt });
+    }
+  });
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+function codes(failures: ReadonlyArray<{ code: string }>): string {
+  const counts = new Map<string, number>();
+  for (const { code } of failures) counts.set(code, (counts.get(code) ?? 0) + 1);
+  return [...counts].map(([code, n]) => `${code} ${n}`).join(', ');
 }
 
+/** Every temperature the ledger holds, whatever engine is configured: no engine is started. */
 async function show(flags: CalibrateFlags): Promise<void> {
   const all = await withStore(flags.db, ledgerLimits(), (store) => store.calibrations.list());
-  if (flags.json) {
-    process.stdout.write(JSON.stringify(all) + '\n');
-    return;
-  }
-  if (all.length === 0) {
-    process.stdout.write(`No temperatures in ${flags.db}: answers are served as the engines read them. Fit some with decide calibrate.\n`);
-    return;
-  }
-  const rows = all.map((c: Calibration) => [c.engine, c.model, c.target, c.temperature.toFixed(2), `${c.eceBefore.toFixed(3)} → ${c.eceAfter.toFixed(3)}`, c.fittedAt]);
-  process.stdout.write(table([['engine', 'model', 'target', 'temperature', 'held-out ECE', 'fitted at'], ...rows]) + '\n');
+  if (flags.json) process.stdout.write(JSON.stringify(all) + '\n');
+  else if (all.length === 0) process.stdout.write(`No temperatures in ${flags.db}: answers are served as the engines read them. Fit some with decide calibrate.\n`);
+  else process.stdout.write(calibrationTable(all) + '\n');
 }
 
-/** Removes the temperatures of the engine and model this configuration runs. */
+/** Removes the temperatures of the engine and model this configuration names, without starting the engine. */
 async function reset(flags: CalibrateFlags): Promise<void> {
-  const target = await localTarget(flags);
-  await target.close();
-  const { name: engine, model } = target.engine;
+  const { name: engine, model } = engineIdentity(engineEnv(flags));
   const removed = await withStore(flags.db, ledgerLimits(), (store) => store.calibrations.reset({ engine, model }));
   if (flags.json) process.stdout.write(JSON.stringify({ engine, model, removed }) + '\n');
   else process.stdout.write(`Removed ${removed} temperature(s) of ${engine} ${model} from ${flags.db}.\n`);

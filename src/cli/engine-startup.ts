@@ -7,6 +7,7 @@ import { fetchModelFile } from '../engine/local/download.js';
 import { createLocalEngine, describeSettings } from '../engine/local/local.js';
 import { LocalEngineError, loadRuntime } from '../engine/local/runtime.js';
 import { threadsFromEnv } from '../engine/local/threads.js';
+import { localModelName } from './engine-identity.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { progressPrinter } from './progress.js';
 
@@ -42,7 +43,7 @@ export async function startEngine(env: Env): Promise<Engine> {
   const explicit = envValue(env, 'DECIDE_MODEL');
   const modelPath = explicit || (await defaultModel(env));
   try {
-    const engine = await createLocalEngine({ modelPath, model: explicit ? undefined : DEFAULT_MODEL.name, threads });
+    const engine = await createLocalEngine({ modelPath, model: localModelName(explicit), threads });
     process.stderr.write(`decide: local engine: ${describeSettings(engine.settings)}\n`);
     return engine;
   } catch (error) {

@@ -144,10 +144,10 @@ export const CALIBRATE_EXIT_HELP: HelpBlock[] = [
     heading: 'Exit codes of calibrate:',
     items: [
       [CLIENT_EXIT.ok, 'fitted (shown, reset)'],
-      [CLIENT_EXIT.usage, 'bad flags or a bad line of the set'],
-      [CLIENT_EXIT.service, 'every reading failed'],
+      [CLIENT_EXIT.usage, 'bad flags, a bad line of the set, or a set too small to fit any temperature'],
+      [CLIENT_EXIT.service, 'every reading failed, or too few were left to fit any temperature'],
       [`${EXIT.dataErr}, ${EXIT.unavailable}, ${EXIT.ioErr}`, 'the ledger cannot be used'],
-      [`${EXIT.notFound}, ${EXIT.config}`, 'the engine could not start'],
+      [`${EXIT.notFound}, ${EXIT.config}`, 'the engine could not start, or its configuration is wrong'],
     ],
   },
 ];

@@ -1,43 +1,52 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fitTemperature, isHeldOut } from '../../src/eval/calibrate.js';
-import { readSet } from '../../src/eval/item.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readSet, type EvalItem } from '../../src/eval/item.js';
+import { planEval } from '../../src/eval/plan.js';
 import { EvalReport } from '../../src/eval/report.js';
 import { decide, killAll } from '../cli-client/helpers.js';
-import { startSimulatedModel } from '../fakes/simulated-model.js';
+import { startSimulatedModel, type SimulatedFaults } from '../fakes/simulated-model.js';
 import type { SystemOneFake } from '../fakes/systemone-fake.js';
 import { assertBuilt, ROOT, startServe } from '../support/cli.js';
+import { copies, writeSet } from '../support/sets.js';
 import { scaled } from '../support/time.js';
 
-describe('fitting a temperature', () => {
-  it('finds the temperature at which the stated probability is the share right', () => {
-    // Stated 0.9, right 7 times in 10: the fit states 0.7, i.e. 0.9^b / (0.9^b + 0.1^b) = 0.7.
-    const scored = [...Array(10)].map((_, i) => ({ p: [0.9, 0.1], answer: i < 7 ? 0 : 1 }));
-    const expected = Math.log(9) / Math.log(7 / 3);
-    expect(fitTemperature(scored)).toBeCloseTo(expected, 2);
-    // An underconfident engine is sharpened: T below 1.
-    const timid = [...Array(10)].map((_, i) => ({ p: [0.6, 0.4], answer: i < 9 ? 0 : 1 }));
-    expect(fitTemperature(timid)).toBeLessThan(1);
-    expect(fitTemperature([])).toBe(1);
-  });
+/**
+ * `decide calibrate` as an operator runs it, against simulated models served over
+ * System One (test/fakes/simulated-model.ts), then `serve` and `eval --db` with what
+ * it kept. The model is deterministic, so each run gives the same fits; the
+ * assertions are the ones the held-out figures carry on any set of this size.
+ */
 
-  it('splits a set into two fixed halves by id', () => {
-    const ids = readSet(path.join(ROOT, 'eval', 'decisions.jsonl')).map((item) => item.id);
-    const held = ids.filter(isHeldOut).length;
-    expect(held / ids.length).toBeGreaterThan(0.4);
-    expect(held / ids.length).toBeLessThan(0.6);
-    expect(ids.filter(isHeldOut)).toEqual(ids.filter(isHeldOut));
-  });
-});
+const items = readSet(path.join(ROOT, 'eval', 'decisions.jsonl'));
+const FAIR: SimulatedFaults = { accuracy: 0.7, temperature: 1, positionBias: 0, sufficiencySeparation: 0 };
+const MODES = ['choice', 'noul', 'score'];
+const NOBODY = 'http://127.0.0.1:9';
 
-/** `decide calibrate` on an overconfident simulated model, as an operator runs it, then serve and eval with its temperatures. */
+interface FitJson {
+  target: string;
+  temperature: number | null;
+  kept: boolean;
+  stored: number | null;
+  reason: string;
+  fitted: number;
+  heldOut: number;
+  logLossBefore: number;
+  logLossAfter: number;
+  logLossInterval: { low: number; high: number };
+  boundHit: boolean;
+}
+
 describe('decide calibrate', () => {
-  const items = readSet(path.join(ROOT, 'eval', 'decisions.jsonl'));
   let sim: SystemOneFake | undefined;
   let dir: string;
+  let db: string;
   beforeAll(assertBuilt);
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-calibrate-'));
+    db = path.join(dir, 'ledger.db');
+  });
   afterEach(async () => {
     await killAll();
     await sim?.close();
@@ -45,39 +54,99 @@ describe('decide calibrate', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('fits on half the set, halves the held-out ECE of every mode, and serve and eval apply it until --reset', { timeout: scaled(100_000) }, async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-calibrate-'));
-    const db = path.join(dir, 'ledger.db');
-    sim = await startSimulatedModel(items, { accuracy: 0.7, temperature: 0.3, positionBias: 0, sufficiencySeparation: 0.6 });
-    const env = { DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'overconfident' };
+  const simulated = async (model: string, set: readonly EvalItem[], faults: SimulatedFaults) => {
+    sim = await startSimulatedModel(set, faults);
+    return { DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: model };
+  };
+  const calibrate = async (env: Record<string, string>, flags: string[]) => {
+    const run = await decide(['calibrate', '--db', db, '--concurrency', '8', ...flags], { env, timeoutMs: scaled(80_000) });
+    expect(run.code, run.stderr).toBe(0);
+    return run;
+  };
+  const show = async (env: Record<string, string> = {}) => JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'], { env })).stdout);
 
-    const fitted = await decide(['calibrate', '--db', db, '--json', '--concurrency', '8'], { env, timeoutMs: scaled(80_000) });
-    expect(fitted.code, fitted.stderr).toBe(0);
-    const result = JSON.parse(fitted.stdout);
-    expect(result).toMatchObject({ engine: 'systemone', model: 'overconfident', debias: 'none', failed: 0 });
-    expect(result.fits.map((f: { target: string }) => f.target)).toEqual(['choice', 'noul', 'score', 'sufficiency']);
-    for (const fit of result.fits.filter((f: { target: string }) => f.target !== 'sufficiency')) {
+  it('keeps every fit of an overconfident model, each lowering held-out log loss beyond noise; serve and eval apply them until --reset', { timeout: scaled(200_000) }, async () => {
+    // Four copies of the shipped set: about 170 held-out readings a mode, enough for
+    // the paired bootstrap to tell the fits' gain from noise (on the set alone, with
+    // about 45, only the largest gains clear it).
+    const set = copies(items, 4);
+    const file = writeSet(dir, 'set.jsonl', set);
+    const env = await simulated('overconfident', set, { ...FAIR, temperature: 0.3, sufficiencySeparation: 0.6 });
+
+    const result = JSON.parse((await calibrate(env, ['--set', file, '--json'])).stdout);
+    expect(result).toMatchObject({ engine: 'systemone', model: 'overconfident', debias: 'none', items: set.length, failed: 0 });
+    const fits: FitJson[] = result.fits;
+    expect(fits.map((f) => f.target)).toEqual([...MODES, 'sufficiency']);
+    for (const fit of fits.filter((f) => MODES.includes(f.target))) {
       // The model sharpened its answers by 1/0.3: the fit softens them by about as much.
-      expect(fit.temperature, fit.target).toBeGreaterThan(2);
-      expect(fit.eceAfter, fit.target).toBeLessThanOrEqual(fit.eceBefore / 2);
-      expect(fit.fitted + fit.heldOut).toBeGreaterThan(60);
+      expect(fit.temperature!, fit.target).toBeGreaterThan(2);
+      expect(fit, fit.target).toMatchObject({ kept: true, stored: fit.temperature, boundHit: false });
+      expect(fit.logLossAfter, fit.target).toBeLessThan(fit.logLossBefore);
+      expect(fit.logLossInterval.high, fit.target).toBeLessThan(0);
+      expect(fit.reason).toMatch(/: better beyond noise, kept T = \d\.\d\d$/);
+      expect(fit.heldOut, fit.target).toBeGreaterThan(120);
     }
+    // Its probe is always right at 0.8 or 0.2: the fit asks for sharper than allowed, and says so.
+    const probe = fits.find((f) => f.target === 'sufficiency')!;
+    expect(probe).toMatchObject({ temperature: 0.25, boundHit: true, kept: true });
+    expect(probe.reason).toMatch(/T = 0\.25 is the lowest allowed/);
+    // Each distinct request once: a twin is the same request as its original without the fact.
+    const plan = planEval(set);
+    expect(probe.fitted + probe.heldOut).toBe(new Set(plan.items.flatMap((p) => [p.given, p.withoutFact ?? p.given])).size);
+    expect(probe.fitted + probe.heldOut).toBeLessThan(plan.items.length + plan.items.filter((p) => p.withoutFact).length);
 
-    const shown = JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'], { env })).stdout);
-    expect(shown).toHaveLength(4);
+    // Nothing about the engine is needed to list them.
+    const shown = await show({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: NOBODY, DECIDE_MODEL: 'overconfident' });
+    expect(shown.map((c: { target: string; temperature: number }) => [c.target, c.temperature])).toEqual(fits.map((f) => [f.target, f.stored]));
 
-    const raw = EvalReport.parse(JSON.parse((await decide(['eval', '--json'], { env, timeoutMs: scaled(80_000) })).stdout));
-    const calibrated = EvalReport.parse(JSON.parse((await decide(['eval', '--json', '--db', db], { env, timeoutMs: scaled(80_000) })).stdout));
-    expect(calibrated.engine.temperatures).toMatchObject({ choice: expect.any(Number), sufficiency: expect.any(Number) });
+    const evaluate = async (flags: string[]) => {
+      const run = await decide(['eval', '--json', '--concurrency', '8', '--set', file, ...flags], { env, timeoutMs: scaled(80_000) });
+      expect(run.code, run.stderr).toBe(0);
+      return EvalReport.parse(JSON.parse(run.stdout));
+    };
+    const raw = await evaluate([]);
+    const calibrated = await evaluate(['--db', db]);
+    expect(calibrated.engine.temperatures).toEqual(Object.fromEntries(fits.map((f) => [f.target, f.stored])));
     expect(calibrated.overall.accuracy).toBe(raw.overall.accuracy);
+    expect(calibrated.overall.logLoss!).toBeLessThan(raw.overall.logLoss!);
     expect(calibrated.overall.ece!).toBeLessThan(raw.overall.ece! / 2);
 
     const serving = await startServe(['--db', db], env, scaled(20_000));
-    expect(await serving.waitForStderr(/^decide: engine /)).toMatch(/calibration choice \d+\.\d\d, noul \d+\.\d\d, score \d+\.\d\d, sufficiency \d+\.\d\d/);
+    expect(await serving.waitForStderr(/^decide: engine /)).toMatch(/calibration choice \d+\.\d\d, noul \d+\.\d\d, score \d+\.\d\d, sufficiency 0\.25/);
     await serving.stop();
 
-    const reset = await decide(['calibrate', '--reset', '--db', db, '--json'], { env });
+    // --reset names the engine and model from the configuration alone: nobody need listen.
+    await sim!.close();
+    sim = undefined;
+    const gone = { DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: NOBODY, DECIDE_MODEL: 'overconfident' };
+    const reset = await decide(['calibrate', '--reset', '--db', db, '--json'], { env: gone });
+    expect(reset.code, reset.stderr).toBe(0);
     expect(JSON.parse(reset.stdout)).toEqual({ engine: 'systemone', model: 'overconfident', removed: 4 });
-    expect(JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'], { env })).stdout)).toEqual([]);
+    expect(await show()).toEqual([]);
+  });
+
+  it('keeps no fit of a calibrated model: T = 1 is stored for each target, with the reason, and nothing changes what eval --db reads', { timeout: scaled(150_000) }, async () => {
+    const env = await simulated('calibrated', items, FAIR);
+    const { stdout } = await calibrate(env, []);
+    const lines = stdout.split('\n');
+    for (const target of [...MODES, 'sufficiency']) {
+      expect(lines.find((l) => l.startsWith(`${target} `)), target).toMatch(/ no, T = 1 +\d+ \/ \d+ +\d\.\d{3} → \d\.\d{3} +\d\.\d{3} → \d\.\d{3} +[−+]\d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]$/);
+      expect(lines.find((l) => l.startsWith(`${target}: `)), target).toMatch(/^\w+: held-out log loss \d\.\d{3} → \d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]: not better beyond noise, kept T = 1/);
+    }
+    expect(stdout).toContain(`Kept in ${db}: decide serve applies no temperature to systemone calibrated; T = 1 stored for choice, noul, score, sufficiency.`);
+
+    expect((await show()).map((c: { temperature: number }) => c.temperature)).toEqual([1, 1, 1, 1]);
+    const table = (await decide(['calibrate', '--show', '--db', db])).stdout;
+    expect(table.match(/ 1 \(not kept: none applied\) /g)).toHaveLength(4);
+
+    const report = async (flags: string[]) => {
+      const run = await decide(['eval', '--json', '--concurrency', '8', ...flags], { env, timeoutMs: scaled(80_000) });
+      return EvalReport.parse(JSON.parse(run.stdout));
+    };
+    const raw = await report([]);
+    const applied = await report(['--db', db]);
+    expect(applied.engine.temperatures).toEqual({ choice: 1, noul: 1, score: 1, sufficiency: 1 });
+    expect(applied.overall).toEqual(raw.overall);
+    expect(applied.sufficiency).toEqual(raw.sufficiency);
   });
 });

@@ -33,12 +33,12 @@ function impliedBias(faults: SimulatedFaults): { flipRate: number; primacy: numb
   let primacy = 0;
   let reversals = 0;
   for (const item of complete) {
-    const a = model.distribution(item, true, 0);
+    const a = model.distribution(item, true, item.mode === 'noul' ? [0, 1] : [...Array(item.mode === 'choice' ? item.options.length : 3).keys()]);
     const others = ordersOf(item, PERMUTATIONS, true);
-    flips += others.filter(({ order }) => argmax(a) !== argmax(model.distribution(item, true, order[0]))).length / others.length;
+    flips += others.filter(({ order }) => argmax(a) !== argmax(model.distribution(item, true, order))).length / others.length;
     if (item.mode === 'noul') continue;
     const k = item.mode === 'choice' ? item.options.length : 3;
-    const b = model.distribution(item, true, k - 1);
+    const b = model.distribution(item, true, [...Array(k).keys()].reverse());
     primacy += (a[0] - b[0] + b[k - 1] - a[k - 1]) / 2;
     reversals++;
   }
@@ -104,6 +104,27 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(report.positionBias.primacy!).toBeGreaterThan(0.05);
     expect(report.sufficiency.auroc!).toBeGreaterThan(0.35);
     expect(report.sufficiency.auroc!).toBeLessThan(0.65);
+  });
+
+  it('a bias toward the last presented label shows as the negative primacy it implies', { timeout: scaled(80_000) }, async () => {
+    const faults = { ...FAIR, lastPlaceBias: 0.8 };
+    const implied = impliedBias(faults);
+    const report = await evaluate(faults);
+    expect(implied.primacy).toBeLessThan(-0.05);
+    expect(Math.abs(report.positionBias.complete.flipRate! - implied.flipRate)).toBeLessThan(0.01);
+    expect(Math.abs(report.positionBias.primacy! - implied.primacy)).toBeLessThan(0.005);
+  });
+
+  it('a bias toward yes is no matter of place: --debias reverse, which also presents No first, leaves it whole', { timeout: scaled(160_000) }, async () => {
+    const fair = await evaluate(FAIR);
+    const plain = await evaluate({ ...FAIR, yesBias: 0.8 });
+    const debiased = await evaluate({ ...FAIR, yesBias: 0.8 }, ['--debias', 'reverse']);
+    expect(plain.modes.noul.logLoss!).toBeGreaterThan(fair.modes.noul.logLoss!);
+    // Both presentations weigh yes alike, so their average is either one.
+    expect(debiased.modes.noul.logLoss!).toBeCloseTo(plain.modes.noul.logLoss!, 3);
+    expect(debiased.modes.noul.accuracy).toBe(plain.modes.noul.accuracy);
+    // The other modes have no yes to weigh.
+    expect(plain.modes.choice).toEqual(fair.modes.choice);
   });
 
   it('at stress depth the checks find the missing fact that a silent self-assessment cannot', { timeout: scaled(240_000) }, async () => {

@@ -5,28 +5,51 @@ import { choiceAnswer, noulAnswer, scoreAnswer, startSystemOneFake, type SystemO
 
 /**
  * A decision model with known faults, served over System One: it knows a labelled
- * set's answers and answers with a chosen accuracy, overconfidence and position
- * bias, so an evaluation can be checked to report those faults back.
+ * set's answers and answers with a chosen accuracy, miscalibration and biases, so an
+ * evaluation (or a calibration) can be checked to report those faults back.
  *
  * Per item (deterministic from the seed and the item's id), on a context that holds
  * what decides it: a latent confidence c, uniform around `accuracy`; the top answer
  * is the right one for a share c of the items at c (else a wrong one), holding c,
- * the rest sharing 1 − c. Before any fault that is calibrated by construction. Then the faults, on log-probabilities:
- * divided by `temperature` (below 1 sharpens: overconfidence), plus `positionBias`
- * on the label presented first. On a context lacking the deciding fact the answer
- * is close to uniform. The sufficiency question is answered 0.5 ± separation/2 by
- * whether the context holds the deciding fact, with a little per-item jitter.
+ * the rest sharing 1 − c. Before any fault that is calibrated by construction. On a
+ * context lacking the deciding fact the model guesses: one class holds
+ * 1/k + (1 − 1/k)·guessConfidence, the rest share what is left.
+ *
+ * Then the faults, on log-probabilities: divided by `temperature` (below 1 sharpens:
+ * overconfidence; above 1 flattens: underconfidence), plus a log-weight on some
+ * classes: by the place they are presented in (first, last, interior) or by what
+ * they are (yes, a score's middle level) whatever their place. A log-weight b on one
+ * class multiplies its odds against every other class by e^b and leaves the odds
+ * between the others as they were. The sufficiency question is answered
+ * 0.5 ± separation/2 by whether the context holds the deciding fact, with a little
+ * per-context jitter.
  */
 
 export interface SimulatedFaults {
   /** Expected share of right top answers before bias, in (0.5, 0.99]. */
   accuracy: number;
-  /** 1 = calibrated; below 1, overconfident. */
+  /** 1 = calibrated; below 1, overconfident; above 1, underconfident. */
   temperature: number;
   /** Log-weight added to the first presented label (0 = none). */
   positionBias: number;
   /** How far apart the sufficiency answers of sufficient and insufficient contexts sit (0 to 0.9). */
   sufficiencySeparation: number;
+  /** Log-weight added to the last presented label (recency), default 0. */
+  lastPlaceBias?: number;
+  /** Log-weight added to every presented label neither first nor last (only with 3 or more), default 0. */
+  middlePlaceBias?: number;
+  /** Log-weight added to "yes" of a yes/no question, whether Yes or No is presented first; default 0. */
+  yesBias?: number;
+  /** Log-weight added to a score question's middle level, wherever it is presented; default 0. */
+  middleLevelBias?: number;
+  /**
+   * On a context lacking the deciding fact: `fixed` (default), one guess per item
+   * whatever else is cut; `shifting`, a guess of its own for each context text, so
+   * cutting one more fact can move it.
+   */
+  guesses?: 'fixed' | 'shifting';
+  /** How sure a guess is, from 0 (uniform) toward 1 (certain); default 0.15. */
+  guessConfidence?: number;
   seed?: number;
 }
 
@@ -49,11 +72,23 @@ function lookup(candidates: readonly EvalItem[], state: string): { item: EvalIte
   const original = candidates.find((item) => item.decisiveFact !== undefined && within(item));
   if (original) {
     // A context lacking the deciding fact is read as the set's twin, if it has one, so
-    // the twin and its variants (a stress check leaving out one more fact) guess alike.
+    // the twin and its variants (a stress check leaving out one more fact) are one
+    // item; whether they guess alike is the `guesses` fault's to say.
     if (state.includes(original.decisiveFact!)) return { item: original, sufficient: true };
     return { item: candidates.find((item) => item.sufficient === false && within(item)) ?? original, sufficient: false };
   }
   return candidates[0] ? { item: candidates[0], sufficient: candidates[0].sufficient !== false } : null;
+}
+
+/**
+ * The labels of a System One question in the order the engine presented them, as the
+ * item's class indices. A yes/no question presents its criteria's keys in order:
+ * `{ true, false }` is Yes first, `{ false, true }` No first.
+ */
+export function presentedOrder(item: EvalItem, question: { type: string; criteria?: unknown }): number[] {
+  if (question.type === 'noul') return Object.keys(question.criteria ?? { true: 1, false: 1 }).map((key) => (key === 'true' ? 0 : 1));
+  const labels = question.type === 'choice' ? Object.keys(question.criteria as object) : (question.criteria as string[]);
+  return labels.map((label) => classesOf(item).indexOf(label));
 }
 
 /**
@@ -87,8 +122,12 @@ export class SimulatedModel {
     }
   }
 
-  /** The distribution over the item's classes (item order), given which class is presented first. */
-  distribution(item: EvalItem, sufficient: boolean, firstPresented: number): number[] {
+  /**
+   * The distribution over the item's classes (item order), given whether the context
+   * holds the deciding fact, the order the classes were presented in (class indices,
+   * first presented first), and the context's text (which a `shifting` guess reads).
+   */
+  distribution(item: EvalItem, sufficient: boolean, presented: readonly number[], state: string = item.context): number[] {
     const { faults } = this;
     const seed = faults.seed ?? 1;
     const k = classesOf(item).length;
@@ -100,15 +139,29 @@ export class SimulatedModel {
       const others = [...Array(k).keys()].filter((i) => i !== answer);
       top = (this.right.get(item.id) ?? true) ? answer : others[Math.floor(uniform(seed, item.id, 'wrong') * others.length)];
     } else {
-      c = 1 / k + (1 - 1 / k) * 0.15;
-      top = Math.floor(uniform(seed, item.id, 'guess') * k);
+      c = 1 / k + (1 - 1 / k) * (faults.guessConfidence ?? 0.15);
+      const guess = faults.guesses === 'shifting' ? uniform(seed, item.id, state, 'guess') : uniform(seed, item.id, 'guess');
+      top = Math.floor(guess * k);
     }
     const logits = [...Array(k).keys()].map((i) => Math.log(i === top ? c : (1 - c) / (k - 1)) / faults.temperature);
-    logits[firstPresented] += faults.positionBias;
+    for (const [i, weight] of this.weights(item, presented)) logits[i] += weight;
     const max = Math.max(...logits);
     const weights = logits.map((l) => Math.exp(l - max));
     const sum = weights.reduce((a, b) => a + b, 0);
     return weights.map((w) => w / sum);
+  }
+
+  /** The biases' log-weights, as [class, weight] pairs: by presented place, then by class. */
+  private weights(item: EvalItem, presented: readonly number[]): Array<[number, number]> {
+    const { faults } = this;
+    const last = presented.length - 1;
+    return [
+      [presented[0], faults.positionBias],
+      [presented[last], faults.lastPlaceBias ?? 0],
+      ...presented.slice(1, last).map((i): [number, number] => [i, faults.middlePlaceBias ?? 0]),
+      ...(item.mode === 'noul' ? [[0, faults.yesBias ?? 0] as [number, number]] : []),
+      ...(item.mode === 'score' ? [[1, faults.middleLevelBias ?? 0] as [number, number]] : []),
+    ];
   }
 }
 
@@ -133,14 +186,8 @@ export function startSimulatedModel(set: readonly EvalItem[], faults: SimulatedF
       return noulAnswer(0.5 + (sufficient ? 1 : -1) * (faults.sufficiencySeparation / 2) + jitter);
     }
     const classes = classesOf(item);
-    // The labels in the order the engine presented them, as item class indices.
-    const presented: number[] =
-      question.type === 'noul'
-        ? Object.keys(question.criteria ?? { true: 1 }).map((key) => (key === 'true' ? 0 : 1))
-        : question.type === 'choice'
-          ? Object.keys(question.criteria).map((label) => classes.indexOf(label))
-          : (question.criteria as string[]).map((level) => classes.indexOf(level));
-    const p = model.distribution(item, sufficient, presented[0]);
+    const presented = presentedOrder(item, question);
+    const p = model.distribution(item, sufficient, presented, state);
     if (question.type === 'noul') return noulAnswer(p[0]);
     if (question.type === 'choice') return choiceAnswer(Object.fromEntries(classes.map((label, i) => [label, p[i]])));
     return scoreAnswer(

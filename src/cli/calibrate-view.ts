@@ -1,0 +1,57 @@
+import type { Target } from '../decision/temperature.js';
+import type { Halves } from '../eval/calibration-readings.js';
+import { signed, type Fit } from '../eval/calibrate.js';
+import type { Calibration } from '../ledger/store.js';
+
+/** What `decide calibrate` prints as text: the fits as a table, then each target's verdict in one line. */
+export function fitReport(fits: readonly Fit[]): string {
+  const f = (x: number | null, digits = 3) => (x === null ? '–' : x.toFixed(digits));
+  const rows = fits.map((fit) => [
+    fit.target,
+    fit.temperature === null ? '–' : fit.temperature.toFixed(2) + (fit.boundHit ? ' (bound)' : ''),
+    fit.stored === null ? 'not fitted' : fit.kept ? 'yes' : 'no, T = 1',
+    `${fit.fitted} / ${fit.heldOut}`,
+    fit.eceBefore === null ? '–' : `${f(fit.eceBefore)} → ${f(fit.eceAfter)}`,
+    fit.logLossBefore === null ? '–' : `${f(fit.logLossBefore)} → ${f(fit.logLossAfter)}`,
+    fit.logLossInterval === null ? '–' : `${signed(fit.logLossDifference!)} [${signed(fit.logLossInterval.low)}, ${signed(fit.logLossInterval.high)}]`,
+  ]);
+  const header = ['target', 'temperature', 'kept', 'fitted / held out', 'held-out ECE', 'held-out log loss', 'change [95 %]'];
+  return table([header, ...rows]) + '\n\n' + fits.map((fit) => `${fit.target}: ${fit.reason}`).join('\n');
+}
+
+/** The closing line: what serve now applies, and what was left as it was. */
+export function keptLine(fits: readonly Fit[], db: string, engine: string, model: string): string {
+  const kept = fits.filter((f) => f.kept).map((f) => `${f.target} ${f.temperature!.toFixed(2)}`);
+  const ones = fits.filter((f) => f.stored === 1).map((f) => f.target);
+  const untouched = fits.filter((f) => f.stored === null).map((f) => f.target);
+  const applied = kept.length ? `decide serve applies ${kept.join(', ')} to ${engine} ${model}` : `decide serve applies no temperature to ${engine} ${model}`;
+  const parts = [
+    `Kept in ${db}: ${applied}`,
+    ...(ones.length ? [`T = 1 stored for ${ones.join(', ')}`] : []),
+    ...(untouched.length ? [`${untouched.join(', ')} left as before`] : []),
+  ];
+  return `${parts.join('; ')}. decide calibrate --reset removes them.`;
+}
+
+/** "choice 3 / 2, sufficiency 9 / 10": readings to fit / held out, per target. */
+export function describeSizes(sizes: ReadonlyMap<Target, Halves<number>>): string {
+  return [...sizes].map(([target, { even, odd }]) => `${target} ${even} / ${odd}`).join(', ') || 'none';
+}
+
+/** What `--show` prints: every temperature the ledger holds, a stored 1 marked as applying nothing. */
+export function calibrationTable(all: readonly Calibration[]): string {
+  const rows = all.map((c) => [
+    c.engine,
+    c.model,
+    c.target,
+    c.temperature === 1 ? '1 (not kept: none applied)' : c.temperature.toFixed(2),
+    `${c.eceBefore.toFixed(3)} → ${c.eceAfter.toFixed(3)}`,
+    c.fittedAt,
+  ]);
+  return table([['engine', 'model', 'target', 'temperature', 'held-out ECE', 'fitted at'], ...rows]);
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => [...r[i]].length)));
+  return rows.map((r) => r.map((cell, i) => cell + ' '.repeat(widths[i] - [...cell].length)).join('  ').trimEnd()).join('\n');
+}
