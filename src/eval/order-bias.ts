@@ -11,16 +11,20 @@ import type { ItemRecord } from './records.js';
  * - flips: how often another order changes the top answer, on complete contexts and
  *   on twins apart (a twin's near-uniform guess flips for nothing, and would drown a
  *   real bias in the complete items' figure);
- * - places: in every order asked, the share of top answers shown first, in between or
- *   last, against the share of right answers shown there;
+ * - places: in every order asked, what the answers shown first, in between or last
+ *   gain by standing there, against their own mean over the orders;
  * - the middle level of a score question, and yes, against how often they are right:
  *   a bias toward a label whatever its place, which reversing cannot cancel.
  */
 
 const figure = z.number().nullable();
 const Flips = z.object({ n: z.int(), flipRate: figure, meanShift: figure });
-/** How often something is the top answer, how often it is the right one, and the difference. */
-const Share = z.object({ top: figure, truth: figure, bias: figure });
+/**
+ * How often something is the top answer, the mean probability stated for it, how often
+ * it is the right one, and its bias (for a label, stated − truth: the stated
+ * probability moves with any bias, where the top answer only moves once it flips).
+ */
+const Share = z.object({ top: figure, stated: figure, truth: figure, bias: figure });
 
 export const PositionBias = z.object({
   /** Orders asked per choice or score item, the written one included. */
@@ -31,7 +35,7 @@ export const PositionBias = z.object({
   primacy: figure,
   places: z.object({ n: z.int(), first: Share, middle: Share, last: Share }),
   middleLevel: Share.extend({ n: z.int() }),
-  yes: Share.extend({ n: z.int(), meanYes: figure }),
+  yes: Share.extend({ n: z.int() }),
 });
 export type PositionBias = z.infer<typeof PositionBias>;
 
@@ -55,19 +59,43 @@ function flips(records: readonly ItemRecord[]): z.infer<typeof Flips> {
 /** Where a place falls: the first, the last, or in between. */
 const placeOf = (place: number, k: number): 'first' | 'middle' | 'last' => (place === 0 ? 'first' : place === k - 1 ? 'last' : 'middle');
 
+/**
+ * Where answers stand and what that does: the share of top answers, and of the
+ * probability stated, at each place, beside the share of right answers shown there;
+ * and the place's `bias`, the mean probability an answer gains there against its own
+ * mean over every order it was asked in. The bias compares an answer only with itself,
+ * so what it says is order alone: 0 for an engine whose readings do not depend on the
+ * order, whatever the set's mix of option counts and answer places (which moves `top`
+ * and `stated` away from `truth` even then).
+ */
 function places(records: readonly ItemRecord[]): PositionBias['places'] {
-  const top = { first: 0, middle: 0, last: 0 };
-  const truth = { first: 0, middle: 0, last: 0 };
+  const zero = () => ({ first: 0, middle: 0, last: 0 });
+  const [top, stated, truth, gained, slots] = [zero(), zero(), zero(), zero(), zero()];
   let n = 0;
   for (const record of records) {
-    for (const { order, p } of readings(record)) {
+    const all = readings(record);
+    const k = record.given?.p.length ?? 0;
+    const mean = Array.from({ length: k }, (_, c) => all.reduce((sum, r) => sum + r.p[c], 0) / all.length);
+    for (const { order, p } of all) {
       const tops = topIndices(p);
-      for (const t of tops) top[placeOf(order.indexOf(t), p.length)] += 1 / tops.length;
-      truth[placeOf(order.indexOf(record.answer), p.length)] += 1;
+      for (const t of tops) top[placeOf(order.indexOf(t), k)] += 1 / tops.length;
+      truth[placeOf(order.indexOf(record.answer), k)] += 1;
+      order.forEach((cls, place) => {
+        stated[placeOf(place, k)] += p[cls];
+        if (all.length > 1) {
+          gained[placeOf(place, k)] += p[cls] - mean[cls];
+          slots[placeOf(place, k)] += 1;
+        }
+      });
       n++;
     }
   }
-  const shareOf = (place: keyof typeof top) => compare(n ? top[place] / n : null, n ? truth[place] / n : null);
+  const shareOf = (place: keyof typeof top) => ({
+    top: round(n ? top[place] / n : null),
+    stated: round(n ? stated[place] / n : null),
+    truth: round(n ? truth[place] / n : null),
+    bias: round(slots[place] ? gained[place] / slots[place] : null),
+  });
   return { n, first: shareOf('first'), middle: shareOf('middle'), last: shareOf('last') };
 }
 
@@ -105,14 +133,14 @@ export function positionBias(records: readonly ItemRecord[]): PositionBias {
     // As written the item's first class is shown first; reversed, its last is.
     primacy: mean(reversals.map(({ a, b }) => (a[0] - b[0] + (b[b.length - 1] - a[a.length - 1])) / 2)),
     places: places(ordered),
-    middleLevel: { n: level.n, ...compare(level.top, level.truth) },
-    // Against the share of yes answers: the mean stated probability, which a calibrated engine matches.
-    yes: { n: yes.n, meanYes: round(yes.probability), ...compare(yes.top, yes.truth), bias: diff(yes.probability, yes.truth) },
+    middleLevel: { n: level.n, ...compare(level.top, level.probability, level.truth) },
+    yes: { n: yes.n, ...compare(yes.top, yes.probability, yes.truth) },
   };
 }
 
-function compare(top: number | null, truth: number | null) {
-  return { top: round(top), truth: round(truth), bias: diff(top, truth) };
+/** A calibrated engine states, on average, what is true as often as it is: bias = stated − truth. */
+function compare(top: number | null, stated: number | null, truth: number | null) {
+  return { top: round(top), stated: round(stated), truth: round(truth), bias: diff(stated, truth) };
 }
 
 const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b));

@@ -133,13 +133,16 @@ describe('order bias as numbers', () => {
     const yes = [0, 1].map((answer) => record({ id: `n${answer}`, mode: 'noul', answer, given: reading([0.8, 0.2]), orders: [{ variant: 'no-first', order: [1, 0], p: [0.8, 0.2] }] }));
     const bias = figuresOf([...records, ...yes]).positionBias;
     expect(bias.places.middle.top).toBe(1);
+    expect(bias.places.middle.stated).toBeCloseTo(0.6, 4);
     expect(bias.places.middle.truth).toBeCloseTo(1 / 3, 4);
-    expect(bias.places.middle.bias).toBeCloseTo(2 / 3, 4);
-    expect(bias.places.first.bias).toBeCloseTo(-1 / 3, 4);
+    // Each answer's mean over its two orders is 0.4 (0.2 and 0.6, one of them shown in between): shown there it gains 0.2.
+    expect(bias.places.middle.bias).toBeCloseTo(0.2, 4);
+    expect(bias.places.first.bias).toBeCloseTo(-0.2, 4);
+    expect(bias.places.last.bias).toBeCloseTo(0, 4);
     // As written the middle level is on top; in the other order the low level (shown in the middle) is.
     expect(bias.middleLevel).toMatchObject({ n: 6, top: 0.5 });
     expect(bias.middleLevel.truth).toBeCloseTo(1 / 3, 4);
-    expect(bias.yes).toMatchObject({ n: 4, meanYes: 0.8, top: 1, truth: 0.5 });
+    expect(bias.yes).toMatchObject({ n: 4, stated: 0.8, top: 1, truth: 0.5 });
     expect(bias.yes.bias).toBeCloseTo(0.3, 4);
   });
 });

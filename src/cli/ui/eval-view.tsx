@@ -114,12 +114,17 @@ const qualityCells = (report: EvalReport, name: string, path: string, q: Quality
   withInterval(report, `${path}.ece`, q.ece, false),
 ];
 
-/** One line of the order table: how often something is on top beside how often it is right, in percent, and the difference in points. */
-function biasRow(report: EvalReport, path: string, what: string, share: { top: number | null; truth: number | null; bias: number | null }): string {
+/** A place of the order table: the share of top answers shown there beside the share right, and what an answer gains by standing there, in points. */
+function placeRow(report: EvalReport, place: string, what: string, share: { top: number | null; truth: number | null; bias: number | null }): string {
+  return biasRow(report, `positionBias.places.${place}`, what, { stated: share.top, truth: share.truth, bias: share.bias });
+}
+
+/** One line of the order table: the probability stated for something beside how often it is right, in percent, and the difference in points. */
+function biasRow(report: EvalReport, path: string, what: string, share: { stated: number | null; truth: number | null; bias: number | null }): string {
   const range = report.intervals[`${path}.bias`];
   const n = (v: number | null) => (v === null ? '–' : (v * 100).toFixed(1));
   const interval = range ? ` [${points(range.low)}, ${points(range.high)}]` : '';
-  return `                  ${what.padEnd(14)}${n(share.top).padStart(6)} vs ${n(share.truth).padStart(5)}  ${points(share.bias).padStart(6)}${interval}`;
+  return `                  ${what.padEnd(14)}${n(share.stated).padStart(6)} vs ${n(share.truth).padStart(5)}  ${points(share.bias).padStart(6)}${interval}`;
 }
 
 export function EvalTable({ report }: { report: EvalReport }) {
@@ -147,12 +152,13 @@ export function EvalTable({ report }: { report: EvalReport }) {
           <>
             <Text>{`Order           another order (${bias.orders} asked) changed the top answer of`}</Text>
             <Text>{`                ${flips('complete')} complete items, ${flips('twins')} twins`}</Text>
-            <Text>{'                on top vs right, in percent, and the difference in points:'}</Text>
-            {bias.places.n ? <Text>{biasRow(report, 'positionBias.places.first', 'shown first', bias.places.first)}</Text> : null}
-            {bias.places.n ? <Text>{biasRow(report, 'positionBias.places.middle', 'shown between', bias.places.middle)}</Text> : null}
-            {bias.places.n ? <Text>{biasRow(report, 'positionBias.places.last', 'shown last', bias.places.last)}</Text> : null}
+            <Text>{'                on top vs right, in percent, and what an answer gains there:'}</Text>
+            {bias.places.n ? <Text>{placeRow(report, 'first', 'shown first', bias.places.first)}</Text> : null}
+            {bias.places.n ? <Text>{placeRow(report, 'middle', 'shown between', bias.places.middle)}</Text> : null}
+            {bias.places.n ? <Text>{placeRow(report, 'last', 'shown last', bias.places.last)}</Text> : null}
+            <Text>{'                probability stated vs right, in percent, and the difference:'}</Text>
             {bias.middleLevel.n ? <Text>{biasRow(report, 'positionBias.middleLevel', 'middle level', bias.middleLevel)}</Text> : null}
-            {bias.yes.n ? <Text>{biasRow(report, 'positionBias.yes', 'yes (mean P)', { ...bias.yes, top: bias.yes.meanYes })}</Text> : null}
+            {bias.yes.n ? <Text>{biasRow(report, 'positionBias.yes', 'yes', bias.yes)}</Text> : null}
             <Text>{`                primacy ${signed(bias.primacy)}`}</Text>
           </>
         ) : (
