@@ -2,7 +2,10 @@
 // Generates eval/decisions.jsonl, the labelled set `decide eval` measures an engine's
 // probabilities on (docs/eval.md). It holds:
 //   - templated items (eval/templates/), drawn with a fixed seed so the file is
-//     reproducible byte for byte and reviewable in diffs;
+//     reproducible byte for byte and reviewable in diffs. They come in groups, contrast
+//     sets that differ only in the decisive fact and whose answers are every class
+//     once (eval/templates/index.mjs), so no shortcut that reads anything else can
+//     beat chance on them; this script checks that it cannot;
 //   - the hand-written items of eval/handwritten.jsonl, as they are;
 //   - for every item with a decisive fact, a twin without that fact
 //     (`sufficient: false`), cut out by the service's own code, so the twin is
@@ -18,11 +21,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { choiceSchedules, hash32, mulberry32, noulSchedule, Rng, scoreSchedule } from './templates/kit.mjs';
+import { hash32, mulberry32, Rng } from './templates/kit.mjs';
 import { FAMILIES } from './templates/index.mjs';
+import { printSummary } from './summary.mjs';
 
 const SEED = 20250611;
-const PER_FAMILY = 16;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(HERE, 'decisions.jsonl');
 const HANDWRITTEN = path.join(HERE, 'handwritten.jsonl');
@@ -40,8 +43,12 @@ const args = process.argv.slice(2);
 if (args.some((a) => a !== '--check')) fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: node eval/generate.mjs [--check]`);
 const checkOnly = args.includes('--check');
 
-// The twins must be cut exactly as the service cuts a fact, so this is the service's code.
+// The twins must be cut exactly as the service cuts a fact, so this is the service's code;
+// and what a shortcut reads is what the service's baselines read.
 const { splitFacts, contextWithout } = await importDist('decision/facts.js');
+const { credit, shortcutBaselines, shortcutReading } = await importDist('eval/shortcuts.js');
+const { learnedCuts } = await importDist('eval/shortcuts/learned.js');
+const { caseOf, numbersIn } = await importDist('eval/shortcuts/reading.js');
 
 async function importDist(module) {
   try {
@@ -56,40 +63,78 @@ async function importDist(module) {
 
 // ---- the items ------------------------------------------------------------------
 
-/** Templated items, family by family, each with its family and where it came from. */
+/** Templated items, family by family and group by group, each with its family and where it came from. */
 function templatedItems() {
   const items = [];
-  const choiceFamilies = FAMILIES.filter((f) => f.mode === 'choice');
-  const choicePlans = choiceSchedules(new Rng(hash32(`${SEED}:choice`)), choiceFamilies.length, PER_FAMILY);
-  let scoreFamilies = 0;
   for (const family of FAMILIES) {
     // A stream per family: changing one family leaves the others' items as they were.
     const rng = new Rng(hash32(`${SEED}:${family.name}`));
-    const schedule =
-      family.mode === 'choice' ? choicePlans[choiceFamilies.indexOf(family)]
-      : family.mode === 'noul' ? noulSchedule(rng, PER_FAMILY)
-      : scoreSchedule(rng, PER_FAMILY, scoreFamilies++);
-    schedule.forEach((target, i) => {
-      const id = `gen-${family.name}-${String(i + 1).padStart(2, '0')}`;
-      const where = `template ${family.name}, item "${id}"`;
-      const made = family.make(rng, target);
-      const sentences = rng.shuffle(made.facts);
-      checkSentences(sentences, made.decisive, where);
-      const item = {
-        id,
-        family: family.name,
-        mode: family.mode,
-        question: made.question,
-        context: sentences.join(' '),
-        options: made.options,
-        levels: made.levels,
-        answer: made.answer,
-        decisiveFact: made.decisive,
-      };
-      items.push({ item, family: family.name, domain: family.domain, where });
+    let numbered = 0;
+    family.groups.forEach((size, g) => {
+      const where = `template ${family.name}, group ${g + 1}`;
+      const made = family.make(rng, size, g);
+      checkAnswers(family, made, size, where);
+      const options = made.options && rng.shuffle(made.options);
+      // One order for the whole group, the decisive fact after the first shared sentence
+      // with a number in it: every member's first number is then the same.
+      const shared = rng.shuffle(made.shared);
+      const at = rng.int(shared.findIndex((s) => /\d/.test(s)) + 1, shared.length);
+      const group = made.members.map(({ decisive, answer }) => {
+        const id = `gen-${family.name}-${String(++numbered).padStart(2, '0')}`;
+        const sentences = [...shared.slice(0, at), decisive, ...shared.slice(at)];
+        checkSentences(sentences, decisive, `${where}, item "${id}"`);
+        const item = { id, family: family.name, mode: family.mode, question: made.question, context: sentences.join(' '), options, levels: made.levels, answer, decisiveFact: decisive };
+        return { item, family: family.name, domain: family.domain, where: `template ${family.name}, item "${id}"` };
+      });
+      checkGroup(group.map((e) => e.item), where);
+      items.push(...group);
     });
+    if (family.mode !== 'choice') checkDecisiveNumbers(family, items.filter((e) => e.family === family.name).map((e) => caseOf(e.item)));
   }
   return items;
+}
+
+/**
+ * The one number that moves within a group, alone. Each number of the decisive facts,
+ * by its place in the sentence, thresholded as the shortcut baselines threshold a
+ * number (cut points learned on the family's other items), must not beat chance by
+ * more than 0.05: the ladder of the family's rungs (templates/kit.mjs) keeps it so.
+ */
+function checkDecisiveNumbers(family, cases) {
+  const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+  const chance = mean(cases.map((c) => 1 / c.classes.length));
+  const places = Math.max(...cases.map((c) => numbersIn(c.item.decisiveFact).length));
+  for (let place = 0; place < places; place++) {
+    const feature = (c) => numbersIn(c.item.decisiveFact)[place] ?? null;
+    const accuracy = mean(cases.map((c, i) => credit(c, learnedCuts(feature, c, cases.filter((_, j) => j !== i)))));
+    if (accuracy > chance + 0.05) {
+      fail(`template ${family.name}: number ${place + 1} of the decisive facts tells the answer alone (${accuracy.toFixed(3)} against chance ${chance.toFixed(3)})`);
+    }
+  }
+}
+
+/** A group's answers are every class once: each option, yes and no, or the three levels. */
+function checkAnswers(family, made, size, where) {
+  const classes = family.mode === 'choice' ? made.options : family.mode === 'noul' ? [true, false] : made.levels;
+  if (family.mode === 'choice' && made.options.length !== size) fail(`${where}: options: ${made.options.length} instead of ${size}`);
+  const answers = made.members.map((m) => m.answer);
+  if (answers.length !== classes.length || !classes.every((c) => answers.includes(c))) {
+    fail(`${where}: answers: the members answer ${JSON.stringify(answers)}, not each of ${JSON.stringify(classes)} once`);
+  }
+  if (new Set(made.members.map((m) => m.decisive)).size !== answers.length) fail(`${where}: decisiveFact: two members share one`);
+}
+
+/**
+ * What makes a group a fair contrast set: without their decisive facts the members
+ * are one and the same request (which therefore has several answers: the twins are
+ * truly unanswerable), and every shortcut reads the same thing off each member.
+ */
+function checkGroup(group, where) {
+  const twins = new Set(group.map((item) => twinOf(item).context));
+  if (twins.size !== 1) fail(`${where}: the members differ in more than their decisive fact`);
+  const readings = group.map((item) => JSON.stringify(shortcutReading(item)));
+  const differs = readings.findIndex((r) => r !== readings[0]);
+  if (differs >= 0) fail(`${where}: a shortcut tells "${group[differs].id}" from "${group[0].id}" without its decisive fact:\n  ${readings[0]}\n  ${readings[differs]}`);
 }
 
 /**
@@ -251,44 +296,4 @@ if (checkOnly) {
 }
 
 fs.writeFileSync(OUT, text);
-printSummary();
-
-// ---- summary --------------------------------------------------------------------
-
-function printSummary() {
-  const bases = output.filter((e) => !e.twin);
-  const twins = output.length - bases.length;
-  const generated = bases.filter((e) => e.family !== 'handwritten');
-  const written = bases.filter((e) => e.family === 'handwritten');
-  console.log(`Wrote ${SHOWN_OUT}: ${output.length} items = ${bases.length} base (${generated.length} templated, ${written.length} hand-written) + ${twins} twins without their decisive fact.`);
-  const groups = [['templated', generated], ['hand-written', written], ['all', bases]];
-  const table = (title, keyOf, keys) => {
-    const counts = groups.map(([, entries]) => tally(entries, keyOf));
-    const all = keys ?? [...new Set(counts.flatMap((c) => [...c.keys()]))].sort();
-    console.log(`\n${title}`);
-    console.log(`  ${''.padEnd(22)}${groups.map(([name]) => name.padStart(14)).join('')}`);
-    for (const key of all) console.log(`  ${String(key).padEnd(22)}${counts.map((c) => String(c.get(key) ?? 0).padStart(14)).join('')}`);
-  };
-  table('Base items by mode', (e) => e.item.mode, ['choice', 'noul', 'score']);
-  table('Base items by family', (e) => (e.family === 'handwritten' ? 'handwritten' : `${e.family} (${e.item.mode})`));
-  table('Base items by domain', (e) => e.domain);
-  const choice = (e) => e.item.mode === 'choice';
-  table('Choice: correct option position (1-based) / option count', (e) => (choice(e) ? `${e.item.options.indexOf(e.item.answer) + 1} of ${e.item.options.length}` : undefined));
-  table('Choice: correct option place', (e) => {
-    if (!choice(e)) return undefined;
-    const i = e.item.options.indexOf(e.item.answer);
-    return i === 0 ? 'first' : i === e.item.options.length - 1 ? 'last' : 'middle';
-  }, ['first', 'middle', 'last']);
-  table('Noul answers', (e) => (e.item.mode === 'noul' ? String(e.item.answer) : undefined), ['true', 'false']);
-  table('Score answers', (e) => (e.item.mode === 'score' ? ['low', 'middle', 'high'][e.item.levels.indexOf(e.item.answer)] : undefined), ['low', 'middle', 'high']);
-  table('Base items with a decisive fact (so with a twin)', (e) => (e.item.decisiveFact !== undefined ? 'yes' : 'no'), ['yes', 'no']);
-}
-
-function tally(entries, keyOf) {
-  const counts = new Map();
-  for (const e of entries) {
-    const key = keyOf(e);
-    if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
-}
+printSummary(output, SHOWN_OUT, shortcutBaselines);

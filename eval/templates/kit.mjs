@@ -1,5 +1,4 @@
-// Shared helpers of the template families: a seeded PRNG, answer schedules and
-// wording helpers. Only integer and basic float arithmetic, so every Node version
+// Shared helpers of the template families: a seeded PRNG and wording helpers. Only integer and basic float arithmetic, so every Node version
 // draws the same numbers and the generated set stays byte-for-byte reproducible.
 
 /** FNV-1a over code points: turns a seed and a name into a 32-bit PRNG seed. */
@@ -68,54 +67,7 @@ export function redraw(draw, what) {
   throw new Error(`${what}: no draw met the margins in 1000 attempts`);
 }
 
-// ---- answer schedules: which answer each item of a family must have -------------
-
-/**
- * Choice items of all choice families at once, dealt out round-robin so each family
- * gets a like mix. An eighth of the items have 2 options, the rest 3 to 6 in equal
- * numbers. Within each option count the correct option is placed first, in the
- * middle or last in turn (2 options: first or last), so no place is favoured for
- * any count and a model that prefers a place gains nothing from it.
- */
-export function choiceSchedules(rng, families, perFamily) {
-  const total = families * perFamily;
-  const twos = Math.round(total / 8);
-  const counts = Array.from({ length: total }, (_, i) => (i < twos ? 2 : 3 + ((i - twos) % 4))).sort((a, b) => a - b);
-  const turn = new Map();
-  const middles = new Map(); // the middle places of a count are taken in turn too
-  const planned = counts.map((count) => {
-    const places = count === 2 ? ['first', 'last'] : ['middle', 'first', 'last'];
-    // Counts 3 to 6 start the cycle at the middle or last place in turn, so the
-    // leftovers of uneven cycles go to the middle and alternate first and last.
-    const t = turn.get(count) ?? (count % 2 === 1 ? 0 : 2);
-    turn.set(count, t + 1);
-    const place = places[t % places.length];
-    const middle = middles.get(count) ?? 0;
-    if (place === 'middle') middles.set(count, middle + 1);
-    const position = place === 'first' ? 0 : place === 'last' ? count - 1 : 1 + (middle % (count - 2));
-    return { count, position };
-  });
-  return Array.from({ length: families }, (_, f) => rng.shuffle(planned.filter((_, i) => i % families === f)));
-}
-
-/** Yes/no items: half true, half false (the odd one out is true). */
-export function noulSchedule(rng, n) {
-  return rng.shuffle(Array.from({ length: n }, (_, i) => i % 2 === 0));
-}
-
-/** Score items: levels 0, 1, 2 in turn from `offset`, so the families together stay even. */
-export function scoreSchedule(rng, n, offset) {
-  return rng.shuffle(Array.from({ length: n }, (_, i) => (i + offset) % 3));
-}
-
-/** The options with the answer at `position` and the others in random order. */
-export function placeAnswer(rng, answer, others, position) {
-  const options = rng.shuffle(others);
-  options.splice(position, 0, answer);
-  return options;
-}
-
-/** Irrelevant but true sentences for about 60 % of items, one or two of them. */
+/** Irrelevant but true sentences for about 60 % of groups, one or two of them. */
 export function distractors(rng, pool) {
   if (!rng.chance(0.6)) return [];
   return rng.sample(pool, rng.int(1, Math.min(2, pool.length)));
@@ -157,3 +109,24 @@ export function listing(items) {
 }
 
 export const capitalize = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** Two significant digits: 27, 130, 1,200 (a figure as people quote it). */
+export function nice(x) {
+  let step = 1;
+  while (x >= 100 * step) step *= 10;
+  return Math.round(x / step) * step;
+}
+
+/**
+ * The window of a family's ladder that a group at `rung` draws its decisive values
+ * from: [start·factor^rung, start·factor^(rung+1)). Groups sit at different rungs, so
+ * their windows never overlap: the decisive number alone tells which group an item
+ * is from, and every group holds every answer, so it does not tell the answer. The
+ * quantity it is compared with follows the rung. (Repeated products, not `**`, so
+ * every Node version draws the same numbers.)
+ */
+export function ladder(rung, start, factor) {
+  let lo = start;
+  for (let i = 0; i < rung; i++) lo *= factor;
+  return [lo, lo * factor];
+}

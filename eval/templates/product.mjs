@@ -1,4 +1,4 @@
-import { capitalize, distractors, grouped, money, placeAnswer, redraw, roundTo } from './kit.mjs';
+import { capitalize, distractors, grouped, ladder, money, nice, redraw, roundTo } from './kit.mjs';
 
 const SCHEMES = [
   ['Basic', 'Starter', 'Team', 'Business', 'Scale', 'Enterprise'],
@@ -21,14 +21,15 @@ function niceCap(x) {
 
 /**
  * Plan sizing: the cheapest plan whose user limit covers the team. Prices rise with
- * the limits, so the answer is the smallest plan that fits; the team's head count,
- * kept 20 % or more away from every limit, is the only fact that says which one.
+ * the limits, so the answer is the smallest plan that fits, and the members of a
+ * group differ only in the team's head count, which makes each plan the answer once.
+ * Head counts stay 20 % or more away from every limit.
  */
 export const plan = {
   name: 'plan',
   domain: 'product',
   mode: 'choice',
-  make(rng, { count, position }) {
+  make(rng, count) {
     const tool = rng.pick(TOOLS);
     const team = rng.pick(TEAMS);
     const names = rng.pick(SCHEMES).slice(0, count);
@@ -38,23 +39,26 @@ export const plan = {
       caps.push(niceCap(caps.at(-1) * rng.float(2, 3)));
       prices.push(roundTo(prices.at(-1) * rng.float(1.6, 2.4), 5));
     }
-    const fit = rng.int(0, count - 1);
-    const lowest = fit === 0 ? 2 : Math.ceil(caps[fit - 1] * 1.2);
-    const users = rng.int(lowest, Math.floor(caps[fit] * 0.8));
-    const decisive = rng.pick([
-      `${capitalize(team)} has ${users} people who need a ${tool} account.`,
-      `Exactly ${users} people in ${team} will use ${tool}.`,
+    const needs = rng.pick([
+      (users) => `${capitalize(team)} has ${users} people who need a ${tool} account.`,
+      (users) => `Exactly ${users} people in ${team} will use ${tool}.`,
     ]);
+    const members = names.map((name, fit) => {
+      const lowest = fit === 0 ? 2 : Math.ceil(caps[fit - 1] * 1.2);
+      const users = rng.int(lowest, Math.floor(caps[fit] * 0.8));
+      const smallest = caps.findIndex((cap) => cap >= users);
+      if (smallest !== fit) throw new Error(`plan: ${users} users fit ${names[smallest]}, not ${name}`);
+      return { decisive: needs(users), answer: `${name} plan` };
+    });
     const sample = rng.pick(names);
     return {
       question: rng.pick([`Which ${tool} plan should ${team} buy?`, `Which ${tool} plan is the right one for ${team}?`]),
-      facts: [
+      shared: [
         rng.pick([
           `${capitalize(team)} buys the cheapest ${tool} plan whose user limit covers everyone who needs an account.`,
           `The rule for ${team} is to take the lowest-priced ${tool} plan that has room for every user.`,
         ]),
         ...names.map((name, i) => `The ${name} plan costs ${money(prices[i])} a month and allows up to ${grouped(caps[i])} users.`),
-        decisive,
         ...distractors(rng, [
           `The ${sample} plan also includes single sign-on.`,
           `${tool} offers a free trial to new customers.`,
@@ -62,9 +66,8 @@ export const plan = {
           `Every ${tool} plan is billed monthly.`,
         ]),
       ],
-      decisive,
-      options: placeAnswer(rng, `${names[fit]} plan`, names.filter((_, i) => i !== fit).map((n) => `${n} plan`), position),
-      answer: `${names[fit]} plan`,
+      options: names.map((n) => `${n} plan`),
+      members,
     };
   },
 };
@@ -84,41 +87,40 @@ const RATINGS = [
 ];
 
 /**
- * Bug priority by the share of active users affected: the rule needs two counts,
- * and either one, cut out, leaves the share unknown. Shares stay 20 % or more away
- * from the band edges, so the division need not be exact to be right.
+ * Bug priority by the share of active users affected: the rule needs both counts. The
+ * members of a group share the app and its active users and differ in how many users
+ * the bug hits, so each rating is right once; the counts of a group sit in their own
+ * window of the family's ladder (30 to 360 users, 360 to 4,320, …), with apps as large
+ * as that takes, so a count alone says nothing. Shares stay 20 % or more away from
+ * the band edges, so the division need not be exact to be right.
  */
 export const priority = {
   name: 'priority',
   domain: 'product',
   mode: 'score',
-  make(rng, level) {
+  make(rng, _size, rung) {
     const app = rng.pick(APPS);
     const bug = rng.pick(BUGS);
     const ratings = rng.pick(RATINGS);
-    const low = rng.pick([1, 2]); // percent
-    const high = rng.pick([10, 15]);
-    const { active, affected } = redraw(() => {
-      const active = rng.pick([20000, 40000, 60000, 80000, 120000, 250000]);
-      const share = [rng.float(0.2, 0.75) * low, rng.float(1.3 * low, 0.75 * high), rng.float(1.3 * high, 3 * high)][level];
-      const raw = (share / 100) * active;
-      const affected = raw < 1000 ? roundTo(raw, 10) : roundTo(raw, 100);
-      const percent = (affected * 100) / active;
-      const ok = [percent <= 0.8 * low, percent >= 1.25 * low && percent <= 0.8 * high, percent >= 1.25 * high][level];
-      return ok && affected > 0 ? { active, affected } : null;
+    const [lo, hi] = ladder(rung, 30, 12);
+    const { low, high, active, affected } = redraw(() => {
+      const [low, high] = rng.pick([[1, 4], [2, 6], [1, 5], [3, 10]]); // percent
+      const shares = [rng.float(0.5, 0.75) * low, rng.float(1.35 * low, 0.75 * high), rng.float(1.3, 1.5) * high];
+      const active = nice((rng.float(lo, 1.1 * lo) * 100) / shares[0]);
+      const affected = shares.map((share) => nice((share * active) / 100));
+      const percent = affected.map((n) => (n * 100) / active);
+      const ok = percent[0] <= 0.8 * low && percent[1] >= 1.25 * low && percent[1] <= 0.8 * high && percent[2] >= 1.25 * high;
+      return ok && affected.every((n) => n >= lo && n < hi) ? { low, high, active, affected } : null;
     }, 'priority share');
-    const activeFact = `${capitalize(app)} has ${grouped(active)} active users.`;
-    const affectedFact = rng.pick([
-      `The ${bug} bug affects about ${grouped(affected)} users.`,
-      `Support estimates that the ${bug} bug hits about ${grouped(affected)} users.`,
+    const hits = rng.pick([
+      (n) => `The ${bug} bug affects about ${grouped(n)} users.`,
+      (n) => `Support estimates that the ${bug} bug hits about ${grouped(n)} users.`,
     ]);
-    const decisive = rng.chance(0.65) ? affectedFact : activeFact;
     return {
       question: `How should the product team rate the ${bug} bug in ${app}?`,
-      facts: [
+      shared: [
         `The product team rates a bug by the share of active users it affects: under ${low}% is "${ratings[0]}", from ${low}% to ${high}% is "${ratings[1]}", and over ${high}% is "${ratings[2]}".`,
-        activeFact,
-        affectedFact,
+        `${capitalize(app)} has ${grouped(active)} active users.`,
         ...distractors(rng, [
           `The ${bug} bug was first reported on a Monday.`,
           `${capitalize(app)} had its last release two weeks ago.`,
@@ -126,9 +128,8 @@ export const priority = {
           `A fix for the ${bug} bug has not been estimated yet.`,
         ]),
       ],
-      decisive,
       levels: ratings,
-      answer: ratings[level],
+      members: affected.map((n, level) => ({ decisive: hits(n), answer: ratings[level] })),
     };
   },
 };

@@ -36,17 +36,29 @@ describe('the shipped labelled set', () => {
     }
   });
 
+  it('makes every templated twin truly unanswerable: its request, without the fact, is also the twin of items with other answers', () => {
+    const request = (item: EvalItem) => JSON.stringify([item.mode, item.question, item.context, item.mode === 'choice' ? item.options : item.mode === 'score' ? item.levels : null]);
+    const answers = new Map<string, Set<string>>();
+    for (const twin of twins) answers.set(request(twin), (answers.get(request(twin)) ?? new Set()).add(String(twin.answer)));
+    const templated = twins.filter((twin) => twin.id.startsWith('gen-'));
+    expect(templated.length).toBeGreaterThan(0);
+    for (const twin of templated) expect(answers.get(request(twin))!.size, twin.id).toBeGreaterThanOrEqual(2);
+  });
+
   it('mixes modes, option counts, answer places and domains', () => {
     const modes = count(base, (item) => item.mode);
     for (const mode of ['choice', 'noul', 'score']) expect(modes[mode], mode).toBeGreaterThanOrEqual(60);
     const choices = base.filter((item): item is Extract<EvalItem, { mode: 'choice' }> => item.mode === 'choice');
     expect(Object.keys(count(choices, (item) => String(item.options.length))).sort()).toEqual(['2', '3', '4', '5', '6']);
-    // The right option is first, last or in between about equally often, so a position bias neither helps nor hurts.
+    // The right option stands first, last or in between about as often as chance puts it there
+    // (first and last 1/k of the time each, k options), so a position bias neither helps nor hurts.
     const places = count(choices, (item) => {
       const at = item.options.indexOf(item.answer);
       return at === 0 ? 'first' : at === item.options.length - 1 ? 'last' : 'middle';
     });
-    for (const place of ['first', 'middle', 'last']) expect(places[place] / choices.length, place).toBeGreaterThan(0.25);
+    const byChance = choices.reduce((sum, item) => sum + 1 / item.options.length, 0) / choices.length;
+    const expected: Record<string, number> = { first: byChance, last: byChance, middle: 1 - 2 * byChance };
+    for (const place of ['first', 'middle', 'last']) expect(Math.abs(places[place] / choices.length - expected[place]), place).toBeLessThan(0.05);
     const yes = base.filter((item) => item.mode === 'noul' && item.answer === true).length;
     expect(yes / modes.noul).toBeGreaterThan(0.4);
     expect(yes / modes.noul).toBeLessThan(0.6);
