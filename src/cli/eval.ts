@@ -78,6 +78,7 @@ export async function runEval(flags: EvalFlags): Promise<void> {
     plan,
     outcomes,
     records: recordsOf(plan, outcomes, halves),
+    items,
     targetAccuracy: flags.targetAccuracy,
     durationMs: performance.now() - started,
   });

@@ -7,6 +7,8 @@ import { HALVES, type Half } from './halves.js';
 import type { Plan } from './plan.js';
 import { ItemRecord } from './records.js';
 import type { Outcome } from './run.js';
+import { shortcutBaselines, ShortcutReport } from './shortcuts.js';
+import type { EvalItem } from './item.js';
 
 export { type QualityFigures } from './figures.js';
 
@@ -36,6 +38,8 @@ export const EvalReport = z.object({
   /** Distinct decisions asked (as written, in other orders, without the decisive fact). */
   asked: z.int(),
   ...Figures.shape,
+  /** Per mode, the best rule that answers without reading the items properly (shortcuts.ts): an engine should beat it. */
+  shortcuts: ShortcutReport.shape.modes,
   /** The 95 % bootstrap interval of each headline figure, by its path in this report (figures.ts `headline`). */
   intervals: z.record(z.string(), Interval),
   failed: z.object({
@@ -57,11 +61,13 @@ export interface ReportInput {
   plan: Plan;
   outcomes: ReadonlyMap<string, Outcome>;
   records: ItemRecord[];
+  /** The items measured, for their shortcut baselines. */
+  items: readonly EvalItem[];
   targetAccuracy?: number;
   durationMs: number;
 }
 
-export function buildReport({ file, engine, depth, half, plan, outcomes, records, targetAccuracy, durationMs }: ReportInput): EvalReport {
+export function buildReport({ file, engine, depth, half, plan, outcomes, records, items, targetAccuracy, durationMs }: ReportInput): EvalReport {
   const sufficient = records.filter((r) => r.sufficient).length;
   const options = { targetAccuracy };
   return {
@@ -70,6 +76,7 @@ export function buildReport({ file, engine, depth, half, plan, outcomes, records
     depth,
     asked: plan.asks.length,
     ...figuresOf(records, options),
+    shortcuts: shortcutBaselines(items).modes,
     intervals: intervals(records, (sample) => headline(figuresOf(sample, options))),
     failed: failures(plan, outcomes),
     durationMs: Math.round(durationMs),

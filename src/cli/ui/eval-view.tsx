@@ -148,6 +148,9 @@ export function EvalTable({ report }: { report: EvalReport }) {
         {Object.entries(report.modes).map(([mode, q]) => (q.n ? <Row key={mode} cells={qualityCells(report, mode, `modes.${mode}`, q)} /> : null))}
       </Box>
       <Box marginTop={1} flexDirection="column">
+        {shortcutLines(report).map((line, i) => (
+          <Text key={i}>{line}</Text>
+        ))}
         {bias.complete.n || bias.twins.n ? (
           <>
             <Text>{`Order           another order (${bias.orders} asked) changed the top answer of`}</Text>
@@ -186,6 +189,14 @@ export function EvalTable({ report }: { report: EvalReport }) {
         {failed.count ? <Paint tone="bad">{`Failed          ${failed.count} decisions: ${codes}`}</Paint> : <Text>Failed          none</Text>}
       </Box>
     </Box>
+  );
+}
+
+/** Beside accuracy, the best rule that answers without reading the items (the set's own weakness, not the engine's). */
+function shortcutLines(report: EvalReport): string[] {
+  const modes = Object.entries(report.shortcuts).filter(([, s]) => s !== null) as [string, NonNullable<EvalReport['shortcuts']['choice']>][];
+  return modes.map(
+    ([mode, s], i) => `${i === 0 ? 'Shortcuts'.padEnd(16) : ''.padEnd(16)}${mode.padEnd(7)}best rule ${s.best.rule} ${pct(s.best.accuracy)}, chance ${pct(s.chance)}`,
   );
 }
 
