@@ -23,6 +23,8 @@ export interface DecisionOutcome {
    * evaluation compares, so that a tie is a tie and not two values a step apart.
    */
   distribution: number[];
+  /** The sufficiency probe's own reading, before a stress decision's checks weighed it. */
+  selfAssessed: number;
 }
 
 export const DEFAULT_CONCURRENCY = 16;
@@ -131,6 +133,7 @@ export async function runDecision(
     stress: checked,
     model: engine.model,
     distribution: base.distribution,
+    selfAssessed: base.contextSufficiency,
   };
 }
 

@@ -19,6 +19,9 @@ export const ReadingRecord = z.object({
   p: Distribution,
   contextSufficiency: z.number(),
   needsContext: z.boolean(),
+  /** At stress depth, when the engine ran here: the probe before the checks weighed it, and each without-fact check's shift, in fact order. */
+  selfAssessed: z.number().optional(),
+  shifts: z.array(z.number()).optional(),
 });
 export type ReadingRecord = z.infer<typeof ReadingRecord>;
 
@@ -53,7 +56,14 @@ export function recordsOf(plan: Plan, outcomes: ReadonlyMap<string, Outcome>, ha
   return plan.items.map(({ item, given, presentations, withoutFact }) => {
     const reading = (key: string | null): ReadingRecord | null => {
       const d = decided(key);
-      return d && { p: distribution(item, d), contextSufficiency: d.contextSufficiency, needsContext: d.signal === 'needs-context' };
+      if (!d) return null;
+      const shifts = d.stress?.checks.flatMap((check) => (check.kind === 'without-fact' ? [check.shift] : []));
+      return {
+        p: distribution(item, d),
+        contextSufficiency: d.contextSufficiency,
+        needsContext: d.signal === 'needs-context',
+        ...(d.stress && d.selfAssessed !== undefined ? { selfAssessed: d.selfAssessed, shifts } : {}),
+      };
     };
     return {
       id: item.id,

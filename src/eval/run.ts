@@ -1,5 +1,5 @@
 import { DecideError } from '../client/errors.js';
-import { ServiceError, type DecisionResult, type Signal } from '../contract/index.js';
+import { ServiceError, type DecisionResult, type Signal, type Stress } from '../contract/index.js';
 import type { Ask } from './plan.js';
 
 /** What an evaluation reads of one decision, whichever way it was made. */
@@ -10,6 +10,10 @@ export interface Decided {
   model: string;
   /** The main answer unrounded, in the asked request's order (noul: [yes, no]), when the decider has it. */
   distribution?: number[];
+  /** The sufficiency probe's own reading before a stress decision weighed it, when the decider has it. */
+  selfAssessed?: number;
+  /** A stress decision's checks (the API's `stress`). */
+  stress?: Stress | null;
 }
 
 /** Makes one decision: in this process on the configured engine, or through a running service. */
