@@ -1,3 +1,4 @@
+import { stringifyInOrder } from '../json/key-order.js';
 import { Deadline } from './deadline.js';
 import type { Engine, EngineReply, Questions } from './engine.js';
 import { withoutKey } from './http-failures.js';
@@ -35,6 +36,8 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     provider: PROVIDER,
     maxConnections: options.maxConnections ?? 32,
+    // Choice options are written in presentation order, integer-like names too (systemone-wire.ts).
+    serialize: stringifyInOrder,
   });
 
   return {
