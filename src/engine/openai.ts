@@ -1,12 +1,13 @@
 import type { Deadline } from './deadline.js';
 import type { Engine, Question } from './engine.js';
-import { labelDistribution } from './labels.js';
+import { combineGroups, groupedPrompts, groupsOf } from './grouped.js';
+import { labelDistribution, MOST_LOGPROB_LABELS } from './labels.js';
 import { readLogprobs, readStatedProbabilities } from './openai-wire.js';
 import { perQuestionEngine, type OneAnswer } from './per-question.js';
 import { jsonPoster } from './post-json.js';
-import { answerFromLabels, renderProbabilityQuestion, renderQuestion } from './prompt.js';
+import { answerFromLabels, renderProbabilityQuestion, renderQuestion, type RenderedQuestion } from './prompt.js';
 import { withOneRateLimitRetry } from './retry.js';
-import { probabilitySchema, statedDistribution } from './verbalized.js';
+import { probabilitySchema, statedDistribution, statedMaxTokens } from './verbalized.js';
 
 /**
  * Where the label probabilities come from: the first answer token's `top_logprobs`
@@ -32,8 +33,6 @@ const PROVIDER = 'openai';
 /** Said with an unusable stated answer: which setting reads stated probabilities, and the alternative. */
 const VERBALIZED_HINT =
   'DECIDE_OPENAI_PROBABILITIES=verbalized has the model state probabilities; use logprobs if the server returns them';
-/** Room for `{"A": 0.35, …}` over six labels with some white space, not for an essay. */
-const STATED_MAX_TOKENS = 256;
 const SCHEMA_NAME = 'label_probabilities';
 
 /** Any OpenAI-compatible Chat Completions server, one call per question. */
@@ -46,9 +45,29 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     maxConnections: options.maxConnections ?? 64,
   });
 
-  /** One single-token call; the label distribution is read off the token's top logprobs. */
+  /**
+   * One single-token call per question; the label distribution is read off the token's
+   * top logprobs. A choice of more options than one reading can offer is read in
+   * groups (grouped.ts): one call for the group, one per group for the option.
+   */
   async function askByLogprobs(id: string, state: string, question: Question, deadline: Deadline): Promise<OneAnswer> {
-    const prompt = renderQuestion(state, question);
+    if (question.type !== 'choice' || question.criteria.length <= MOST_LOGPROB_LABELS) {
+      const prompt = renderQuestion(state, question);
+      const { p, inputTokens } = await readLabels(id, prompt, deadline);
+      return { answer: answerFromLabels(question, prompt.labels, p), inputTokens };
+    }
+    const groups = groupsOf(question.criteria.length);
+    const readings = await Promise.all(groupedPrompts(state, question, groups).map((prompt) => readLabels(id, prompt, deadline)));
+    const [ofGroup, ...within] = readings.map((r) => r.p);
+    const tokens = readings.map((r) => r.inputTokens);
+    return {
+      answer: answerFromLabels(question, [], combineGroups(groups, ofGroup, within)),
+      inputTokens: tokens.includes(null) ? null : tokens.reduce<number>((sum, t) => sum + (t ?? 0), 0),
+    };
+  }
+
+  /** One prompt's label distribution, from the first answer token's top logprobs. */
+  async function readLabels(id: string, prompt: RenderedQuestion, deadline: Deadline): Promise<{ p: number[]; inputTokens: number | null }> {
     const payload = {
       model,
       messages: [
@@ -62,7 +81,7 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     };
     const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
     const { top, inputTokens } = readLogprobs(data, PROVIDER, id);
-    return { answer: answerFromLabels(question, prompt.labels, labelDistribution(top, prompt.labels, PROVIDER)), inputTokens };
+    return { p: labelDistribution(top, prompt.labels, PROVIDER), inputTokens };
   }
 
   /** One call whose answer must be a JSON object of one probability per label (strict json_schema). */
@@ -74,7 +93,7 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
         { role: 'system', content: prompt.system },
         { role: 'user', content: prompt.user },
       ],
-      max_tokens: STATED_MAX_TOKENS,
+      max_tokens: statedMaxTokens(prompt.labels.length),
       temperature: 0,
       response_format: {
         type: 'json_schema',
