@@ -32,7 +32,8 @@ export function inOrder<T extends object>(object: T, keys: readonly string[]): T
 /** An object of `entries`, its keys recorded in the entries' order. */
 export function orderedObject<V>(entries: ReadonlyArray<readonly [string, V]>): Record<string, V> {
   const object: Record<string, V> = {};
-  for (const [key, value] of entries) object[key] = value;
+  // Defined, not assigned: assigning "__proto__" would set the prototype rather than a member.
+  for (const [key, value] of entries) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   return inOrder(object, [...new Set(entries.map(([key]) => key))]);
 }
 

@@ -3,6 +3,7 @@ import { accessLog, stdoutLog, type LogLine } from '../http/access-log.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed, notFound, onError } from '../http/errors.js';
 import { requestContext } from '../http/request-context.js';
+import { requestId } from '../http/request-id.js';
 import { accountRoutes } from '../http/routes/account.js';
 import { decisionRoutes } from '../http/routes/decisions.js';
 import { systemOneRoutes } from '../http/routes/systemone.js';
@@ -33,6 +34,7 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? stdoutLog();
   const app = new Hono<AppEnv>();
+  app.use('*', requestId());
   app.use('*', accessLog(log));
   app.use('*', requestContext({ trustProxy: options.trustProxy ?? false, publicUrl: options.publicUrl ?? null }));
   app.onError(onError(log));
