@@ -46,7 +46,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/', mcpRoutes({ service: options.service, trustProxy: options.trustProxy ?? false, log }));
   if (options.web) app.route('/', webRoutes(options.service, options.web));
 
-  const openapi = JSON.stringify(openApiDocument());
+  const openapi = JSON.stringify(openApiDocument(options.publicUrl ?? null));
   app.get('/openapi.json', (c) => c.body(openapi, 200, { 'Content-Type': 'application/json' }));
   app.all('/openapi.json', methodNotAllowed(['GET']));
   return app;
