@@ -9,17 +9,22 @@ import { renderGroupQuestion, renderQuestion, type RenderedQuestion } from './pr
  * each group, P(i | g), read off one prompt per group showing that group's options
  * alone. P(i) = P(g) · P(i | g) sums to 1 over all options, every factor a
  * distribution read straight from the model's logprobs (none guessed or assumed),
- * and no reading offers more than MOST_LOGPROB_LABELS labels. 255 options are 16
- * groups of 15 or 16: 17 calls, each showing at most 16 labels.
+ * and no reading offers more than MOST_LOGPROB_LABELS labels. 255 options are 13
+ * groups of 19 or 20: 14 calls, each showing at most 20 labels.
  *
  * Groups are consecutive runs of the options in presentation order, of sizes that
  * differ by at most one, so a reversed or shifted order (debiasing) makes other
  * groups, as it should.
  */
 
-/** The options' indices 0…n−1 in consecutive groups of at most `size`, sizes differing by at most one. */
+/**
+ * The options' indices 0…n−1 in consecutive groups of at most `size`, sizes differing
+ * by at most one. There must be no more groups than `size` either (n ≤ size²), since
+ * the group question offers one label per group: 20 × 20 holds the format's 255.
+ */
 export function groupsOf(n: number, size = MOST_LOGPROB_LABELS): number[][] {
   const count = Math.ceil(n / size);
+  if (count > size) throw new RangeError(`${n} options make ${count} groups of ${size}, more than one reading can offer`);
   const groups: number[][] = [];
   let next = 0;
   for (let g = 0; g < count; g++) {

@@ -27,6 +27,12 @@ export interface OpenAIEngineOptions {
   timeoutMs?: number;
   /** Connections kept to the provider; a stress decision makes ~15 calls at once. Default 64. */
   maxConnections?: number;
+  /**
+   * The most labels one logprob reading offers (2 to 20, `top_logprobs`' limit); a
+   * choice of more options is read in groups (grouped.ts). Default 20; a server that
+   * returns fewer top logprobs needs fewer.
+   */
+  labelsPerReading?: number;
 }
 
 const PROVIDER = 'openai';
@@ -37,7 +43,10 @@ const SCHEMA_NAME = 'label_probabilities';
 
 /** Any OpenAI-compatible Chat Completions server, one call per question. */
 export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
-  const { apiKey, model, timeoutMs = 30_000, probabilities = 'logprobs' } = options;
+  const { apiKey, model, timeoutMs = 30_000, probabilities = 'logprobs', labelsPerReading = MOST_LOGPROB_LABELS } = options;
+  if (!Number.isInteger(labelsPerReading) || labelsPerReading < 2 || labelsPerReading > 20) {
+    throw new RangeError(`labelsPerReading must be a whole number from 2 to 20, got ${labelsPerReading}`);
+  }
   const http = jsonPoster({
     url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
@@ -51,12 +60,12 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
    * groups (grouped.ts): one call for the group, one per group for the option.
    */
   async function askByLogprobs(id: string, state: string, question: Question, deadline: Deadline): Promise<OneAnswer> {
-    if (question.type !== 'choice' || question.criteria.length <= MOST_LOGPROB_LABELS) {
+    if (question.type !== 'choice' || question.criteria.length <= labelsPerReading) {
       const prompt = renderQuestion(state, question);
       const { p, inputTokens } = await readLabels(id, prompt, deadline);
       return { answer: answerFromLabels(question, prompt.labels, p), inputTokens };
     }
-    const groups = groupsOf(question.criteria.length);
+    const groups = groupsOf(question.criteria.length, labelsPerReading);
     const readings = await Promise.all(groupedPrompts(state, question, groups).map((prompt) => readLabels(id, prompt, deadline)));
     const [ofGroup, ...within] = readings.map((r) => r.p);
     const tokens = readings.map((r) => r.inputTokens);

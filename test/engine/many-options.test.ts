@@ -15,7 +15,7 @@ import { failureOf, noDeadline, STATE } from './helpers.js';
  * The format's largest questions, 255 options and 10 levels, through every remote
  * engine (the local engine's reading is tested in test/engine/local). The openai
  * engine's logprob reading sees at most 20 tokens, so it reads a choice of more than
- * 16 options in groups (src/engine/grouped.ts); grouped-accuracy.test.ts measures that
+ * 20 options in groups (src/engine/grouped.ts); grouped-accuracy.test.ts measures that
  * reading against the one-call reading.
  */
 
@@ -44,7 +44,7 @@ async function started<F extends { close(): Promise<void> }>(fake: F, engine: (f
 }
 
 describe('openai engine (logprobs): more options than one reading can offer', () => {
-  it('reads 255 options as 16 groups: P(group) · P(option | group), exactly the distribution of a consistent model', async () => {
+  it('reads 255 options as 13 groups: P(group) · P(option | group), exactly the distribution of a consistent model', async () => {
     const fake = await startOpenAIFake();
     const engine = await started(fake, (f) => createOpenAIEngine({ baseUrl: f.url, model: 'm', timeoutMs: scaled(5_000) }));
     const truth = modelOver(queue255);
@@ -55,36 +55,36 @@ describe('openai engine (logprobs): more options than one reading can offer', ()
     expect(Object.keys(p).sort()).toEqual(Object.keys(truth).sort());
     for (const [name, q] of Object.entries(truth)) expect(p[name], name).toBeCloseTo(q, 12);
 
-    // One group question and one question per group, each offering at most 16 labels.
-    expect(fake.requests).toHaveLength(17);
+    // One group question and one question per group, each offering at most 20 labels.
+    expect(fake.requests).toHaveLength(14);
     for (const r of fake.requests) {
       expect(r.body).toMatchObject({ max_tokens: 1, logprobs: true, top_logprobs: 20 });
-      expect(offeredLabels(r.body).length).toBeLessThanOrEqual(16);
+      expect(offeredLabels(r.body).length).toBeLessThanOrEqual(20);
     }
     const [group, ...within] = fake.requests.map((r) => r.body);
     const groups = offeredGroups(group);
-    expect(groups.map((g) => g.label)).toEqual([...'ABCDEFGHIJKLMNOP']);
-    expect(groups.map((g) => g.members.length)).toEqual([...Array(15).fill(16), 15]);
+    expect(groups.map((g) => g.label)).toEqual([...'ABCDEFGHIJKLM']);
+    expect(groups.map((g) => g.members.length)).toEqual([...Array(8).fill(20), ...Array(5).fill(19)]);
     expect(systemText(group)).toContain('The options are shown in groups. Reply with exactly one group label: A, B');
     // Every option once, in the order given (integer-like names where they were), with its description.
     const shown = queue255.criteria.map((o) => (o.description ? `${o.label} — ${o.description}` : o.label));
     expect(groups.flatMap((g) => g.members)).toEqual(shown);
     expect(within.flatMap((b) => offeredOptions(b).map((o) => o.text))).toEqual(shown);
-    expect(within.map((b) => questionKind(b))).toEqual(Array(16).fill('choice'));
+    expect(within.map((b) => questionKind(b))).toEqual(Array(13).fill('choice'));
     // Tokens are every call's.
-    expect(reply.inputTokens).toBe(170);
+    expect(reply.inputTokens).toBe(140);
   });
 
-  it('reads 16 options in one call and 17 in three (two groups of 9 and 8)', async () => {
+  it('reads 20 options in one call, as it always has, and 21 in three (two groups of 11 and 10)', async () => {
     const fake = await startOpenAIFake();
     const engine = await started(fake, (f) => createOpenAIEngine({ baseUrl: f.url, model: 'm', timeoutMs: scaled(5_000) }));
-    await engine.ask(STATE, { q: manyOptions(16) }, noDeadline());
+    await engine.ask(STATE, { q: manyOptions(20) }, noDeadline());
     expect(fake.requests).toHaveLength(1);
-    expect(offeredLabels(fake.requests[0].body)).toHaveLength(16);
+    expect(offeredLabels(fake.requests[0].body)).toHaveLength(20);
     fake.reset();
-    await engine.ask(STATE, { q: manyOptions(17) }, noDeadline());
+    await engine.ask(STATE, { q: manyOptions(21) }, noDeadline());
     expect(fake.requests).toHaveLength(3);
-    expect(offeredGroups(fake.requests[0].body).map((g) => g.members.length)).toEqual([9, 8]);
+    expect(offeredGroups(fake.requests[0].body).map((g) => g.members.length)).toEqual([11, 10]);
   });
 
   it('fails the question when any of its readings is unusable: the group question, or a group', async () => {
