@@ -1,5 +1,5 @@
 import type { Deadline } from './deadline.js';
-import type { Engine, Question } from './engine.js';
+import { type Engine, EngineError, type Question } from './engine.js';
 import { combineGroups, groupedPrompts, groupsOf } from './grouped.js';
 import { labelDistribution, MOST_LOGPROB_LABELS } from './labels.js';
 import { readLogprobs, readStatedProbabilities } from './openai-wire.js';
@@ -64,6 +64,10 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
       const prompt = renderQuestion(state, question);
       const { p, inputTokens } = await readLabels(id, prompt, deadline);
       return { answer: answerFromLabels(question, prompt.labels, p), inputTokens };
+    }
+    if (question.criteria.length > labelsPerReading ** 2) {
+      // Only a server configured for fewer top logprobs gets here: the default reads 400.
+      throw new EngineError('bad_response', `${PROVIDER} engine reads at most ${labelsPerReading ** 2} options with ${labelsPerReading} labels a reading; "${id}" has ${question.criteria.length}`);
     }
     const groups = groupsOf(question.criteria.length, labelsPerReading);
     const readings = await Promise.all(groupedPrompts(state, question, groups).map((prompt) => readLabels(id, prompt, deadline)));

@@ -101,6 +101,16 @@ describe('openai engine (logprobs): more options than one reading can offer', ()
     expect(oneGroupFails.message).toContain('returned no logprobs');
   });
 
+  it('says so when a server of fewer top logprobs cannot be read in two steps', async () => {
+    const fake = await startOpenAIFake();
+    const engine = await started(fake, (f) => createOpenAIEngine({ baseUrl: f.url, model: 'm', labelsPerReading: 5, timeoutMs: scaled(5_000) }));
+    const err = await failureOf(engine.ask(STATE, { queue: manyOptions(26) }, noDeadline()));
+    expect(err.kind).toBe('bad_response');
+    expect(err.message).toBe('openai engine reads at most 25 options with 5 labels a reading; "queue" has 26');
+    expect(fake.requests).toHaveLength(0);
+    expect(() => createOpenAIEngine({ baseUrl: fake.url, model: 'm', labelsPerReading: 21 })).toThrow(/from 2 to 20, got 21/);
+  });
+
   it('reads ten levels as the single digits 0 to 9, in one call', async () => {
     const fake = await startOpenAIFake();
     const engine = await started(fake, (f) => createOpenAIEngine({ baseUrl: f.url, model: 'm', timeoutMs: scaled(5_000) }));
