@@ -29,12 +29,28 @@ export function inOrder<T extends object>(object: T, keys: readonly string[]): T
   return object;
 }
 
-/** An object of `entries`, its keys recorded in the entries' order. */
+/** Whether `key` is one a JavaScript object lists first, in numeric order: an array index, "0" to "4294967294". */
+export function isIndexKey(key: string): boolean {
+  return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4_294_967_295;
+}
+
+/** Whether an order is recorded for `object` (else it lists its keys in its own order). */
+export function hasOrder(object: object): boolean {
+  return ORDERS.has(object);
+}
+
+/**
+ * An object of `entries`, its keys recorded in the entries' order when that is not the
+ * order the object lists them in anyway (only index-like keys make them differ).
+ */
 export function orderedObject<V>(entries: ReadonlyArray<readonly [string, V]>): Record<string, V> {
   const object: Record<string, V> = {};
-  // Defined, not assigned: assigning "__proto__" would set the prototype rather than a member.
-  for (const [key, value] of entries) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-  return inOrder(object, [...new Set(entries.map(([key]) => key))]);
+  for (const [key, value] of entries) {
+    // Defined, not assigned: assigning "__proto__" would set the prototype rather than a member.
+    if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+    else object[key] = value;
+  }
+  return entries.some(([key]) => isIndexKey(key)) ? inOrder(object, [...new Set(entries.map(([key]) => key))]) : object;
 }
 
 /**
