@@ -34,7 +34,8 @@ describe.skipIf(!PYTHON_TOOLS)(`jevcompat test against decide serve ${NEEDS_PYTH
           (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: stdout + stderr }),
         ),
       );
-      // The report says what failed and why: shown whole when the verdict is not the one expected.
+      // The verdict's line for the run's log; the whole report when the verdict is not the one expected.
+      console.log(`jevcompat: ${run.output.split('\n').find((l) => /conformant|not tested|incomplete/.test(l) && /MUST/.test(l)) ?? run.output}`);
       expect(run.code, run.output).toBe(0);
       const { summary, results } = JSON.parse(fs.readFileSync(report, 'utf8'));
       expect(summary.verdict, run.output).toBe('conformant');
