@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { stringifyInOrder } from '../json/key-order.js';
+import { JsonValue } from './json-value.js';
 import { codePoints, comparable, withoutInvisible } from './text.js';
 
 /**
@@ -7,44 +9,66 @@ import { codePoints, comparable, withoutInvisible } from './text.js';
  * questions; one answer per question, a distribution over the answers it offered.
  */
 
-/** The bounds of one request (docs/api.md). */
+/** The bounds of one request (docs/api.md, System One). */
 export const SYSTEM_ONE_LIMITS = {
-  questions: 32,
-  /** Logprob engines read at most 20 labels off one token (`top_logprobs: 20`). */
-  options: 20,
-  /** Logprob engines show levels as single digits. */
-  levels: 9,
+  questions: 64,
+  /** The format's own bounds: 2 to 255 options, 2 to 10 levels. */
+  options: 255,
+  levels: 10,
   stateChars: 16_000,
   instructionsChars: 2_000,
   labelChars: 200,
   descriptionChars: 1_000,
-  nameChars: 100,
+  /** 255 options with descriptions do not fit the API's 64 KiB; 1 MiB holds the largest question the bounds allow. */
+  bodyBytes: 1024 * 1024,
 } as const;
 
-/** Text, a JSON object or array, or null: what the format allows for state, instructions and descriptions. */
-const Entry = z.union([z.string(), z.array(z.json()), z.record(z.string(), z.json()), z.null()]);
-export type Entry = z.infer<typeof Entry>;
+const L = SYSTEM_ONE_LIMITS;
 
 /**
- * An entry as the engine reads it: text as it is, JSON compactly, null as nothing;
- * invisible characters dropped and NFC, as every text of a decision (text.ts).
+ * Text, a JSON object or array, or null: what the format allows for state,
+ * instructions and descriptions. Deliberately not named: each use carries its own
+ * bound in its description, while the values inside refer to the one JsonValue.
  */
-export function entryText(entry: Entry | undefined): string {
-  if (entry === null || entry === undefined) return '';
-  const text = typeof entry === 'string' ? entry : JSON.stringify(entry);
+const Content = z.union([z.string(), z.array(JsonValue), z.record(z.string(), JsonValue), z.null()], {
+  error: 'must be text, a JSON object or array, or null',
+});
+export type Content = z.infer<typeof Content>;
+
+/**
+ * Content as the engine reads it: text as it is, JSON compactly with its keys in the
+ * order the caller wrote them (json/key-order.ts), null as nothing; invisible
+ * characters dropped and NFC, as every text of a decision (text.ts).
+ */
+export function contentText(content: Content | undefined): string {
+  if (content === null || content === undefined) return '';
+  const text = typeof content === 'string' ? content : stringifyInOrder(content);
   return withoutInvisible(text).normalize('NFC').trim();
 }
 
-function boundedEntry(max: number) {
-  return Entry.check((ctx) => {
-    const n = codePoints(entryText(ctx.value));
+function boundedContent(max: number) {
+  return Content.check((ctx) => {
+    const n = codePoints(contentText(ctx.value));
     if (n > max) ctx.issues.push({ code: 'custom', message: `must be at most ${max} characters as text (got ${n})`, input: ctx.value });
   }).meta({ description: `Text, a JSON object or array, or null; at most ${max} characters as text (JSON compactly).` });
 }
 
-const L = SYSTEM_ONE_LIMITS;
-const instructions = boundedEntry(L.instructionsChars).optional();
-const description = boundedEntry(L.descriptionChars);
+/**
+ * A record that refuses the key "__proto__", naming it. zod's records drop that key
+ * without a word, leaving its value unchecked, and a plain JavaScript object cannot
+ * hold it as data: the one question id and option name this server cannot take.
+ */
+function withoutProtoKey<T extends z.ZodType>(record: T, what: string) {
+  return z.preprocess((input, ctx) => {
+    if (input !== null && typeof input === 'object' && Object.hasOwn(input, '__proto__')) {
+      ctx.issues.push({ code: 'custom', message: `"__proto__" cannot be ${what} here`, input, path: ['__proto__'] });
+    }
+    return input;
+  }, record);
+}
+
+const instructions = boundedContent(L.instructionsChars).optional();
+const description = boundedContent(L.descriptionChars);
 
 const NoulQuestion = z.strictObject({
   type: z.literal('noul'),
@@ -52,29 +76,34 @@ const NoulQuestion = z.strictObject({
   criteria: z.strictObject({ true: description.optional(), false: description.optional() }).nullable().optional(),
 });
 
-const ChoiceCriteria = z
+const ChoiceOptions = z
   .record(z.string(), description)
   .check((ctx) => {
     const labels = Object.keys(ctx.value);
     if (labels.length < 2 || labels.length > L.options) {
-      ctx.issues.push({ code: 'custom', message: `must hold 2 to ${L.options} labels (got ${labels.length})`, input: ctx.value });
+      ctx.issues.push({ code: 'custom', message: `must hold 2 to ${L.options} options (got ${labels.length})`, input: ctx.value });
     }
     const seen = new Set<string>();
     for (const label of labels) {
-      const n = codePoints(entryText(label));
+      const n = codePoints(contentText(label));
       const problem =
         n === 0
-          ? 'a label must not be empty'
+          ? 'an option name must not be empty'
           : n > L.labelChars
-            ? `a label must be at most ${L.labelChars} characters (got ${n})`
+            ? `an option name must be at most ${L.labelChars} characters (got ${n})`
             : seen.has(comparable(label))
-              ? 'must be distinct from the other labels (case-insensitively, ignoring invisible characters)'
+              ? 'must be distinct from the other options (case-insensitively, ignoring invisible characters)'
               : null;
       if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value, path: [label] });
       seen.add(comparable(label));
     }
   })
-  .meta({ description: `2 to ${L.options} distinct labels, each mapped to a description or null.` });
+  .meta({
+    description:
+      `2 to ${L.options} distinct option names, each mapped to a description or null; ` +
+      'presented to the engine in the order written, integer-like names too.',
+  });
+const ChoiceCriteria = withoutProtoKey(ChoiceOptions, 'an option name');
 
 const ChoiceQuestion = z.strictObject({ type: z.literal('choice'), instructions, criteria: ChoiceCriteria });
 
@@ -93,27 +122,28 @@ export const SystemOneQuestion = z.discriminatedUnion('type', [NoulQuestion, Cho
 });
 export type SystemOneQuestion = z.infer<typeof SystemOneQuestion>;
 
-const Questions = z
+const QuestionsById = z
   .record(z.string(), SystemOneQuestion)
   .check((ctx) => {
-    const names = Object.keys(ctx.value);
-    if (names.length < 1 || names.length > L.questions) {
-      ctx.issues.push({ code: 'custom', message: `must hold 1 to ${L.questions} questions (got ${names.length})`, input: ctx.value });
+    const ids = Object.keys(ctx.value);
+    if (ids.length < 1 || ids.length > L.questions) {
+      ctx.issues.push({ code: 'custom', message: `must hold 1 to ${L.questions} questions (got ${ids.length})`, input: ctx.value });
     }
-    for (const name of names) {
-      const n = codePoints(name);
-      if (n === 0 || n > L.nameChars) {
-        ctx.issues.push({ code: 'custom', message: `a question's name must be 1 to ${L.nameChars} characters`, input: ctx.value, path: [name] });
-      }
-    }
+    if (ids.includes('')) ctx.issues.push({ code: 'custom', message: "a question's id must not be empty", input: ctx.value, path: [''] });
   })
-  .meta({ description: `1 to ${L.questions} questions, keyed by the names their answers come back under.` });
+  .meta({ description: `1 to ${L.questions} questions, keyed by ids (any non-empty string) their answers come back under.` });
+const Questions = withoutProtoKey(QuestionsById, 'a question id');
 
-/** Other members are left alone: clients forward what their callers add. */
+/** Other members are left alone: clients forward what their callers add (`assets`, `x_trace_id`, …). */
 export const SystemOneRequest = z
   .object({
-    model: z.string().min(1).max(200).optional().meta({ description: 'Accepted whatever it names; the answer names the model that answered.' }),
-    state: boundedEntry(L.stateChars),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'Accepted whatever it names (`jev-latest` included); the answer names the model that answered.' }),
+    state: boundedContent(L.stateChars),
     questions: Questions,
   })
   .meta({ id: 'SystemOneRequest' });
@@ -126,16 +156,20 @@ export const SystemOneAnswer = z
     z.strictObject({ type: z.literal('noul'), noul: probability.meta({ description: 'The probability of yes.' }) }),
     z.strictObject({
       type: z.literal('choice'),
-      choice: z.string().meta({ description: 'The most probable label (ties: the first in request order).' }),
+      choice: z.string().meta({ description: 'The most probable option (ties: the first in request order).' }),
       confidence: probability.meta({ description: '(k·pmax − 1)/(k − 1): 0 when uniform, 1 when certain.' }),
-      probabilities: z.record(z.string(), probability),
+      probabilities: z.record(z.string(), probability).meta({ description: 'Keyed by option name, in request order.' }),
     }),
     z.strictObject({
       type: z.literal('score'),
       score: z.number().min(0).meta({ description: 'The expected level Σ i·pᵢ, 0 = the lowest.' }),
-      confidence: probability,
-      legend: z.record(z.string(), Entry).meta({ description: 'Each level as the request described it, keyed "0", "1", …' }),
-      probabilities: z.record(z.string(), probability),
+      confidence: probability.meta({
+        description: '1 − Σ pᵢ·|i − mode| / the same spread of a uniform distribution, at least 0: 1 when certain, 0 when as spread as uniform.',
+      }),
+      legend: z
+        .record(z.string(), z.union([z.string(), z.array(JsonValue), z.record(z.string(), JsonValue)]))
+        .meta({ description: 'Each level as the request described it, keyed "0", "1", …; a null level as the number it was shown as.' }),
+      probabilities: z.record(z.string(), probability).meta({ description: 'Keyed "0", "1", … like legend.' }),
     }),
   ])
   .meta({ id: 'SystemOneAnswer' });
@@ -143,11 +177,14 @@ export type SystemOneAnswer = z.infer<typeof SystemOneAnswer>;
 
 export const SystemOneResponse = z
   .strictObject({
-    model: z.string(),
+    model: z.string().meta({ description: 'The model of the engine that answered.' }),
     answers: z
       .record(z.string(), SystemOneAnswer)
-      .meta({ description: 'One answer per question the engine could answer; a question it could not is left out.' }),
-    usage: z.strictObject({ input_tokens: z.int().min(0), output_tokens: z.int().min(0) }),
+      .meta({ description: 'Exactly one answer per question id of the request, in request order.' }),
+    usage: z.strictObject({
+      input_tokens: z.int().min(0).meta({ description: "The engine's input tokens over every question (0 when it reported none)." }),
+      output_tokens: z.int().min(0).meta({ description: 'Always 0: decide reads distributions and writes nothing.' }),
+    }),
   })
   .meta({ id: 'SystemOneResponse' });
 export type SystemOneResponse = z.infer<typeof SystemOneResponse>;

@@ -1,7 +1,7 @@
 import { type Engine, EngineError, type Question } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
 import { average, type Debias, ordersFor, readingName } from './debias.js';
-import { answerCount, presented, readPresented } from './orders.js';
+import { answerCount, type Order, presented, readPresented } from './orders.js';
 import type { Reading } from './outcome.js';
 import { DEFAULT_CONCURRENCY } from './run.js';
 import { calibrated, type Temperatures } from './temperature.js';
@@ -13,22 +13,42 @@ export interface OwnQuestion {
 }
 
 export interface EachRead {
-  /** A reading per question the engine answered; one it could not answer is left out. */
+  /** A reading per question, every one of them. */
   readings: Map<string, Reading>;
-  /** What left each unanswered question out. */
-  unanswered: Map<string, EngineError>;
-  /** Summed over the answered questions; null when one of them did not report. */
+  /** Summed over the questions; null when one of them did not report. */
   inputTokens: number | null;
+}
+
+/**
+ * The most readings of one question. Cyclic debiasing asks every shift of the answers,
+ * k readings, which for a choice of 255 options would be 255 prompts for one paid
+ * question; past this many, evenly spaced shifts stand for all of them, so each
+ * answer is still read in as many places spread over the list.
+ */
+export const MOST_READINGS = 10;
+
+/** The orders a question of `k` answers is read in under `debias`, at most MOST_READINGS of them. */
+export function readingOrders(k: number, debias: Debias): Order[] {
+  const orders = ordersFor(k, debias);
+  if (orders.length <= MOST_READINGS) return orders;
+  return Array.from({ length: MOST_READINGS }, (_, j) => orders[Math.floor((j * orders.length) / MOST_READINGS)]);
+}
+
+/** A question id as an error names it: whole unless it is very long (ids are the caller's, of any length). */
+function named(id: string): string {
+  return JSON.stringify(id.length > 100 ? `${id.slice(0, 100)}…` : id);
 }
 
 /**
  * Each question of one state read by the engine: one reading per question, asked in
  * every order `debias` calls for (as questions of one engine call) and averaged back
  * into the question's own order, then its mode's temperature applied. Questions are
- * asked one engine call each, at most `concurrency` at once, so that one the engine
- * answers unusably (`bad_response`) is only that question left unanswered; any other
- * failure (busy, unavailable, the deadline) is the engine's, fails them all and stops
- * the rest.
+ * asked one engine call each, at most `concurrency` at once.
+ *
+ * Every question is answered or none is: the format promises one answer per question
+ * (clients index answers by id), so the first failure of any question, an unusable
+ * answer included, stops the others and is the request's. An unusable answer names
+ * its question.
  */
 export async function askEach(
   state: string,
@@ -36,35 +56,30 @@ export async function askEach(
   engine: Engine,
   options: { signal: AbortSignal; debias?: Debias; temperatures?: Temperatures; concurrency?: number },
 ): Promise<EachRead> {
-  const entries = [...questions];
   const asked = await mapBounded(
-    entries,
+    [...questions],
     options.concurrency ?? DEFAULT_CONCURRENCY,
-    async ([name, own], signal): Promise<OneRead> => {
-      const orders = ordersFor(answerCount(own.question), options.debias ?? 'none');
+    async ([id, own], signal) => {
+      const orders = readingOrders(answerCount(own.question), options.debias ?? 'none');
       const inOrders = Object.fromEntries(orders.map((order, j) => [readingName('q', j), presented(own.question, order)]));
       try {
         const reply = await engine.ask(state, inOrders, signal);
-        const readings = orders.map((order, j) => readPresented(own.question, own.labels, name, reply.answers[readingName('q', j)], order));
-        return { name, reading: calibrated(average(readings), options.temperatures ?? {}), inputTokens: reply.inputTokens };
+        const readings = orders.map((order, j) => readPresented(own.question, own.labels, id, reply.answers[readingName('q', j)], order));
+        return { id, reading: calibrated(average(readings), options.temperatures ?? {}), inputTokens: reply.inputTokens };
       } catch (error) {
-        if (error instanceof EngineError && error.kind === 'bad_response' && !signal.aborted) return { name, error };
+        if (error instanceof EngineError && error.kind === 'bad_response' && !signal.aborted) {
+          throw new EngineError('bad_response', `question ${named(id)}: ${error.message}`);
+        }
         throw error;
       }
     },
     options.signal,
   );
 
-  const read: EachRead = { readings: new Map(), unanswered: new Map(), inputTokens: 0 };
+  const read: EachRead = { readings: new Map(), inputTokens: 0 };
   for (const one of asked) {
-    if (one.error) {
-      read.unanswered.set(one.name, one.error);
-      continue;
-    }
-    read.readings.set(one.name, one.reading);
+    read.readings.set(one.id, one.reading);
     read.inputTokens = read.inputTokens === null || one.inputTokens === null ? null : read.inputTokens + one.inputTokens;
   }
   return read;
 }
-
-type OneRead = { name: string; error: EngineError } | { name: string; error?: undefined; reading: Reading; inputTokens: number | null };

@@ -6,7 +6,7 @@ import { perQuestionEngine, type OneAnswer } from './per-question.js';
 import { jsonPoster } from './post-json.js';
 import { answerFromLabels, renderProbabilityQuestion } from './prompt.js';
 import { withOneRateLimitRetry } from './retry.js';
-import { probabilitySchema, statedDistribution } from './verbalized.js';
+import { probabilitySchema, statedDistribution, statedMaxTokens } from './verbalized.js';
 
 export interface AnthropicEngineOptions {
   /** API root without the version segment, e.g. `https://api.anthropic.com`; requests go to `{baseUrl}/v1/messages`. */
@@ -23,8 +23,6 @@ const PROVIDER = 'anthropic';
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** The tool every call forces; its input is the answer. */
 export const PROBABILITY_TOOL = 'record_probabilities';
-/** Room for the tool input over six labels, not for an essay. */
-const MAX_TOKENS = 256;
 
 const toolUse = z.object({ type: z.literal('tool_use'), name: z.string(), input: z.unknown() });
 const message = z.object({
@@ -39,7 +37,8 @@ const BUSY_TYPES = new Set(['rate_limit_error', 'overloaded_error']);
 
 /**
  * Anthropic's Messages API. It has no logprobs, so each question is one forced call of
- * a tool whose input holds one probability per label (verbalized.ts).
+ * a tool whose input holds one probability per label (verbalized.ts): up to 255 of
+ * them, A…Z then AA…IU, with room in `max_tokens` for each.
  *
  * One call per question rather than all questions in one tool call: a stress decision
  * asks the main question and the same question with its options reversed in one
@@ -62,7 +61,7 @@ export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
     const prompt = renderProbabilityQuestion(state, question);
     const payload = {
       model,
-      max_tokens: MAX_TOKENS,
+      max_tokens: statedMaxTokens(prompt.labels.length),
       temperature: 0,
       system: prompt.system,
       messages: [{ role: 'user', content: prompt.user }],

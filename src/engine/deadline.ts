@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { EngineError } from './engine.js';
 
 type Why = 'caller' | 'timeout' | 'cancelled';
@@ -23,6 +24,8 @@ export class Deadline {
     private readonly provider: string,
   ) {
     this.signal = this.#controller.signal;
+    // Every call of the ask listens to it: a stress decision makes ~15, a grouped choice of 255 options 17.
+    setMaxListeners(256, this.signal);
     this.#caller = caller;
     this.#endsAt = Date.now() + timeoutMs;
     if (caller.aborted) {

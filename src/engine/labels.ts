@@ -5,16 +5,34 @@ export const MIN_LABEL_MASS = 0.5;
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
-/** Letters keep choice labels one token long in every common tokenizer. */
+/**
+ * The most labels one logprob reading offers: `top_logprobs` returns at most 20
+ * tokens, and a label outside them reads as 0. A choice of more options is read in
+ * groups of at most this many (grouped.ts); up to 20 it is one call, as it always
+ * was, since a grouped reading compounds the noise of its two steps (measured in
+ * test/engine/grouped-accuracy.test.ts: on the same 20 options, one call decides
+ * better than groups do).
+ */
+export const MOST_LOGPROB_LABELS = 20;
+
+/**
+ * A, B, …, Z, then AA, AB, … (as spreadsheet columns): 255 options end at IU. The
+ * first 26 are one token in every common tokenizer, which a logprob reading needs
+ * (it never offers more than MOST_LOGPROB_LABELS); engines that have the model state
+ * its probabilities take the two-letter ones as property names.
+ */
 export function letterLabels(count: number): string[] {
-  if (count > LETTERS.length) throw new Error(`a choice question can offer at most ${LETTERS.length} options to a logprob engine, got ${count}`);
-  return [...LETTERS.slice(0, count)];
+  return Array.from({ length: count }, (_, i) => (i < 26 ? LETTERS[i] : LETTERS[Math.floor(i / 26) - 1] + LETTERS[i % 26]));
 }
 
-/** Single digits for the same reason; "10" would be two tokens sharing "1" with level one. */
-export function digitLabels(count: number): string[] {
-  if (count > 9) throw new Error(`a score question can offer at most 9 levels to a logprob engine, got ${count}`);
-  return Array.from({ length: count }, (_, i) => String(i + 1));
+/**
+ * Score levels as single digits, so each is one token: 1 to k, and 0 to 9 for ten
+ * levels ("10" would be two tokens sharing "1" with level one).
+ */
+export function levelLabels(count: number): string[] {
+  if (count > 10) throw new Error(`a score question can offer at most 10 levels, got ${count}`);
+  const first = count === 10 ? 0 : 1;
+  return Array.from({ length: count }, (_, i) => String(i + first));
 }
 
 export type TopLogprob = { token: string; logprob: number };

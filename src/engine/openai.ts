@@ -1,12 +1,13 @@
 import type { Deadline } from './deadline.js';
-import type { Engine, Question } from './engine.js';
-import { labelDistribution } from './labels.js';
+import { type Engine, EngineError, type Question } from './engine.js';
+import { combineGroups, groupedPrompts, groupsOf } from './grouped.js';
+import { labelDistribution, MOST_LOGPROB_LABELS } from './labels.js';
 import { readLogprobs, readStatedProbabilities } from './openai-wire.js';
 import { perQuestionEngine, type OneAnswer } from './per-question.js';
 import { jsonPoster } from './post-json.js';
-import { answerFromLabels, renderProbabilityQuestion, renderQuestion } from './prompt.js';
+import { answerFromLabels, renderProbabilityQuestion, renderQuestion, type RenderedQuestion } from './prompt.js';
 import { withOneRateLimitRetry } from './retry.js';
-import { probabilitySchema, statedDistribution } from './verbalized.js';
+import { probabilitySchema, statedDistribution, statedMaxTokens } from './verbalized.js';
 
 /**
  * Where the label probabilities come from: the first answer token's `top_logprobs`
@@ -26,19 +27,26 @@ export interface OpenAIEngineOptions {
   timeoutMs?: number;
   /** Connections kept to the provider; a stress decision makes ~15 calls at once. Default 64. */
   maxConnections?: number;
+  /**
+   * The most labels one logprob reading offers (2 to 20, `top_logprobs`' limit); a
+   * choice of more options is read in groups (grouped.ts). Default 20; a server that
+   * returns fewer top logprobs needs fewer.
+   */
+  labelsPerReading?: number;
 }
 
 const PROVIDER = 'openai';
 /** Said with an unusable stated answer: which setting reads stated probabilities, and the alternative. */
 const VERBALIZED_HINT =
   'DECIDE_OPENAI_PROBABILITIES=verbalized has the model state probabilities; use logprobs if the server returns them';
-/** Room for `{"A": 0.35, …}` over six labels with some white space, not for an essay. */
-const STATED_MAX_TOKENS = 256;
 const SCHEMA_NAME = 'label_probabilities';
 
 /** Any OpenAI-compatible Chat Completions server, one call per question. */
 export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
-  const { apiKey, model, timeoutMs = 30_000, probabilities = 'logprobs' } = options;
+  const { apiKey, model, timeoutMs = 30_000, probabilities = 'logprobs', labelsPerReading = MOST_LOGPROB_LABELS } = options;
+  if (!Number.isInteger(labelsPerReading) || labelsPerReading < 2 || labelsPerReading > 20) {
+    throw new RangeError(`labelsPerReading must be a whole number from 2 to 20, got ${labelsPerReading}`);
+  }
   const http = jsonPoster({
     url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
@@ -46,9 +54,33 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     maxConnections: options.maxConnections ?? 64,
   });
 
-  /** One single-token call; the label distribution is read off the token's top logprobs. */
+  /**
+   * One single-token call per question; the label distribution is read off the token's
+   * top logprobs. A choice of more options than one reading can offer is read in
+   * groups (grouped.ts): one call for the group, one per group for the option.
+   */
   async function askByLogprobs(id: string, state: string, question: Question, deadline: Deadline): Promise<OneAnswer> {
-    const prompt = renderQuestion(state, question);
+    if (question.type !== 'choice' || question.criteria.length <= labelsPerReading) {
+      const prompt = renderQuestion(state, question);
+      const { p, inputTokens } = await readLabels(id, prompt, deadline);
+      return { answer: answerFromLabels(question, prompt.labels, p), inputTokens };
+    }
+    if (question.criteria.length > labelsPerReading ** 2) {
+      // Only a server configured for fewer top logprobs gets here: the default reads 400.
+      throw new EngineError('bad_response', `${PROVIDER} engine reads at most ${labelsPerReading ** 2} options with ${labelsPerReading} labels a reading; "${id}" has ${question.criteria.length}`);
+    }
+    const groups = groupsOf(question.criteria.length, labelsPerReading);
+    const readings = await Promise.all(groupedPrompts(state, question, groups).map((prompt) => readLabels(id, prompt, deadline)));
+    const [ofGroup, ...within] = readings.map((r) => r.p);
+    const tokens = readings.map((r) => r.inputTokens);
+    return {
+      answer: answerFromLabels(question, [], combineGroups(groups, ofGroup, within)),
+      inputTokens: tokens.includes(null) ? null : tokens.reduce<number>((sum, t) => sum + (t ?? 0), 0),
+    };
+  }
+
+  /** One prompt's label distribution, from the first answer token's top logprobs. */
+  async function readLabels(id: string, prompt: RenderedQuestion, deadline: Deadline): Promise<{ p: number[]; inputTokens: number | null }> {
     const payload = {
       model,
       messages: [
@@ -62,7 +94,7 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     };
     const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
     const { top, inputTokens } = readLogprobs(data, PROVIDER, id);
-    return { answer: answerFromLabels(question, prompt.labels, labelDistribution(top, prompt.labels, PROVIDER)), inputTokens };
+    return { p: labelDistribution(top, prompt.labels, PROVIDER), inputTokens };
   }
 
   /** One call whose answer must be a JSON object of one probability per label (strict json_schema). */
@@ -74,7 +106,7 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
         { role: 'system', content: prompt.system },
         { role: 'user', content: prompt.user },
       ],
-      max_tokens: STATED_MAX_TOKENS,
+      max_tokens: statedMaxTokens(prompt.labels.length),
       temperature: 0,
       response_format: {
         type: 'json_schema',

@@ -31,8 +31,10 @@ export function jsonPoster(options: {
   maxConnections: number;
   /** Without it the error body is drained unread and the status alone decides. */
   classify?: ClassifyStatus;
+  /** The request body's JSON; default JSON.stringify (the systemone wire keeps its key order). */
+  serialize?: (payload: unknown) => string;
 }): JsonPoster {
-  const { url, provider, classify } = options;
+  const { url, provider, classify, serialize = JSON.stringify } = options;
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   const agent = new Agent({ connections: options.maxConnections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
 
@@ -63,7 +65,7 @@ export function jsonPoster(options: {
         response = await request(url, {
           method: 'POST',
           headers,
-          body: JSON.stringify(payload),
+          body: serialize(payload),
           signal: deadline.signal,
           dispatcher: agent,
         });

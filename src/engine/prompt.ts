@@ -1,5 +1,5 @@
-import type { Answer, NoulQuestion, Question } from './engine.js';
-import { digitLabels, letterLabels } from './labels.js';
+import type { Answer, ChoiceQuestion, NoulQuestion, Question } from './engine.js';
+import { letterLabels, levelLabels } from './labels.js';
 
 /**
  * One question as a chat prompt with short labels, for engines that read the answer
@@ -13,7 +13,16 @@ import { digitLabels, letterLabels } from './labels.js';
  *     - B: reject
  *
  * (`Levels:` for score, `Answers:` for noul), one `- <label>[: <text>]` line per label in
- * presentation order. test/fakes/openai-fake.ts parses exactly this; keep them in step.
+ * presentation order; a choice read in groups (`renderGroupQuestion`) ends with
+ *
+ *     Groups:
+ *     - A:
+ *       - approve — the plan is funded
+ *       - reject
+ *     - B:
+ *       - …
+ *
+ * test/fakes/openai-fake.ts parses exactly this; keep them in step.
  */
 export interface RenderedQuestion {
   system: string;
@@ -69,6 +78,31 @@ export function renderProbabilityQuestion(state: string, question: Question): Re
   return { system, user, labels };
 }
 
+/**
+ * A choice whose options are too many for one logprob reading, asked which group of
+ * them holds the best option: `groups` are the options' indices (in presentation
+ * order), each group shown under its letter with its options, in order.
+ */
+export function renderGroupQuestion(state: string, question: ChoiceQuestion, groups: readonly (readonly number[])[]): RenderedQuestion {
+  const labels = letterLabels(groups.length);
+  const offer = orList(labels);
+  const lines = groups.flatMap((members, g) => [
+    `- ${labels[g]}:`,
+    ...members.map((i) => `  - ${flat(withDescription(question.criteria[i].label, question.criteria[i].description))}`),
+  ]);
+  const system = [
+    'You answer one question about the facts the user gives, judging from those facts alone.',
+    `The options are shown in groups. Reply with exactly one group label: ${offer}. Write nothing else.`,
+  ].join(' ');
+  const user = [
+    `Facts:\n${state}`,
+    `Question:\n${question.instructions}`,
+    `Groups:\n${lines.join('\n')}`,
+    `Reply with the label of the group that holds the best option: ${offer}.`,
+  ].join('\n\n');
+  return { system, user, labels };
+}
+
 function optionLines(question: Question): { labels: string[]; header: string; lines: string[] } {
   switch (question.type) {
     case 'choice': {
@@ -77,7 +111,7 @@ function optionLines(question: Question): { labels: string[]; header: string; li
       return { labels, header: 'Options', lines };
     }
     case 'score': {
-      const labels = digitLabels(question.criteria.length);
+      const labels = levelLabels(question.criteria.length);
       return { labels, header: 'Levels', lines: question.criteria.map((text, i) => line(labels[i], text)) };
     }
     case 'noul': {
@@ -108,9 +142,14 @@ function withDescription(key: string, description: string | null): string {
   return description ? `${key} — ${description}` : key;
 }
 
+/** One line of text: a line break would start what reads as another option. */
+function flat(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
 function line(label: string, text: string | null): string {
-  const flat = text?.replace(/\s*\n\s*/g, ' ').trim();
-  return flat ? `- ${label}: ${flat}` : `- ${label}`;
+  const one = text === null ? '' : flat(text);
+  return one ? `- ${label}: ${one}` : `- ${label}`;
 }
 
 function orList(labels: readonly string[]): string {

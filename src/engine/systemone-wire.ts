@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalise } from './distribution.js';
+import { orderedObject } from '../json/key-order.js';
 import { EngineError, type Answer, type EngineReply, type Question, type Questions } from './engine.js';
 
 /**
@@ -10,16 +11,19 @@ import { EngineError, type Answer, type EngineReply, type Question, type Questio
 
 export type WireQuestion = { type: Question['type']; instructions: string; criteria?: unknown };
 
-/** Only the fields the protocol knows, so nothing else of ours ends up on the wire. */
+/**
+ * Only the fields the protocol knows, so nothing else of ours ends up on the wire.
+ * The wire wants choice criteria as an object, whose keys a JavaScript object would
+ * list integer-like first: they are recorded in presentation order, which the
+ * engine's serializer (stringifyInOrder) writes, so the server reads them as presented.
+ */
 export function toWireQuestions(questions: Questions): Record<string, WireQuestion> {
-  return Object.fromEntries(
+  return orderedObject(
     Object.entries(questions).map(([id, q]) => {
       const wire: WireQuestion = { type: q.type, instructions: q.instructions };
-      if (q.type === 'choice') {
-        // The wire wants an object; integer-like labels lose their order there, nowhere else.
-        wire.criteria = Object.fromEntries(q.criteria.map((option) => [option.label, option.description]));
-      } else if (q.criteria !== undefined) wire.criteria = q.criteria;
-      return [id, wire];
+      if (q.type === 'choice') wire.criteria = orderedObject(q.criteria.map((option) => [option.label, option.description]));
+      else if (q.criteria !== undefined) wire.criteria = q.criteria;
+      return [id, wire] as const;
     }),
   );
 }

@@ -1,3 +1,4 @@
+import { hasOrder, stringifyInOrder } from '../json/key-order.js';
 import { Deadline } from './deadline.js';
 import type { Engine, EngineReply, Questions } from './engine.js';
 import { withoutKey } from './http-failures.js';
@@ -29,12 +30,16 @@ const PROVIDER = 'systemone';
  */
 export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
   const { apiKey, model, timeoutMs = 30_000 } = options;
+  /** Payloads with option names a plain JSON.stringify would reorder; the rest take the faster native one. */
+  const ordered = new WeakSet<object>();
   const http = jsonPoster({
     url: `${options.baseUrl.replace(/\/+$/, '')}/v1/systemone`,
     // Servers that need no key (a local vLLM) get no Authorization header at all.
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     provider: PROVIDER,
     maxConnections: options.maxConnections ?? 32,
+    // Choice options are written in presentation order, integer-like names too (systemone-wire.ts).
+    serialize: (payload) => (ordered.has(payload as object) ? stringifyInOrder(payload) : JSON.stringify(payload)),
   });
 
   return {
@@ -44,7 +49,9 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
       // An empty question set is refused by servers; nothing asked is nothing spent.
       if (Object.keys(questions).length === 0) return { answers: {} as EngineReply<Q>['answers'], inputTokens: 0 };
       const deadline = new Deadline(signal, timeoutMs, PROVIDER);
-      const payload = { model, state, questions: toWireQuestions(questions) };
+      const wire = toWireQuestions(questions);
+      const payload = { model, state, questions: wire };
+      if (hasOrder(wire) || Object.values(wire).some((q) => typeof q.criteria === 'object' && q.criteria !== null && hasOrder(q.criteria))) ordered.add(payload);
       try {
         const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
         return readReply(questions, data);

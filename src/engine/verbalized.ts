@@ -38,6 +38,15 @@ export function probabilitySchema(labels: readonly string[]): ProbabilitySchema 
   };
 }
 
+/**
+ * Room for the stated probabilities of `labels` labels, not for an essay: 256 tokens
+ * (six labels with white space to spare) up to 20 labels, then 12 a label more
+ * (`"AB": 0.0039, ` is about 8 tokens), so 255 options may take 2,836.
+ */
+export function statedMaxTokens(labels: number): number {
+  return 256 + 12 * Math.max(0, labels - 20);
+}
+
 const LONGEST_QUOTE = 40;
 
 /** Model output quoted in an error, cut short: it is the model's text, not ours. */

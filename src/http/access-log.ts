@@ -4,7 +4,7 @@ import type { AppEnv } from './env.js';
 
 export type LogLine = (line: string) => void;
 
-/** One JSON line a request: never a key or a body, only the key's hint. */
+/** One JSON line a request: never a key or a body, only the key's hint, and the request's id (request-id.ts). */
 export function accessLog(write: LogLine): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const startedAt = performance.now();
@@ -18,6 +18,7 @@ export function accessLog(write: LogLine): MiddlewareHandler<AppEnv> {
         status: c.res.status,
         ms: Math.round((performance.now() - startedAt) * 10) / 10,
         key: c.get('caller')?.keyHint ?? null,
+        request: c.get('requestId') ?? null,
       }),
     );
   };

@@ -12,5 +12,9 @@ export type AppEnv = {
     clientIp: string;
     /** This server's own origin as the request's client sees it (request-context.ts). */
     origin: string;
+    /** This request's id, sent back in `X-Request-Id` (request-id.ts). */
+    requestId: string;
+    /** Set on the System One routes: errors are answered in that format's shape (errors.ts). */
+    errorFormat?: 'systemone';
   };
 };

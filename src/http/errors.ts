@@ -1,12 +1,20 @@
 import type { Context } from 'hono';
 import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import { ServiceError } from '../contract/index.js';
+import { formatErrorBody } from '../contract/systemone-errors.js';
 
-/** Every non-2xx answer of the API: the contract's `{ error, code }`, plus Retry-After when known. */
+/**
+ * Every non-2xx answer of the API: the contract's `{ error, code }`, plus Retry-After
+ * when known; on the System One routes, that format's `{ detail }` (systemone-errors.ts).
+ */
 export function errorResponse(c: Context, error: ServiceError, headers: Record<string, string> = {}): Response {
   const all: Record<string, string> = { ...headers };
   if (error.retryAfter !== undefined) all['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfter)));
   if (error.code === 'unauthorized') all['WWW-Authenticate'] = 'Bearer';
+  if (c.get('errorFormat') === 'systemone') {
+    const { status, body } = formatErrorBody(error);
+    return c.json(body, status as 400, all);
+  }
   return c.json(error.toBody(), error.status as 400, all);
 }
 

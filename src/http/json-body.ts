@@ -2,6 +2,7 @@ import type { Context, Env, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../contract/index.js';
+import { parseKeepingOrder } from '../json/key-order.js';
 import type { AppEnv } from './env.js';
 import { ClientClosedRequest, errorResponse } from './errors.js';
 
@@ -36,12 +37,13 @@ export function limitBody<E extends Env>(maxSize: number, onError: (c: Context<E
   };
 }
 
-const limit = limitBody<AppEnv>(MAX_BODY_BYTES, (c) =>
-  errorResponse(c, new ServiceError('payload_too_large', 'the body is larger than 64 KiB')),
-);
+const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`);
+
+const limit = (bytes: number) =>
+  limitBody<AppEnv>(bytes, (c) => errorResponse(c, new ServiceError('payload_too_large', `the body is larger than ${sizeText(bytes)}`)));
 
 /** Size (413), then media type (415), then JSON syntax (400 invalid_json), in the contract's order. */
-const parse: MiddlewareHandler<AppEnv> = async (c, next) => {
+const parse = (parseJson: (text: string) => unknown): MiddlewareHandler<AppEnv> => async (c, next) => {
   const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') {
     throw new ServiceError(
@@ -52,7 +54,7 @@ const parse: MiddlewareHandler<AppEnv> = async (c, next) => {
   const text = await bodyText(c);
   if (text.trim() === '') throw new ServiceError('invalid_json', 'the body is empty; a JSON object is required');
   try {
-    c.set('body', JSON.parse(text));
+    c.set('body', parseJson(text));
   } catch (error) {
     throw new ServiceError('invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
   }
@@ -81,4 +83,7 @@ export async function bodyText(c: Context): Promise<string> {
   }
 }
 
-export const jsonBody: MiddlewareHandler<AppEnv>[] = [limit, parse];
+export const jsonBody: MiddlewareHandler<AppEnv>[] = [limit(MAX_BODY_BYTES), parse(JSON.parse)];
+
+/** The System One route's body: up to `bytes`, every object keeping its key order (json/key-order.ts). */
+export const orderedJsonBody = (bytes: number): MiddlewareHandler<AppEnv>[] => [limit(bytes), parse(parseKeepingOrder)];

@@ -3,6 +3,7 @@ import { accessLog, stdoutLog, type LogLine } from '../http/access-log.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed, notFound, onError } from '../http/errors.js';
 import { requestContext } from '../http/request-context.js';
+import { requestId } from '../http/request-id.js';
 import { accountRoutes } from '../http/routes/account.js';
 import { decisionRoutes } from '../http/routes/decisions.js';
 import { systemOneRoutes } from '../http/routes/systemone.js';
@@ -33,6 +34,7 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? stdoutLog();
   const app = new Hono<AppEnv>();
+  app.use('*', requestId());
   app.use('*', accessLog(log));
   app.use('*', requestContext({ trustProxy: options.trustProxy ?? false, publicUrl: options.publicUrl ?? null }));
   app.onError(onError(log));
@@ -44,7 +46,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/', mcpRoutes({ service: options.service, trustProxy: options.trustProxy ?? false, log }));
   if (options.web) app.route('/', webRoutes(options.service, options.web));
 
-  const openapi = JSON.stringify(openApiDocument());
+  const openapi = JSON.stringify(openApiDocument(options.publicUrl ?? null));
   app.get('/openapi.json', (c) => c.body(openapi, 200, { 'Content-Type': 'application/json' }));
   app.all('/openapi.json', methodNotAllowed(['GET']));
   return app;

@@ -4,6 +4,7 @@ import { PASS_COOKIE_SCHEME, webPaths } from '../web/openapi.js';
 import { DecisionRequest, DecisionResponse, KeyRevoked, Metrics, Usage } from '../contract/index.js';
 import { ModelList, SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
 import { bodyFailures, decisionFailures, failure, json } from '../http/openapi-parts.js';
+import { systemOneFailures, systemOneUnauthorized } from '../http/openapi-systemone.js';
 
 const idempotencyKeyHeader = z.object({
   'idempotency-key': z
@@ -24,10 +25,17 @@ const paidFailures = {
   ...decisionFailures,
 };
 
-/** The OpenAPI document, generated from the contract's zod schemas (never written by hand). */
-export function openApiDocument(): ReturnType<typeof createDocument> {
+/**
+ * The OpenAPI document, generated from the contract's zod schemas (never written by
+ * hand). Every operation has an `operationId` (a generated client's method names) and
+ * says its security, `[]` where none is needed; `servers` is DECIDE_PUBLIC_URL when the
+ * operator set one, else this server, wherever the document was fetched from.
+ */
+export function openApiDocument(publicUrl: string | null = null): ReturnType<typeof createDocument> {
   return createDocument({
     openapi: '3.1.0',
+    servers: [{ url: publicUrl ?? '/', description: publicUrl ? 'This service' : 'The server this document was fetched from' }],
+    security: [{ bearer: [] }],
     info: {
       title: 'Structured Decision API',
       version: '1.0.0',
@@ -41,6 +49,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
     paths: {
       '/v1/decisions': {
         post: {
+          operationId: 'createDecision',
           summary: 'Make a structured decision',
           security: [{ bearer: [] }],
           requestParams: { header: idempotencyKeyHeader },
@@ -53,6 +62,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       },
       '/v1/usage': {
         get: {
+          operationId: 'getUsage',
           summary: "Today's free allowance and the linked pass's balance",
           security: [{ bearer: [] }],
           responses: { '200': { description: 'Usage record', ...json(Usage) }, '401': unauthorized },
@@ -60,12 +70,15 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       },
       '/v1/metrics': {
         get: {
+          operationId: 'getMetrics',
           summary: 'Measured processing times for the current UTC day',
+          security: [],
           responses: { '200': { description: 'Metrics record', ...json(Metrics) } },
         },
       },
       '/v1/key': {
         delete: {
+          operationId: 'revokeKey',
           summary: 'Revoke the key used to authenticate',
           security: [{ bearer: [] }],
           responses: { '200': { description: 'Key revoked', ...json(KeyRevoked) }, '401': unauthorized },
@@ -73,24 +86,27 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       },
       '/v1/systemone': {
         post: {
+          operationId: 'systemOne',
           summary: 'Answer System One questions about a state (each question one standard decision)',
           description:
             'The System One wire format, as its clients send it. Each question costs what a standard decision costs, ' +
-            'all reserved up front; a question the engine could not answer is left out of `answers` and not charged.',
+            'all reserved up front; every question is answered, or the request fails whole and costs nothing. ' +
+            "Failures are in the format's shapes: 422 `{ detail: [{ loc, msg, type }] }`, else `{ detail: { error_type, message, x_code } }`.",
           security: [{ bearer: [] }],
           requestParams: { header: idempotencyKeyHeader },
           requestBody: { required: true, ...json(SystemOneRequest) },
           responses: {
-            '200': { description: 'One answer per question answered', ...json(SystemOneResponse) },
-            ...paidFailures,
+            '200': { description: 'One answer per question, in request order', ...json(SystemOneResponse) },
+            ...systemOneFailures,
           },
         },
       },
       '/v1/models': {
         get: {
+          operationId: 'listModels',
           summary: 'The model this server answers System One requests with',
           security: [{ bearer: [] }],
-          responses: { '200': { description: 'Model cards', ...json(ModelList) }, '401': unauthorized },
+          responses: { '200': { description: 'Model cards', ...json(ModelList) }, '401': systemOneUnauthorized },
         },
       },
       ...webPaths(),

@@ -35,6 +35,8 @@ export interface PaidWork<R, T> {
   route: string;
   /** The parsed request: a retry with the same Idempotency-Key must send the same. */
   request: unknown;
+  /** What that sameness is judged on, when `JSON.stringify({ route, request })` would miss part of its meaning (key order). */
+  fingerprint?: string;
   depth: Depth;
   /** Standard decisions it costs (one per question), reserved together; 1 by default. */
   units?: number;
@@ -42,6 +44,8 @@ export interface PaidWork<R, T> {
   run(signal: AbortSignal): Promise<{ made: T; units: number }>;
   /** The answer, once the commit knows what it charged: synchronous, and must not throw. */
   respond(made: T, settled: Settled): R;
+  /** The answer's JSON, when `JSON.stringify` would not write it as meant (key order); must not throw. */
+  serialize?(response: R): string;
 }
 
 export interface PaidAnswer<R> {
@@ -91,8 +95,8 @@ export class PaidRequests {
     const idem = context.idempotencyKey;
     if (idem !== undefined) {
       // Decisions hash their request alone, as they always have, so answers kept before stay replayable.
-      const hashed = work.route === 'decisions' ? work.request : { route: work.route, request: work.request };
-      const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
+      const hashed = work.fingerprint ?? JSON.stringify(work.route === 'decisions' ? work.request : { route: work.route, request: work.request });
+      const requestHash = createHash('sha256').update(hashed).digest('hex');
       const begun = await store.idempotency.begin(context.caller.keyId, idem, requestHash, this.options.clock());
       if (begun.state === 'replay') return { response: JSON.parse(begun.body), json: begun.body, replayed: true };
       if (begun.state === 'mismatch') {
@@ -173,7 +177,7 @@ export class PaidRequests {
           timing: { processingMs, averageMsToday: api.meanMs, samplesToday: api.samples === 0 ? null : api.samples },
           evaluatedAt: clock().toISOString(),
         });
-        json = JSON.stringify(response);
+        json = work.serialize ? work.serialize(response) : JSON.stringify(response);
         return json;
       },
     };

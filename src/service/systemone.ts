@@ -1,9 +1,10 @@
-import { entryText, type SystemOneAnswer, type SystemOneQuestion, type SystemOneRequest, type SystemOneResponse } from '../contract/systemone.js';
+import { type Content, contentText, type SystemOneAnswer, type SystemOneQuestion, type SystemOneRequest, type SystemOneResponse } from '../contract/systemone.js';
 import { askEach, type EachRead, type OwnQuestion } from '../decision/ask-each.js';
 import type { Debias } from '../decision/debias.js';
-import { expectedLevel, peakConfidence, type Reading, topIndex } from '../decision/outcome.js';
+import { expectedLevel, peakConfidence, type Reading, round4, topIndex } from '../decision/outcome.js';
 import type { Temperatures } from '../decision/temperature.js';
 import type { Engine, Question } from '../engine/engine.js';
+import { keysInOrder, orderedObject, stringifyInOrder } from '../json/key-order.js';
 import type { PaidWork } from './paid.js';
 
 /** What a question without instructions asks. */
@@ -15,72 +16,91 @@ const UNSAID: Record<Question['type'], string> = {
 
 /**
  * A System One request as paid work: every question is one standard decision, all
- * reserved together; those the engine answers are charged, the rest given back. The
- * engine reads the caller's own wording (cleaned as every text of a decision is);
- * the answers carry the caller's own labels, spelled as sent.
+ * reserved together, and every one answered or the request fails whole, charged
+ * nothing. The engine reads the caller's own wording (cleaned as every text of a
+ * decision is), options and questions in the order the caller wrote them; the answer
+ * carries the caller's own ids and option names, spelled and ordered as sent.
+ *
+ * `request` must be the body as parsed by json/key-order.ts (validated, not a copy):
+ * its objects carry the order they were written in, which a copy would lose.
  */
 export function systemOneWork(
   request: SystemOneRequest,
   engine: Engine,
   options: { debias: Debias; temperatures: Temperatures },
 ): PaidWork<SystemOneResponse, EachRead> {
-  const own = new Map(Object.entries(request.questions).map(([name, q]) => [name, engineQuestion(q)]));
+  const ids = keysInOrder(request.questions);
+  const own = new Map(ids.map((id) => [id, engineQuestion(request.questions[id])]));
+  // What the answer depends on, in the order written: a retry with its options reordered asks something else.
+  const fingerprint = stringifyInOrder({ route: 'systemone', model: request.model, state: request.state, questions: request.questions });
   return {
     route: 'systemone',
     request,
+    fingerprint,
     depth: 'standard',
-    units: own.size,
+    units: ids.length,
     async run(signal) {
-      const read = await askEach(entryText(request.state), own, engine, { signal, ...options });
-      // Nothing answered is nothing served: the request fails, as the engine did, and costs nothing.
-      if (read.readings.size === 0) throw read.unanswered.values().next().value;
-      return { made: read, units: read.readings.size };
+      const read = await askEach(contentText(request.state), own, engine, { signal, ...options });
+      return { made: read, units: ids.length };
     },
     respond: (read) => ({
       model: engine.model,
-      answers: Object.fromEntries(
-        Object.entries(request.questions).flatMap(([name, question]) => {
-          const reading = read.readings.get(name);
-          return reading ? [[name, answerOf(question, reading)]] : [];
-        }),
-      ),
+      answers: orderedObject(ids.map((id) => [id, answerOf(request.questions[id], own.get(id)!, read.readings.get(id)!)])),
       // Decide reads distributions and writes nothing: no output tokens.
       usage: { input_tokens: read.inputTokens ?? 0, output_tokens: 0 },
     }),
+    serialize: stringifyInOrder,
   };
 }
 
 /** The question as the engine is asked it, and the labels its answer is read under. */
 function engineQuestion(q: SystemOneQuestion): OwnQuestion {
-  const instructions = entryText(q.instructions) || UNSAID[q.type];
+  const instructions = contentText(q.instructions) || UNSAID[q.type];
   switch (q.type) {
     case 'noul':
       return {
-        question: { type: 'noul', instructions, criteria: { true: entryText(q.criteria?.true) || null, false: entryText(q.criteria?.false) || null } },
+        question: { type: 'noul', instructions, criteria: { true: contentText(q.criteria?.true) || null, false: contentText(q.criteria?.false) || null } },
         labels: [],
       };
     case 'choice': {
-      const labels = Object.keys(q.criteria);
-      const criteria = labels.map((label) => ({ label: entryText(label), description: entryText(q.criteria[label]) || null }));
+      const labels = keysInOrder(q.criteria);
+      const criteria = labels.map((label) => ({ label: contentText(label), description: contentText(q.criteria[label]) || null }));
       return { question: { type: 'choice', instructions, criteria }, labels };
     }
     case 'score':
-      // A level without a description is shown as its number, all there is to tell it by.
       return {
-        question: { type: 'score', instructions, criteria: q.criteria.map((level, i) => entryText(level) || String(i)) },
+        question: { type: 'score', instructions, criteria: q.criteria.map(levelText) },
         labels: q.criteria.map((_, i) => String(i)),
       };
   }
 }
 
-/** A reading in the format's answer: probabilities as read, the leader, and how sure. */
-function answerOf(question: SystemOneQuestion, reading: Reading): SystemOneAnswer {
+/** A level without a description is shown as its number, all there is to tell it by. */
+const levelText = (level: Content, i: number) => contentText(level) || String(i);
+
+/** A reading in the format's answer: probabilities as read, in request order, the leader, and how sure. */
+function answerOf(question: SystemOneQuestion, own: OwnQuestion, reading: Reading): SystemOneAnswer {
   if (reading.mode === 'noul') return { type: 'noul', noul: reading.yes };
-  const probabilities = Object.fromEntries(reading.labels.map((label, i) => [label, reading.p[i]]));
-  const confidence = peakConfidence(Math.max(...reading.p), reading.p.length);
+  const probabilities = orderedObject(own.labels.map((label, i) => [label, reading.p[i]]));
   if (question.type === 'score') {
-    const legend = Object.fromEntries(question.criteria.map((level, i) => [String(i), level]));
-    return { type: 'score', score: expectedLevel(reading.p), confidence, legend, probabilities };
+    // The level as sent; one sent as null, as the number it was shown as (the format's legend has no null).
+    const legend = orderedObject(question.criteria.map((level, i) => [String(i), level ?? String(i)]));
+    return { type: 'score', score: expectedLevel(reading.p), confidence: spreadConfidence(reading.p), legend, probabilities };
   }
-  return { type: 'choice', choice: reading.labels[topIndex(reading.p)], confidence, probabilities };
+  return { type: 'choice', choice: own.labels[topIndex(reading.p)], confidence: peakConfidence(Math.max(...reading.p), reading.p.length), probabilities };
+}
+
+/**
+ * A score's confidence as the format's reference defines it, by distance: how far the
+ * probability lies from the likeliest level (Σ pᵢ·|i − mode|), against how far it
+ * lies from the middle when it is spread evenly; 1 when certain, 0 (never below) when
+ * as spread as uniform. Unlike the choice formula it counts a neighbouring level as
+ * a smaller miss than a distant one, as befits levels in order.
+ */
+export function spreadConfidence(p: readonly number[]): number {
+  const k = p.length;
+  const mode = topIndex(p);
+  const spread = p.reduce((sum, pi, i) => sum + pi * Math.abs(i - mode), 0);
+  const uniform = p.reduce((sum, _, i) => sum + Math.abs(i - (k - 1) / 2), 0) / k;
+  return round4(Math.max(0, 1 - spread / uniform));
 }

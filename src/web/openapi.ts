@@ -33,7 +33,9 @@ export function webPaths(): ZodOpenApiPathsObject {
   return {
     '/v1/pass': {
       post: {
+        operationId: 'createPass',
         summary: 'Verify this browser once and get its pass (sets the pass cookie)',
+        security: [],
         requestBody: { required: false, ...json(PassCreate) },
         responses: {
           '200': { description: 'The browser already holds a valid pass: not verified again', ...json(PassRecord) },
@@ -50,6 +52,7 @@ export function webPaths(): ZodOpenApiPathsObject {
         },
       },
       get: {
+        operationId: 'getPass',
         summary: "The pass's balance, its keys and today's free use",
         security,
         responses: { '200': { description: 'Pass record', ...json(PassRecord) }, '401': noPass, '403': foreign },
@@ -57,6 +60,7 @@ export function webPaths(): ZodOpenApiPathsObject {
     },
     '/v1/keys': {
       post: {
+        operationId: 'createKey',
         summary: "Create a key linked to the browser's pass (2 per IP per UTC day); the key is shown this once",
         security,
         responses: {
@@ -72,6 +76,7 @@ export function webPaths(): ZodOpenApiPathsObject {
     },
     '/v1/keys/{id}': {
       delete: {
+        operationId: 'deletePassKey',
         summary: "Revoke one of the pass's keys",
         security,
         requestParams: { path: z.object({ id: z.string().meta({ description: 'The key id, from GET /v1/pass.' }) }) },
@@ -85,6 +90,7 @@ export function webPaths(): ZodOpenApiPathsObject {
     },
     '/v1/web/decisions': {
       post: {
+        operationId: 'createWebDecision',
         summary: "A decision from the pass page, paid by one of the pass's keys (counted as web)",
         security,
         requestBody: { required: true, ...json(WebDecisionRequest) },

@@ -15,8 +15,7 @@ export interface ConformanceSubject {
   /**
    * The option labels of each choice question the engine has sent so far, in the order
    * it presented them, with the question's instructions. Leave it out when what the
-   * engine sends cannot be seen (a model in-process) or cannot keep the order (the
-   * systemone wire: an object, where integer-like keys come first).
+   * engine sends cannot be seen (a model in-process).
    */
   presentedChoices?(): Array<{ instructions: string; labels: string[] }>;
   /** Makes every call from now on slow (a fake hangs), so that an abort lands mid-call. */
@@ -34,6 +33,11 @@ export interface ConformanceOptions {
   skip?: boolean;
   /** …and what it needs, said in the table's title. */
   needs?: string;
+  /**
+   * Why the engine cannot yet answer the format's largest questions (255 options, 10
+   * levels); that one test is then skipped, saying so. Every engine should, in time.
+   */
+  largestPending?: string;
 }
 
 const STATE = 'The service handles 40 requests a second.\nThe team knows SQL well.\nA backup runs nightly.';
@@ -57,6 +61,13 @@ const yearReversed: ChoiceQuestion = {
   criteria: [...year.criteria].reverse(),
 };
 const risk: ScoreQuestion = { type: 'score', instructions: 'How risky is the change?', criteria: ['low', 'medium', 'high'] };
+/** The format's largest questions: 255 options (integer-like names among them) and 10 levels. */
+const queue: ChoiceQuestion = {
+  type: 'choice',
+  instructions: 'Which queue should the change go through?',
+  criteria: Array.from({ length: 255 }, (_, i) => ({ label: i % 50 === 7 ? String(2000 - i) : `queue ${i + 1}`, description: i === 0 ? 'the default' : null })),
+};
+const urgency: ScoreQuestion = { type: 'score', instructions: 'How urgent is the change?', criteria: Array.from({ length: 10 }, (_, i) => `urgency ${i}`) };
 
 function expectDistribution(values: number[]): void {
   for (const p of values) {
@@ -147,6 +158,17 @@ export function describeEngineConformance(name: string, options: ConformanceOpti
         expect(presented(yearReversed.instructions)).toEqual(['later', '1999', '2025']);
       }
     });
+
+    it.skipIf(options.largestPending !== undefined)(
+      `answers the format's largest questions: a choice of 255 options and a score of 10 levels${options.largestPending ? ` (pending: ${options.largestPending})` : ''}`,
+      async () => {
+        const reply = await ask({ queue, urgency });
+        expectChoice(reply.answers.queue, queue);
+        expectScore(reply.answers.urgency, urgency);
+        const shown = presented(queue.instructions);
+        if (shown) expect(shown).toEqual(queue.criteria.map((o) => o.label));
+      },
+    );
 
     it('reports inputTokens as a number or null', async () => {
       const reply = await ask({ risk });

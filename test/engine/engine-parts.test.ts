@@ -3,16 +3,25 @@ import { Deadline } from '../../src/engine/deadline.js';
 import { normalise } from '../../src/engine/distribution.js';
 import { EngineError } from '../../src/engine/engine.js';
 import { parseRetryAfter, statusFailure, withoutKey } from '../../src/engine/http-failures.js';
-import { digitLabels, labelDistribution, labelMasses, letterLabels } from '../../src/engine/labels.js';
+import { labelDistribution, labelMasses, letterLabels, levelLabels } from '../../src/engine/labels.js';
 import { answerFromLabels, noulPresentsNoFirst, renderQuestion } from '../../src/engine/prompt.js';
 import { failureOf, ln } from './helpers.js';
 
 describe('labels', () => {
-  it('letters and digits in order, with a bound', () => {
+  it('letters in order, then two letters as spreadsheet columns do, up to IU for 255', () => {
     expect(letterLabels(3)).toEqual(['A', 'B', 'C']);
-    expect(digitLabels(3)).toEqual(['1', '2', '3']);
-    expect(() => letterLabels(27)).toThrow(/26/);
-    expect(() => digitLabels(10)).toThrow(/9/);
+    const many = letterLabels(255);
+    expect(many.slice(24, 29)).toEqual(['Y', 'Z', 'AA', 'AB', 'AC']);
+    expect(many.slice(50, 53)).toEqual(['AY', 'AZ', 'BA']);
+    expect(many.at(-1)).toBe('IU');
+    expect(new Set(many).size).toBe(255);
+  });
+
+  it('levels as single digits: 1 to k, and 0 to 9 for ten levels', () => {
+    expect(levelLabels(3)).toEqual(['1', '2', '3']);
+    expect(levelLabels(9).at(-1)).toBe('9');
+    expect(levelLabels(10)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    expect(() => levelLabels(11)).toThrow(/at most 10 levels, got 11/);
   });
 
   it('folds tokens by trimming and case, and sums duplicates', () => {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { parseKeepingOrder } from '../../src/json/key-order.js';
 import { scaled } from '../support/time.js';
 
 /**
@@ -118,7 +119,8 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     const text = Buffer.concat(chunks).toString('utf8');
     let body: any = text;
     try {
-      body = JSON.parse(text);
+      // Objects keep the order they were sent in (keysInOrder), as a server reading them would see it.
+      body = parseKeepingOrder(text);
     } catch {
       // recorded raw
     }

@@ -137,8 +137,10 @@ export function userText(body: any): string {
   return messageText(body, 'user');
 }
 
-const SECTION = /^(Options|Levels|Answers):$/;
+const SECTION = /^(Options|Levels|Answers|Groups):$/;
 const OPTION = /^- ([^:\s]+)(?:: (.*))?$/;
+const GROUP = /^- ([A-Z]+):$/;
+const MEMBER = /^ {2}- (.*)$/;
 
 function lastSection(body: any): { lines: string[]; at: number } {
   const lines = userText(body).split('\n');
@@ -156,6 +158,8 @@ function lastSection(body: any): { lines: string[]; at: number } {
 export function offeredOptions(body: any): Array<{ label: string; text: string }> {
   const { lines, at } = lastSection(body);
   if (at < 0) return [];
+  // A grouped choice's group question: the groups are its options, their members joined as their text.
+  if (lines[at] === 'Groups:') return offeredGroups(body).map((g) => ({ label: g.label, text: g.members.join(' | ') }));
   const options: Array<{ label: string; text: string }> = [];
   for (const line of lines.slice(at + 1)) {
     const match = OPTION.exec(line);
@@ -163,6 +167,24 @@ export function offeredOptions(body: any): Array<{ label: string; text: string }
     options.push({ label: match[1], text: match[2] ?? '' });
   }
   return options;
+}
+
+/**
+ * The groups of a grouped choice's group question (src/engine/grouped.ts), in order:
+ * `{ label: 'A', members: ['approve — the plan is funded', 'reject'] }`; none for any other prompt.
+ */
+export function offeredGroups(body: any): Array<{ label: string; members: string[] }> {
+  const { lines, at } = lastSection(body);
+  if (at < 0 || lines[at] !== 'Groups:') return [];
+  const groups: Array<{ label: string; members: string[] }> = [];
+  for (const line of lines.slice(at + 1)) {
+    const group = GROUP.exec(line);
+    const member = MEMBER.exec(line);
+    if (group) groups.push({ label: group[1], members: [] });
+    else if (member && groups.length > 0) groups.at(-1)!.members.push(member[1]);
+    else break;
+  }
+  return groups;
 }
 
 export function offeredLabels(body: any): string[] {
@@ -173,7 +195,7 @@ export function offeredLabels(body: any): string[] {
 export function questionKind(body: any): 'choice' | 'score' | 'noul' | undefined {
   const { lines, at } = lastSection(body);
   const header = at < 0 ? undefined : lines[at];
-  return header === 'Options:' ? 'choice' : header === 'Levels:' ? 'score' : header === 'Answers:' ? 'noul' : undefined;
+  return header === 'Options:' || header === 'Groups:' ? 'choice' : header === 'Levels:' ? 'score' : header === 'Answers:' ? 'noul' : undefined;
 }
 
 /** The question's instructions, as the prompt states them. */
@@ -209,4 +231,21 @@ export function byOptionText(body: any, probabilities: Record<string, number>): 
     out[option.label] = p;
   }
   return out;
+}
+
+/**
+ * A model that holds `probabilities` over a choice's options (keyed by option name) and
+ * answers any prompt of it consistently: a plain question with the probabilities of
+ * the options it offers, renormalised; a grouped choice's group question with each
+ * group's sum. As token probabilities for `labels`.
+ */
+export function choiceByName(body: any, probabilities: Record<string, number>): Record<string, number> {
+  const name = (text: string) => Object.keys(probabilities).find((key) => text === key || text.startsWith(`${key} — `));
+  const groups = offeredGroups(body);
+  const masses: Array<[string, number]> =
+    groups.length > 0
+      ? groups.map((g) => [g.label, g.members.reduce((sum, m) => sum + (probabilities[name(m) ?? ''] ?? 0), 0)])
+      : offeredOptions(body).map((o) => [o.label, probabilities[name(o.text) ?? ''] ?? 0]);
+  const total = masses.reduce((sum, [, m]) => sum + m, 0);
+  return Object.fromEntries(masses.map(([label, m]) => [label, m / total]));
 }

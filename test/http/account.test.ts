@@ -130,7 +130,16 @@ describe('GET /openapi.json', () => {
       expect(schemas[id].properties.mode.const).toBe(mode);
       expect(schemas[id].properties.result.required).toContain(result);
     }
-    expect(doc.paths['/v1/metrics'].get.security).toBeUndefined();
+    // Every operation named and its security stated: none needed where it says [].
+    expect(doc.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/v1/metrics'].get.security).toEqual([]);
+    expect(doc.paths['/v1/pass'].post.security).toEqual([]);
     expect(doc.paths['/v1/usage'].get.security).toEqual([{ bearer: [] }]);
+    const operations = Object.values<any>(doc.paths).flatMap((path) => Object.values<any>(path));
+    for (const operation of operations) expect(operation.security, operation.summary).toBeDefined();
+    const ids = operations.map((o) => o.operationId);
+    expect(ids.every((id) => /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
   });
 });

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import { DecisionResponse, ErrorBody, KeyCreated, KeyRevoked, Metrics, PassRecord, Usage } from '../../src/contract/index.js';
 import { ModelList, SystemOneResponse } from '../../src/contract/systemone.js';
+import { SystemOneError, SystemOneValidationError } from '../../src/contract/systemone-errors.js';
 
 /** What a 200 of each route must look like: every answer the suite receives is checked. */
 const SUCCESS: Record<string, z.ZodType> = {
@@ -21,6 +22,9 @@ const SUCCESS: Record<string, z.ZodType> = {
 
 /** The browser's pages and their assets: HTML (or a static file), not the API's JSON. */
 const PAGES = /^\/(pass)?$|^\/assets\//;
+
+/** The System One format's routes, which answer failures in that format's shapes. */
+const FORMAT_ROUTES = new Set(['/v1/systemone', '/v1/models']);
 
 /** The route a path belongs to, for the table above. */
 const routeOf = (path: string) => path.replace(/^\/v1\/keys\/[^/?]+/, '/v1/keys/{id}');
@@ -60,6 +64,9 @@ export async function call(base: string, method: string, path: string, options: 
 }
 
 export function validate(method: string, path: string, status: number, body: unknown, headers: Record<string, string>) {
+  // Every answer names its request (src/http/request-id.ts); the System One routes also as that format's SDKs read it.
+  expect(headers['x-request-id'], `${method} ${path}: X-Request-Id`).toMatch(/^req_[0-9a-f]{32}$/);
+  if (FORMAT_ROUTES.has(path)) expect(headers['x-typesafe-request-id']).toBe(headers['x-request-id']);
   if (path === '/openapi.json' && status === 200) return;
   if (PAGES.test(path) && status === 200) {
     if (!path.startsWith('/assets/')) {
@@ -76,7 +83,8 @@ export function validate(method: string, path: string, status: number, body: unk
     return;
   }
   expect(headers['content-type']).toMatch(/^application\/json/);
-  const result = ErrorBody.safeParse(body);
+  const shape = FORMAT_ROUTES.has(path) ? (status === 422 ? SystemOneValidationError : SystemOneError) : ErrorBody;
+  const result = shape.safeParse(body);
   expect(result.error, `${method} ${path} ${status} error body outside the contract`).toBeUndefined();
   if (status === 429 || status === 503) expect(Number(headers['retry-after'])).toBeGreaterThan(0);
 }

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { factsText, offeredOptions, questionText } from '../fakes/openai-fake.js';
+import { choiceByName, factsText, offeredGroups, offeredOptions, questionText } from '../fakes/openai-fake.js';
 import { tokens } from '../support/scripts.js';
 import { startWithOpenAI, type Running, type StartOptions } from '../support/service.js';
 
 const STATE = 'The invoice was paid twice. The customer wrote three times this week.';
 
-describe('POST /v1/systemone and GET /v1/models on the HTTP API', () => {
+describe('POST /v1/systemone: requests as the format allows them', () => {
   let svc: Running;
   afterEach(() => svc?.close());
   async function start(options: StartOptions = {}) {
@@ -13,54 +13,108 @@ describe('POST /v1/systemone and GET /v1/models on the HTTP API', () => {
     return (await svc.newKey()).key;
   }
   const ask = (key: string, json: unknown, headers: Record<string, string> = {}) => svc.call('POST', '/v1/systemone', { key, json, headers });
+  /** JSON text as written, for key orders no JavaScript object could hold. */
+  const askText = (key: string, raw: string) => svc.call('POST', '/v1/systemone', { key, raw, headers: { 'content-type': 'application/json' } });
   const usage = async (key: string) => (await svc.call('GET', '/v1/usage', { key })).body;
+  const nouls = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { type: 'noul' }]));
+  const options = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`Queue ${i + 1}`, null]));
 
-  it('refuses a bad request with a 400 naming the question and the field, before anything is charged or asked', async () => {
+  it('refuses a bad request with 422 {detail: [{loc, msg, type}]} locating every problem, before anything is charged or asked', async () => {
     const key = await start();
-    const cases: [unknown, string][] = [
-      [{ state: STATE, questions: { topic: { type: 'choice', criteria: { only: null } } } }, 'questions.topic.criteria: must hold 2 to 20 labels (got 1)'],
-      [{ state: STATE, questions: { topic: { type: 'choice', criteria: { Billing: null, 'BILLING\u200b': null } } } }, 'questions.topic.criteria.BILLING\u200b: must be distinct'],
-      [{ state: STATE, questions: { level: { type: 'score', criteria: Array(10).fill('x') } } }, 'questions.level.criteria: must hold 2 to 9 levels'],
-      [{ state: STATE, questions: { q: { type: 'yesno' } } }, 'questions.q.type: must be one of noul, choice, score'],
-      [{ state: STATE, questions: { q: { type: 'noul', critera: {} } } }, 'questions.q.critera: not allowed here'],
-      [{ state: STATE, questions: {} }, 'questions: must hold 1 to 32 questions (got 0)'],
-      [{ state: STATE, questions: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`q${i}`, { type: 'noul' }])) }, 'questions: must hold 1 to 32 questions (got 33)'],
-      [{ state: 'x'.repeat(16_001), questions: { q: { type: 'noul' } } }, 'state: must be at most 16000 characters as text (got 16001)'],
-      [{ questions: { q: { type: 'noul' } } }, 'state: '],
-      [{ state: STATE, questions: { q: { type: 'noul', instructions: { long: 'y'.repeat(2_000) } } } }, 'questions.q.instructions: must be at most 2000 characters as text'],
+    const cases: [unknown, (string | number)[], string, string][] = [
+      [{ state: STATE, questions: { topic: { type: 'choice', criteria: { only: null } } } }, ['body', 'questions', 'topic', 'criteria'], 'must hold 2 to 255 options (got 1)', 'value_error'],
+      [{ state: STATE, questions: { topic: { type: 'choice', criteria: options(256) } } }, ['body', 'questions', 'topic', 'criteria'], 'must hold 2 to 255 options (got 256)', 'value_error'],
+      [{ state: STATE, questions: { topic: { type: 'choice', criteria: { Billing: null, 'BILLING\u200b': null } } } }, ['body', 'questions', 'topic', 'criteria', 'BILLING\u200b'], 'must be distinct', 'value_error'],
+      [{ state: STATE, questions: { level: { type: 'score', criteria: Array(11).fill('x') } } }, ['body', 'questions', 'level', 'criteria'], 'must hold 2 to 10 levels', 'too_long'],
+      [{ state: STATE, questions: { level: { type: 'score', criteria: { 0: 'low', 1: 'high' } } } }, ['body', 'questions', 'level', 'criteria'], 'expected array', 'array_type'],
+      [{ state: STATE, questions: { q: { type: 'yesno' } } }, ['body', 'questions', 'q', 'type'], 'must be one of noul, choice, score', 'union_tag_invalid'],
+      [{ state: STATE, questions: { q: { type: 'noul', critera: {} } } }, ['body', 'questions', 'q', 'critera'], 'not allowed here', 'extra_forbidden'],
+      [{ state: STATE, questions: {} }, ['body', 'questions'], 'must hold 1 to 64 questions (got 0)', 'value_error'],
+      [{ state: STATE, questions: nouls(65) }, ['body', 'questions'], 'must hold 1 to 64 questions (got 65)', 'value_error'],
+      [{ state: STATE, questions: { '': { type: 'noul' } } }, ['body', 'questions', ''], "a question's id must not be empty", 'value_error'],
+      [JSON.parse('{"state": "x", "questions": {"__proto__": {"type": "noul"}}}'), ['body', 'questions', '__proto__'], '"__proto__" cannot be a question id here', 'value_error'],
+      [{ state: 'x'.repeat(16_001), questions: { q: { type: 'noul' } } }, ['body', 'state'], 'must be at most 16000 characters as text (got 16001)', 'value_error'],
+      [{ state: 7, questions: { q: { type: 'noul' } } }, ['body', 'state'], 'must be text, a JSON object or array, or null', 'union_type'],
+      [{ questions: { q: { type: 'noul' } } }, ['body', 'state'], 'Field required', 'missing'],
+      [{ state: STATE, questions: { q: { type: 'noul', instructions: { long: 'y'.repeat(2_000) } } } }, ['body', 'questions', 'q', 'instructions'], 'must be at most 2000 characters as text', 'value_error'],
     ];
-    for (const [body, field] of cases) {
+    for (const [body, loc, msg, type] of cases) {
       const res = await ask(key, body);
-      expect(res.status, field).toBe(400);
-      expect(res.body.code).toBe('invalid_request');
-      expect(res.body.error).toContain(field);
+      expect(res.status, msg).toBe(422);
+      expect(res.body.detail, msg).toContainEqual({ loc, msg: expect.stringContaining(msg), type });
     }
+    const broken = await askText(key, '{"state": "x", "questions": {,}}');
+    expect(broken.status).toBe(422);
+    expect(broken.body.detail).toEqual([{ loc: ['body', 29], msg: expect.stringMatching(/^the body is not valid JSON: /), type: 'json_invalid' }]);
+    const badKey = await ask(key, { state: STATE, questions: { q: { type: 'noul' } } }, { 'idempotency-key': 'é' });
+    expect(badKey.body.detail).toEqual([{ loc: ['header', 'idempotency-key'], msg: 'must be 1 to 255 printable ASCII characters', type: 'value_error' }]);
     expect(svc.fake.requests).toHaveLength(0);
     expect((await usage(key)).freeUsed).toBe(0);
   });
 
-  it('reads a JSON state compactly, the caller’s own wording and labels, and echoes the labels as sent', async () => {
+  it('takes the format’s whole range: 255 options, 10 levels, 64 questions, any id, any model, structured text, unknown members', async () => {
+    await start();
+    const { key } = await svc.newKey(100);
+    const ids = ['ticket-1', 'q.2', 'with space', '질문', '🎯', ' ', 'constructor', '10', '2', ...Object.keys(nouls(53))];
+    const questions: Record<string, unknown> = Object.fromEntries(ids.map((id) => [id, { type: 'noul' }]));
+    questions.queue = { type: 'choice', instructions: ['Route the ticket.', 'Pick one queue.'], criteria: options(255) };
+    questions.urgency = { type: 'score', instructions: { scale: 'urgency' }, criteria: Array.from({ length: 10 }, (_, i) => ({ level: i })) };
+    expect(Object.keys(questions)).toHaveLength(64);
+    const res = await ask(key, { model: 'jev-latest', state: { ticket: 'Charged twice' }, questions, assets: null, x_trace_id: 'abc' });
+    expect(res.status).toBe(200);
+    // Every id back exactly once, as sent, in the order sent, and nothing else. (This client's
+    // JSON.stringify wrote the integer-like ids first: they are sent, and answered, first.)
+    expect(answerIdsInOrder(res.text)).toEqual(Object.keys(questions));
+    expect(Object.keys(res.body.answers).sort()).toEqual(Object.keys(questions).sort());
+    expect(Object.keys(res.body.answers.queue.probabilities)).toHaveLength(255);
+    expect(Object.keys(res.body.answers.urgency.legend)).toHaveLength(10);
+    expect(res.body.answers.urgency.legend['9']).toEqual({ level: 9 });
+    expect(Number.isInteger(res.body.usage.input_tokens)).toBe(true);
+    expect(res.body.model).toBe('fake-logprobs-1');
+    // 64 standard decisions: the day's 20 free ones, then 44 credits.
+    expect(await usage(key)).toMatchObject({ freeUsed: 20, passCredits: 56 });
+  });
+
+  it('reads a JSON state compactly in the order written, the caller’s own wording, and echoes option names as sent', async () => {
     const key = await start();
-    const state = { ticket: { text: 'Charged twice', customer: 'ACME' }, replies: 3 };
     svc.fake.respond((body) => ({ labels: tokens(body, { 'Billing — payments': 0.8, Technical: 0.2 }) }));
-    const res = await ask(key, {
-      model: 'jev-latest',
-      state,
-      questions: { team: { type: 'choice', instructions: 'Which team handles it?', criteria: { 'Billing\u200b': 'payments', Technical: null } } },
-      metadata: { forwarded: 'by a client' },
-    });
+    const res = await askText(
+      key,
+      `{"state": {"ticket": {"text": "Charged twice", "customer": "ACME"}, "2": "second", "10": "tenth"},
+        "questions": {"team": {"type": "choice", "instructions": "Which team handles it?", "criteria": {"Billing\u200b": "payments", "Technical": null}}}}`,
+    );
     expect(res.status).toBe(200);
     const [request] = svc.fake.requests;
-    expect(factsText(request.body)).toBe(JSON.stringify(state));
+    expect(factsText(request.body)).toBe('{"ticket":{"text":"Charged twice","customer":"ACME"},"2":"second","10":"tenth"}');
     expect(questionText(request.body)).toBe('Which team handles it?');
-    // The engine reads the label without its invisible character; the answer keeps it as sent.
+    // The engine reads the name without its invisible character; the answer keeps it as sent.
     expect(offeredOptions(request.body).map((o) => o.text)).toEqual(['Billing — payments', 'Technical']);
     expect(res.body).toEqual({
       model: 'fake-logprobs-1',
-      answers: { team: { type: 'choice', choice: 'Billing\u200b', confidence: 0.6, probabilities: { 'Billing\u200b': 0.8, Technical: 0.2 } } },
+      answers: { team: { type: 'choice', choice: 'Billing\u200b', confidence: 0.6, probabilities: { 'Billing\u200b': expect.closeTo(0.8, 12), Technical: expect.closeTo(0.2, 12) } } },
       usage: { input_tokens: expect.any(Number), output_tokens: 0 },
     });
-    expect(res.body.answers.team.probabilities['Billing\u200b']).toBeCloseTo(0.8, 12);
+  });
+
+  it('presents options in the order written, integer-like names too, answers in that order, and a tie goes to the first', async () => {
+    const key = await start();
+    svc.fake.respond((body) => ({ labels: choiceByName(body, { b: 0.4, 10: 0.4, 2: 0.2 }) }));
+    const res = await askText(key, `{"state": "${STATE}", "questions": {"pick": {"type": "choice", "criteria": {"b": null, "10": null, "2": null}}}}`);
+    expect(offeredOptions(svc.fake.requests[0].body).map((o) => o.text)).toEqual(['b', '10', '2']);
+    expect(res.text).toMatch(/"probabilities":\{"b":[\d.e-]+,"10":[\d.e-]+,"2":[\d.e-]+\}/);
+    expect(res.body.answers.pick.choice).toBe('b');
+  });
+
+  it('answers a score with the distance-based confidence and its legend; a null level as the number it was shown as', async () => {
+    const key = await start();
+    svc.fake.respond(() => ({ labels: { 1: 0.1, 2: 0.6, 3: 0.3 } }));
+    const res = await ask(key, { state: STATE, questions: { level: { type: 'score', criteria: ['low', null, { high: true }] } } });
+    const { level } = res.body.answers;
+    expect(level.legend).toEqual({ 0: 'low', 1: '1', 2: { high: true } });
+    expect(offeredOptions(svc.fake.requests[0].body).map((o) => o.text)).toEqual(['low', '1', '{"high":true}']);
+    expect(level.score).toBeCloseTo(1.2, 4);
+    // 1 − Σ p·|i − mode| / the uniform spread: 1 − (0.1 + 0.3) / (2/3) = 0.4.
+    expect(level.confidence).toBeCloseTo(0.4, 4);
   });
 
   it('debiases and calibrates each question as configured: one reading per question, in both orders', async () => {
@@ -92,71 +146,19 @@ describe('POST /v1/systemone and GET /v1/models on the HTTP API', () => {
     expect(calibrated.body.answers.paid.noul).toBeCloseTo(Math.sqrt(0.8) / (Math.sqrt(0.8) + Math.sqrt(0.2)), 12);
   });
 
-  it('replays an Idempotency-Key without asking or charging again; another body under it is 422', async () => {
-    const key = await start();
-    const body = { state: STATE, questions: { a: { type: 'noul' }, b: { type: 'noul', instructions: 'Is it urgent?' } } };
-    const first = await ask(key, body, { 'idempotency-key': 'retry-7' });
-    expect(first.status).toBe(200);
-    expect(first.headers.ratelimit).toMatch(/^"free";r=18;t=\d+$/);
-    const again = await ask(key, body, { 'idempotency-key': 'retry-7' });
-    expect(again.status).toBe(200);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.text).toBe(first.text);
-    expect(svc.fake.requests).toHaveLength(2);
-    expect((await usage(key)).freeUsed).toBe(2);
-
-    const other = await ask(key, { ...body, questions: { a: { type: 'noul' } } }, { 'idempotency-key': 'retry-7' });
-    expect(other.status).toBe(422);
-    expect(other.body.code).toBe('idempotency_key_reused');
-    const malformed = await ask(key, body, { 'idempotency-key': 'é' });
-    expect(malformed.body.error).toBe('Idempotency-Key header: must be 1 to 255 printable ASCII characters');
-  });
-
-  it('counts a request as one api sample, logs it as /v1/decisions are, and fails whole and free when the engine is down', async () => {
-    const key = await start();
-    await ask(key, { state: STATE, questions: { a: { type: 'noul' }, b: { type: 'noul', instructions: 'Is it urgent?' } } });
-    const metrics = (await svc.call('GET', '/v1/metrics')).body;
-    expect(metrics.api.samples).toBe(1);
-    expect(metrics.web.samples).toBe(0);
-    const line = svc.logs.map((l) => JSON.parse(l)).find((l) => l.path === '/v1/systemone');
-    expect(line).toMatchObject({ method: 'POST', status: 200, key: expect.stringMatching(/^dcd_api_…/) });
-    expect(JSON.stringify(svc.logs)).not.toContain(key);
-
-    svc.fake.respond(() => ({ status: 503 }));
-    const down = await ask(key, { state: STATE, questions: { a: { type: 'noul' }, b: { type: 'noul', instructions: 'Is it urgent?' } } });
-    expect(down.status).toBe(503);
-    expect(down.body.code).toBe('engine_unavailable');
-    expect((await usage(key)).freeUsed).toBe(2);
-    expect((await svc.call('GET', '/v1/metrics')).body.api.samples).toBe(1);
-  });
-
-  it('lists the model it answers with to a key holder only; other methods are 405', async () => {
-    const key = await start();
-    const models = await svc.call('GET', '/v1/models', { key });
-    expect(models.body.models).toEqual([
-      { name: 'fake-logprobs-1', description: expect.stringContaining("decide's openai engine"), release_date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/) },
-    ]);
-    const anonymous = await svc.call('GET', '/v1/models');
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.headers['www-authenticate']).toBe('Bearer');
-    expect((await svc.call('POST', '/v1/models', { key })).headers.allow).toBe('GET');
-    expect((await svc.call('GET', '/v1/systemone', { key })).headers.allow).toBe('POST');
-    expect((await svc.call('POST', '/v1/systemone', { json: { state: STATE, questions: { a: { type: 'noul' } } } })).status).toBe(401);
-  });
-
-  it('is described in the OpenAPI document, bounds included', async () => {
-    await start();
-    const doc = (await svc.call('GET', '/openapi.json')).body;
-    const post = doc.paths['/v1/systemone'].post;
-    expect(post.security).toEqual([{ bearer: [] }]);
-    expect(Object.keys(post.responses).sort()).toEqual(['200', '400', '401', '402', '409', '413', '415', '422', '429', '502', '503', '504'].sort());
-    expect(post.parameters.map((p: { name: string }) => p.name)).toEqual(['idempotency-key']);
-    const { SystemOneRequest, SystemOneResponse, SystemOneAnswer, ModelList } = doc.components.schemas;
-    expect(SystemOneRequest.required).toEqual(['state', 'questions']);
-    expect(SystemOneResponse.required).toEqual(['model', 'answers', 'usage']);
-    expect(SystemOneAnswer.oneOf.map((a: any) => a.properties.type.const)).toEqual(['noul', 'choice', 'score']);
-    expect(JSON.stringify(SystemOneRequest)).toContain('2 to 9 level descriptions');
-    expect(ModelList.properties.models.items.required).toEqual(['name', 'description', 'release_date']);
-    expect(Object.keys(doc.paths['/v1/models'])).toEqual(['get']);
+  it('reads a many-option question in at most 10 orders under cyclic debiasing, each option in places spread over the list', async () => {
+    const key = await start({ debias: 'cyclic' });
+    const res = await ask(key, { state: STATE, questions: { queue: { type: 'choice', criteria: options(40) } } });
+    expect(res.status).toBe(200);
+    // Ten readings of 40 options, each in 2 groups: a group question and 2 group questions.
+    const firsts = svc.fake.requests.filter((r) => offeredGroups(r.body).length > 0).map((r) => Number(offeredGroups(r.body)[0].members[0].split(' ')[1]));
+    expect(firsts.sort((a, b) => a - b)).toEqual([1, 5, 9, 13, 17, 21, 25, 29, 33, 37]);
+    expect(svc.fake.requests).toHaveLength(30);
   });
 });
+
+/** The answers' ids in the order the JSON text writes them. */
+function answerIdsInOrder(text: string): string[] {
+  const answers = text.slice(text.indexOf('"answers":{') + '"answers":{'.length);
+  return [...answers.matchAll(/(?:^|\},)("(?:[^"\\]|\\.)*"):\{"type"/g)].map((m) => JSON.parse(m[1]) as string);
+}

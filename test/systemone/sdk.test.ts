@@ -74,24 +74,36 @@ describe('the TypeSafe SDK against decide serve', () => {
     expect((await usageOf(server.url, key)).freeUsed).toBe(3);
   });
 
-  it('leaves out a question the engine could not answer, and charges only those answered; none answered is a 502 and free', async () => {
+  it('answers every question or fails whole: a question the engine could not read is a 502 the SDK raises, and nothing is charged', async () => {
     const { server, key } = await serving();
     // Nothing of its mass on the labels: the engine cannot read this question.
     fixture.fake.respond((body) => (questionText(body).includes('unreadable') ? { labels: { The: 1 } } : {}));
     const sdk = client(server.url, key);
-    const { answers } = await sdk.systemOne({
-      state: TICKET,
-      questions: { money: noul('Is it about money?'), lost: noul('An unreadable question?'), team: choice('Who handles it?', { billing: null, support: null }) },
-    });
-    expect(Object.keys(answers).sort()).toEqual(['money', 'team']);
-    expect('lost' in answers).toBe(false);
-    expect((await usageOf(server.url, key)).freeUsed).toBe(2);
-
-    const failed = await sdk.systemOne({ state: TICKET, questions: { lost: noul('An unreadable question?') } }).catch((e: unknown) => e);
+    const failed = await sdk
+      .systemOne({
+        state: TICKET,
+        questions: { money: noul('Is it about money?'), lost: noul('An unreadable question?'), team: choice('Who handles it?', { billing: null, support: null }) },
+      })
+      .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(InternalServerError);
     expect((failed as APIError).status).toBe(502);
-    expect((failed as APIError).message).toMatch(/^502 the decision engine's answer was unusable: openai engine put only 0\.000/);
-    expect((await usageOf(server.url, key)).freeUsed).toBe(2);
+    expect((failed as APIError).message).toMatch(/^502 the decision engine's answer was unusable: question "lost": openai engine put only 0\.000/);
+    expect((failed as APIError).requestId).toMatch(/^req_/);
+    expect((await usageOf(server.url, key)).freeUsed).toBe(0);
+  });
+
+  it('takes the format’s largest questions: 255 options and 10 levels', async () => {
+    const { server, key } = await serving();
+    const queues = Object.fromEntries(Array.from({ length: 255 }, (_, i) => [`queue ${i + 1}`, i === 0 ? 'the default queue' : null]));
+    const levels = ['urgency 0', 'urgency 1', 'urgency 2', 'urgency 3', 'urgency 4', 'urgency 5', 'urgency 6', 'urgency 7', 'urgency 8', 'urgency 9'] as const;
+    const { answers } = await client(server.url, key).systemOne({
+      state: TICKET,
+      questions: { queue: choice('Which queue?', queues), urgency: score('How urgent?', levels) },
+    });
+    expect(Object.keys(answers.queue.probabilities)).toEqual(Object.keys(queues));
+    expect(Object.values(answers.queue.probabilities).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    expect(Object.keys(answers.urgency.probabilities)).toHaveLength(10);
+    expect(answers.urgency.legend).toEqual(Object.fromEntries(levels.map((l, i) => [i, l])));
   });
 
   it("raises the SDK's own errors: AuthenticationError, RateLimitError past the allowance, APIError with the sentence for 402", async () => {

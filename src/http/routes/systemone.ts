@@ -1,30 +1,54 @@
-import { Hono } from 'hono';
-import { invalidRequest } from '../../contract/index.js';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { ServiceError } from '../../contract/index.js';
 import { type ModelList, SYSTEM_ONE_LIMITS, SystemOneRequest } from '../../contract/systemone.js';
+import { FormatValidation, validationIssues } from '../../contract/systemone-errors.js';
 import { utcDay } from '../../service/clock.js';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { methodNotAllowed } from '../errors.js';
 import { idempotencyKeyOf } from '../idempotency-key.js';
-import { jsonBody } from '../json-body.js';
+import { orderedJsonBody } from '../json-body.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
+
+/** Errors on these routes are the format's (contract/systemone-errors.ts), whatever raises them. */
+const formatErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('errorFormat', 'systemone');
+  await next();
+};
+
+/** The Idempotency-Key, refused as the format refuses a bad header: 422, located in the header. */
+function idempotencyKey(c: Parameters<typeof idempotencyKeyOf>[0]): string | undefined {
+  try {
+    return idempotencyKeyOf(c);
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.code !== 'invalid_request') throw error;
+    throw new FormatValidation([{ loc: ['header', 'idempotency-key'], msg: 'must be 1 to 255 printable ASCII characters', type: 'value_error' }]);
+  }
+}
 
 /**
  * decide as a System One provider: `POST /v1/systemone` answers the format's requests
  * with the configured engine, each question paid as one standard decision, and
- * `GET /v1/models` names the one model it answers with. Same keys, same errors.
+ * `GET /v1/models` names the one model it answers with. Same keys as the API; the
+ * format's error shapes and its request-id header.
  */
 export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.post('/v1/systemone', requireKey(service), ...jsonBody, async (c) => {
-    const parsed = SystemOneRequest.safeParse(c.get('body'));
-    if (!parsed.success) throw invalidRequest(parsed.error);
-    const answer = await service.systemOne(parsed.data, {
+  app.use('/v1/systemone', formatErrors);
+  app.use('/v1/models', formatErrors);
+
+  app.post('/v1/systemone', requireKey(service), ...orderedJsonBody(SYSTEM_ONE_LIMITS.bodyBytes), async (c) => {
+    const body = c.get('body');
+    const parsed = SystemOneRequest.safeParse(body);
+    if (!parsed.success) throw new FormatValidation(validationIssues(parsed.error, body));
+    // The body itself, now known to be valid, rather than zod's copy: its objects keep
+    // the order they were written in (json/key-order.ts), which a copy loses.
+    const answer = await service.systemOne(body as SystemOneRequest, {
       caller: c.get('caller'),
       channel: 'api',
       ip: c.get('clientIp'),
-      idempotencyKey: idempotencyKeyOf(c),
+      idempotencyKey: idempotencyKey(c),
       startedAt: c.get('startedAt'),
     });
     const { access } = answer;
@@ -45,7 +69,8 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
         name: service.model,
         description:
           `${service.model}, answered by decide's ${service.engineName} engine: noul, choice (2 to ${SYSTEM_ONE_LIMITS.options} ` +
-          `labels) and score (2 to ${SYSTEM_ONE_LIMITS.levels} levels) questions, each paid as one standard decision.`,
+          `options) and score (2 to ${SYSTEM_ONE_LIMITS.levels} levels) questions, up to ${SYSTEM_ONE_LIMITS.questions} a request, ` +
+          'each paid as one standard decision.',
         release_date: utcDay(service.now()),
       },
     ],

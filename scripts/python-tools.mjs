@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// Installs the Python tools the System One conformance tests run against `decide serve`,
+// from PyPI, into a virtual environment of their own outside the package:
+//
+//   jevcompat, the third-party conformance suite for System One servers (`jevcompat test URL`);
+//   typesafe-sdk, the format's official Python SDK (jevcompat's drop-in check uses it too).
+//
+// For development and CI only: nothing here runs at `npm install`.
+//
+//   npm run tools:python             create the environment and install what is missing
+//   npm run tools:python -- --check  exit 1, saying what is missing, unless both are in place
+//
+// The environment is $DECIDE_PYTHON_TOOLS, else $XDG_CACHE_HOME/decide/python-tools, else
+// ~/.cache/decide/python-tools. test/support/python-tools.ts reads the same place.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** What is installed: jevcompat pinned (a conformance verdict must not move under us); the SDK as jevcompat accepts it. */
+const REQUIREMENTS = ['jevcompat==0.1.1', 'typesafe-sdk>=0.7.1,<0.8'];
+
+function toolsDir(env = process.env) {
+  if (env.DECIDE_PYTHON_TOOLS) return env.DECIDE_PYTHON_TOOLS;
+  const cache = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(cache, 'decide', 'python-tools');
+}
+
+function fail(message) {
+  console.error(`tools:python: ${message}`);
+  process.exit(1);
+}
+
+/** The versions installed in the environment at `dir`, or null when it cannot say. */
+function installed(dir) {
+  const py = path.join(dir, 'bin', 'python');
+  if (!fs.existsSync(py)) return null;
+  const script = 'from importlib.metadata import version\nprint(version("jevcompat"), version("typesafe-sdk"))';
+  try {
+    const [jevcompat, sdk] = execFileSync(py, ['-c', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(' ');
+    return { jevcompat, sdk };
+  } catch {
+    return null;
+  }
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  if (args.some((a) => a !== '--check')) fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: npm run tools:python [-- --check]`);
+  const dir = toolsDir();
+  if (args.includes('--check')) {
+    const versions = installed(dir);
+    if (!versions) fail(`jevcompat and typesafe-sdk are not installed in ${dir} (run npm run tools:python)`);
+    console.log(`tools:python: jevcompat ${versions.jevcompat}, typesafe-sdk ${versions.sdk} in ${dir}`);
+    return;
+  }
+  if (!fs.existsSync(path.join(dir, 'bin', 'python'))) {
+    console.error(`tools:python: python3 -m venv ${dir}`);
+    try {
+      execFileSync('python3', ['-m', 'venv', dir], { stdio: ['ignore', 'inherit', 'inherit'] });
+    } catch {
+      fail('needs python3 with its venv module (apt-get install python3-venv)');
+    }
+  }
+  try {
+    execFileSync(path.join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', ...REQUIREMENTS], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  } catch {
+    fail(`pip could not install ${REQUIREMENTS.join(' ')} (is PyPI reachable?)`);
+  }
+  const versions = installed(dir);
+  if (!versions) fail(`pip ran, but jevcompat and typesafe-sdk cannot be found in ${dir}`);
+  console.log(`jevcompat ${versions.jevcompat}, typesafe-sdk ${versions.sdk}: ${dir}`);
+}
+
+main();
