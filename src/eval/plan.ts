@@ -71,8 +71,7 @@ export function planEval(items: readonly EvalItem[], options: PlanOptions = {}):
     return key;
   };
   // Every item as written first, so a request that is both an item and another
-  // item's variant is reported under the item, and an interrupted run has measured
-  // what matters most.
+  // item's variant is reported under the item.
   const given = items.map((item) => ask(requestOf(item), item.id, 'given'));
   const presentations = items.map((item) =>
     depth === 'stress' ? [] : ordersOf(item, options.permutations ?? PERMUTATIONS, options.noFirst ?? false).map(({ variant, order }) => {
@@ -88,10 +87,12 @@ export function planEval(items: readonly EvalItem[], options: PlanOptions = {}):
     const context = contextWithoutDecisiveFact(item);
     return context === null ? null : ask({ ...requestOf(item), context }, item.id, 'without-fact');
   });
-  return {
-    items: items.map((item, i) => ({ item, given: given[i], presentations: presentations[i], withoutFact: withoutFact[i] })),
-    asks: [...asks.values()],
-  };
+  const plans = items.map((item, i) => ({ item, given: given[i], presentations: presentations[i], withoutFact: withoutFact[i] }));
+  // Asked item by item, each with its other orders and its cut: their prompts share the
+  // question and most of the state, which an engine that keeps what it evaluated last
+  // (the local engine's sequences, a server's prefix cache) then reuses.
+  const order = [...new Set(plans.flatMap((p) => [p.given, ...p.presentations.map((o) => o.key), ...(p.withoutFact === null ? [] : [p.withoutFact])]))];
+  return { items: plans, asks: order.map((key) => asks.get(key)!) };
 }
 
 /**
