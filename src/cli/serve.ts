@@ -1,6 +1,8 @@
 import { envRaw } from '../config/variables.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
+import { ipv6PrefixFromEnv } from '../config/parse.js';
+import { parseTrustProxy, type TrustProxy } from '../http/client-ip.js';
 import { createApp } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
 import { describeLocation, expiryMarginFromEnv, openStore } from '../ledger/open.js';
@@ -29,7 +31,11 @@ export async function serve(flags: ServeFlags) {
   let engineTimeoutMs;
   let expiryMarginMs;
   let web: WebConfig;
+  let trustProxy: TrustProxy;
+  let ipv6Prefix: number;
   try {
+    trustProxy = parseTrustProxy(envRaw(process.env, 'DECIDE_TRUST_PROXY'));
+    ipv6Prefix = ipv6PrefixFromEnv();
     limits = limitsFromEnv();
     engineTimeoutMs = engineTimeoutFromEnv();
     expiryMarginMs = expiryMarginFromEnv();
@@ -78,7 +84,8 @@ export async function serve(flags: ServeFlags) {
   });
   const app = createApp({
     service,
-    trustProxy: envRaw(process.env, 'DECIDE_TRUST_PROXY') === '1',
+    trustProxy,
+    ipv6Prefix,
     publicUrl: web.publicUrl,
     web: { store, verifier: web.verifier, cookieSecret },
   });
