@@ -72,8 +72,10 @@ export class DecisionService {
       clock: this.clock,
       engineTimeoutMs: options.engineTimeoutMs,
       admission: new Admission({
-        slots: options.engine.capacity ?? maxInFlight,
-        queue: options.engine.capacity !== undefined,
+        // A local engine's capacity; else a provider's pool, whose calls beyond it would only wait there.
+        slots: options.engine.capacity ?? options.engine.connections ?? maxInFlight,
+        queue: options.engine.capacity !== undefined || options.engine.connections !== undefined,
+        remote: options.engine.capacity === undefined,
         deadlineMs: options.engineTimeoutMs,
         maxInFlight,
       }),

@@ -47,6 +47,8 @@ export interface StartOptions {
   maxInFlight?: number;
   /** Decisions the engine declares it works on at once, so the service queues in front of it (service/admission.ts). */
   capacity?: number;
+  /** The openai engine's connection pool (64 by default). */
+  connections?: number;
   /** The browser's side: verification `none` and a fresh cookie secret unless given. */
   web?: Partial<Omit<WebOptions, 'store'>>;
   trustProxy?: boolean | TrustProxy;
@@ -116,7 +118,7 @@ function withCapacity(engine: Engine, capacity: number): Engine {
 
 export async function startWithOpenAI(options: StartOptions = {}) {
   const fake = await startOpenAIFake();
-  const engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-logprobs-1' });
+  const engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-logprobs-1', maxConnections: options.connections });
   return start(fake, engine, options);
 }
 
