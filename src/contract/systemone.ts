@@ -83,19 +83,22 @@ const ChoiceOptions = z
     if (labels.length < 2 || labels.length > L.options) {
       ctx.issues.push({ code: 'custom', message: `must hold 2 to ${L.options} options (got ${labels.length})`, input: ctx.value });
     }
-    const seen = new Set<string>();
+    // Compared as the engine sees them (trimmed, NFC, without invisible characters), and case-insensitively.
+    const seen = new Map<string, string>();
     for (const label of labels) {
       const n = codePoints(contentText(label));
+      const same = comparable(contentText(label));
+      const earlier = seen.get(same);
       const problem =
         n === 0
           ? 'an option name must not be empty'
           : n > L.labelChars
             ? `an option name must be at most ${L.labelChars} characters (got ${n})`
-            : seen.has(comparable(label))
-              ? 'must be distinct from the other options (case-insensitively, ignoring invisible characters)'
+            : earlier !== undefined
+              ? `must be distinct from the other options (case-insensitively, ignoring invisible characters and surrounding white space); ${JSON.stringify(label)} repeats ${JSON.stringify(earlier)}`
               : null;
       if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value, path: [label] });
-      seen.add(comparable(label));
+      if (earlier === undefined) seen.set(same, label);
     }
   })
   .meta({
