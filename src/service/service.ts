@@ -151,6 +151,11 @@ export class DecisionService {
     };
   }
 
+  /** Whether the caller's key is active now, in the ledger itself (a revocation through any server counts at once). */
+  async isActive(caller: Caller): Promise<boolean> {
+    return this.store.keys.isActive(caller.keyId);
+  }
+
   async revoke(caller: Caller): Promise<KeyRevoked> {
     const revoked = await this.store.keys.revoke(caller.keyId, this.now());
     // Revoked between authentication and now: the same answer as any unknown key.

@@ -118,15 +118,17 @@ describe('two decide serve processes on one PostgreSQL database', () => {
     }
   });
 
-  it('a key revoked through one server is refused at once by the other, which had looked it up: 401, nothing charged', async () => {
+  it('a key revoked through one server is refused at once by the other on every route, which had looked it up: 401, nothing charged or replayed', async () => {
     const env = openaiEnv(fake.url, 'sk-two-servers');
     const servers = await Promise.all([0, 1].map(() => startServe(['--db', ledger.url], env, scaled(20_000))));
     for (const server of servers) await server.waitForStderr(/^decide: engine /);
     const { key, passId } = await runJson(['key', 'create', '--db', ledger.url]);
     await runJson(['pass', 'fund', '--pass', passId, '--credits', '10', '--db', ledger.url]);
 
-    // The first server looks the key up (and keeps it for a while) serving a decision.
-    expect((await call(servers[0].url, 'POST', '/v1/decisions', { key, json: NOUL })).status).toBe(200);
+    // The first server looks the key up (and keeps it for a while) serving a decision, kept under an Idempotency-Key.
+    const kept = { key, json: NOUL, headers: { 'Idempotency-Key': 'kept-answer' } };
+    expect((await call(servers[0].url, 'POST', '/v1/decisions', kept)).status).toBe(200);
+    expect((await call(servers[0].url, 'GET', '/v1/models', { key })).status).toBe(200);
     const asked = fake.requests.length;
     expect((await call(servers[1].url, 'DELETE', '/v1/key', { key })).status).toBe(200);
 
@@ -139,6 +141,12 @@ describe('two decide serve processes on one PostgreSQL database', () => {
     expect(usage.status).toBe(401);
     expect(usage.body.code).toBe('unauthorized');
     expect((await call(servers[0].url, 'DELETE', '/v1/key', { key })).status).toBe(401);
+    // Every route: the model list and a replay of the kept answer too.
+    const models = await call(servers[0].url, 'GET', '/v1/models', { key });
+    expect(models.status).toBe(401);
+    const replay = await call(servers[0].url, 'POST', '/v1/decisions', kept);
+    expect(replay.status).toBe(401);
+    expect(replay.headers['idempotent-replayed']).toBeUndefined();
 
     // Only the decision before the revocation was charged (free); the credits are untouched.
     expect(await ledger.chargeStates()).toEqual({ committed: 1 });

@@ -5,7 +5,7 @@ import { jsonShapeProblem } from '../../contract/json-shape.js';
 import { FormatValidation, validationIssues } from '../../contract/systemone-errors.js';
 import { utcDay } from '../../service/clock.js';
 import type { DecisionService } from '../../service/service.js';
-import { requireKey } from '../auth.js';
+import { requireKey, UNAUTHORIZED } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { methodNotAllowed } from '../errors.js';
 import { idempotencyKeyOf } from '../idempotency-key.js';
@@ -79,7 +79,11 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
       },
     ],
   } satisfies ModelList);
-  app.get('/v1/models', requireKey(service), (c) => c.body(models, 200, { 'Content-Type': 'application/json' }));
+  app.get('/v1/models', requireKey(service), async (c) => {
+    // Nothing else here reads the ledger: a key revoked through another server is refused at once all the same.
+    if (!(await service.isActive(c.get('caller')))) throw new ServiceError('unauthorized', UNAUTHORIZED);
+    return c.body(models, 200, { 'Content-Type': 'application/json' });
+  });
   app.all('/v1/models', methodNotAllowed(['GET']));
   return app;
 }
