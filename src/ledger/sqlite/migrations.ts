@@ -205,6 +205,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX charges_expiry ON charges (expires_at) WHERE state = 'reserved';
   CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
   `,
+  // 8: the file's lease names its holder by a random id drawn at start: process number
+  // and host name are the same for two containers on one volume (each is process 1).
+  `
+  ALTER TABLE server_lease ADD COLUMN holder TEXT NOT NULL DEFAULT '';
+  `,
 ];
 
 /**
