@@ -103,8 +103,10 @@ const ChoiceOptions = z
   })
   .meta({
     description:
-      `2 to ${L.options} distinct option names, each mapped to a description or null; ` +
-      'presented to the engine in the order written, integer-like names too.',
+      `2 to ${L.options} distinct option names (compared trimmed, case-insensitively, without invisible characters), ` +
+      'each mapped to a description or null; presented to the engine in the order written, integer-like names too.',
+    minProperties: 2,
+    maxProperties: L.options,
   });
 const ChoiceCriteria = withoutProtoKey(ChoiceOptions, 'an option name');
 
@@ -134,7 +136,12 @@ const QuestionsById = z
     }
     if (ids.includes('')) ctx.issues.push({ code: 'custom', message: "a question's id must not be empty", input: ctx.value, path: [''] });
   })
-  .meta({ description: `1 to ${L.questions} questions, keyed by ids (any non-empty string) their answers come back under.` });
+  .meta({
+    description: `1 to ${L.questions} questions, keyed by ids (any non-empty string) their answers come back under.`,
+    minProperties: 1,
+    maxProperties: L.questions,
+    propertyNames: { minLength: 1 },
+  });
 const Questions = withoutProtoKey(QuestionsById, 'a question id');
 
 /** Other members are left alone: clients forward what their callers add (`assets`, `x_trace_id`, …). */
