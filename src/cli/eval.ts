@@ -22,6 +22,7 @@ import { connect, explain, retryNotice } from './client-call.js';
 import { CLIENT_EXIT, EXIT, exitFor, Failure } from './exit-codes.js';
 import { shownUrl, type ConnectionFlags } from './config.js';
 import { engineEnv, startEngine } from './engine-startup.js';
+import { calibrationModel } from './engine-identity.js';
 import { confirm } from './input.js';
 import { evalProgress } from './eval-progress.js';
 
@@ -141,7 +142,8 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | '
   }
   const engine = await startEngine(engineEnv(flags));
   const debias = flags.debias ?? defaultDebias(engine.name);
-  const temperatures = calibratedBy === undefined ? {} : await storedTemperatures(calibratedBy, engine.name, engine.model);
+  const temperatures =
+    calibratedBy === undefined ? {} : await storedTemperatures(calibratedBy, { engine: engine.name, model: calibrationModel(engineEnv(flags), engine), debias });
   return {
     engine: { name: engine.name, model: engine.model, debias, ...(calibratedBy === undefined ? {} : { temperatures }) },
     decide: engineDecider(engine, timeoutMs, debias, temperatures),
@@ -149,8 +151,8 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | '
   };
 }
 
-async function storedTemperatures(db: string, engine: string, model: string): Promise<Temperatures> {
-  return temperaturesOf(await withStore(db, ledgerLimits(), (store) => store.calibrations.list({ engine, model })));
+async function storedTemperatures(db: string, of: { engine: string; model: string; debias: Debias }): Promise<Temperatures> {
+  return temperaturesOf(await withStore(db, ledgerLimits(), (store) => store.calibrations.list(of)));
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
+import { calibrationModel } from './engine-identity.js';
 import { engineEnv, startEngine } from './engine-startup.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
@@ -65,10 +66,11 @@ export async function serve(flags: ServeFlags) {
     throw ledgerFailure(flags.db, error);
   }
 
-  // Temperatures `decide calibrate` fitted for this engine and model.
+  // Temperatures `decide calibrate` fitted for this engine, model (its content, for a local file) and debiasing.
   let temperatures: Temperatures;
   try {
-    temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model: engine.model }));
+    const model = calibrationModel(engineEnv(flags), engine);
+    temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model, debias }));
   } catch (error) {
     await store.close();
     throw ledgerFailure(flags.db, error);
