@@ -170,14 +170,20 @@ async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
     throw explain(error, connection);
   }
   const n = plan.asks.length;
-  // Stress decisions never draw on the free allowance.
+  // Stress decisions never draw on the free allowance. The key's allowance is what the
+  // server reports; its per-IP and site-wide free limits it does not, and they may leave
+  // fewer free: so the free figure is an upper bound, and the credits a range.
   const free = flags.depth === 'stress' ? 0 : Math.min(n, usage.freeRemaining);
   const credits = flags.depth === 'stress' ? n * STRESS_COST : n - free;
-  const short = credits > usage.passCredits ? `; it holds ${usage.passCredits}, so the run stops when they run out` : '';
+  const most = flags.depth === 'stress' ? credits : n;
+  const short = most > usage.passCredits ? `; it holds ${usage.passCredits}, so the run stops if they run out` : '';
   const cost =
     flags.depth === 'stress'
       ? `The evaluation makes ${n} stress decisions at ${where}: ${credits} credit(s) of the key's pass (${STRESS_COST} each)${short}.`
-      : `The evaluation makes ${n} decisions at ${where}: ${free} from today's free allowance, then ${credits} credit(s) of the key's pass${short}.`;
+      : free === 0
+        ? `The evaluation makes ${n} decisions at ${where}: ${n} credit(s) of the key's pass${short}.`
+        : `The evaluation makes ${n} decisions at ${where}: up to ${free} from today's free allowance (fewer if this address or the site ` +
+          `has used its free decisions today), the rest from the key's pass: ${credits === most ? credits : `${credits} to ${most}`} credit(s)${short}.`;
   if (flags.yes) process.stderr.write(`decide: ${cost}\n`);
   else {
     if (!process.stdin.isTTY) throw new Failure(`${cost} Add --yes to go ahead (standard input is not a terminal to ask on).`, CLIENT_EXIT.usage);
