@@ -18,7 +18,7 @@ import type { SystemOneRequest, SystemOneResponse } from '../contract/systemone.
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
 import { Admission } from './admission.js';
 import { metricsRecord } from './metrics.js';
-import { revokedKey } from './refusals.js';
+import { inCallersWords, revokedKey } from './refusals.js';
 import { type DecideContext, type PaidAnswer, PaidRequests } from './paid.js';
 import { systemOneWork } from './systemone.js';
 
@@ -105,7 +105,9 @@ export class DecisionService {
         request,
         depth: request.depth,
         run: async (signal) => ({
-          made: await runDecision(request, this.engine, { signal, debias: this.debias, temperatures: this.temperatures }),
+          made: await runDecision(request, this.engine, { signal, debias: this.debias, temperatures: this.temperatures }).catch((error: unknown) => {
+            throw inCallersWords(error, request.question);
+          }),
           units: 1,
         }),
         // The result was read in the request's own mode, so mode and result pair as one
