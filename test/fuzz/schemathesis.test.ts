@@ -84,7 +84,8 @@ describe.skipIf(!SCHEMATHESIS)(`Schemathesis against decide serve ${NEEDS_SCHEMA
         execFile(
           SCHEMATHESIS!,
           args,
-          { env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' }, timeout: scaled(300_000), maxBuffer: 32 * 1024 * 1024 },
+          // In the test's folder: the tool keeps its cache (.schemathesis, .hypothesis) where it runs.
+          { cwd: dir, env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' }, timeout: scaled(300_000), maxBuffer: 32 * 1024 * 1024 },
           (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: stdout + stderr }),
         ),
       );
