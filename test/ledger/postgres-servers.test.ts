@@ -60,9 +60,13 @@ describe('two decide serve processes on one PostgreSQL database', () => {
     );
     const statuses = answers.map((a) => a.answer.status);
     expect(count(statuses, 200)).toBe(30);
-    expect(count(statuses, 402)).toBe(270);
+    // A cold burst past each server's engine pool (64 connections) is refused at once with
+    // 429 engine_busy, before anything is charged; the rest race for the 30 and lose with 402.
+    expect(count(statuses, 402) + count(statuses, 429)).toBe(270);
+    expect(count(statuses, 402)).toBeGreaterThan(0);
     const served = answers.filter((a) => a.answer.status === 200).map((a) => a.answer.body);
     expect(answers.filter((a) => a.answer.status === 402).every((a) => a.answer.body.code === 'insufficient_credits')).toBe(true);
+    expect(answers.filter((a) => a.answer.status === 429).every((a) => a.answer.body.code === 'engine_busy')).toBe(true);
     // Each access figure was handed out exactly once, whichever server handed it out.
     const freeLeft = served.flatMap((b) => (b.access.type === 'free' ? [b.access.freeRemaining] : []));
     const creditsLeft = served.flatMap((b) => (b.access.type === 'pass' ? [b.access.passCredits] : []));
