@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { choiceAnswer } from '../fakes/systemone-fake.js';
 import { CHOICE } from '../support/requests.js';
-import { ENGINE_SECRET, startWithSystemOne, type Running } from '../support/service.js';
+import { ENGINE_SECRET, startWithSystemOne } from '../support/service.js';
 
 /**
  * A 502's sentence is for the caller: it names their question, not the reading the
@@ -9,7 +9,7 @@ import { ENGINE_SECRET, startWithSystemOne, type Running } from '../support/serv
  * even one the provider echoed cut short.
  */
 describe("an unusable engine answer, in the caller's words", () => {
-  let svc: Running | undefined;
+  let svc: Awaited<ReturnType<typeof startWithSystemOne>> | undefined;
   afterEach(async () => {
     await svc?.close();
     svc = undefined;
