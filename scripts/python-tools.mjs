@@ -3,12 +3,13 @@
 // from PyPI, into a virtual environment of their own outside the package:
 //
 //   jevcompat, the third-party conformance suite for System One servers (`jevcompat test URL`);
-//   typesafe-sdk, the format's official Python SDK (jevcompat's drop-in check uses it too).
+//   typesafe-sdk, the format's official Python SDK (jevcompat's drop-in check uses it too);
+//   schemathesis, a property-based fuzzer of OpenAPI services (`schemathesis run URL/openapi.json`).
 //
 // For development and CI only: nothing here runs at `npm install`.
 //
 //   npm run tools:python             create the environment and install what is missing
-//   npm run tools:python -- --check  exit 1, saying what is missing, unless both are in place
+//   npm run tools:python -- --check  exit 1, saying what is missing, unless all are in place
 //
 // The environment is $DECIDE_PYTHON_TOOLS, else $XDG_CACHE_HOME/decide/python-tools, else
 // ~/.cache/decide/python-tools. test/support/python-tools.ts reads the same place.
@@ -18,8 +19,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** What is installed: jevcompat pinned (a conformance verdict must not move under us); the SDK as jevcompat accepts it. */
-const REQUIREMENTS = ['jevcompat==0.1.1', 'typesafe-sdk>=0.7.1,<0.8'];
+/**
+ * What is installed: jevcompat pinned (a conformance verdict must not move under us); the SDK
+ * as jevcompat accepts it; schemathesis pinned too (what it generates and checks changes
+ * between releases, and a fuzzer's findings should change only when decide does).
+ */
+const REQUIREMENTS = ['jevcompat==0.1.1', 'typesafe-sdk>=0.7.1,<0.8', 'schemathesis==4.32.5'];
+const TOOLS = ['jevcompat', 'typesafe-sdk', 'schemathesis'];
 
 function toolsDir(env = process.env) {
   if (env.DECIDE_PYTHON_TOOLS) return env.DECIDE_PYTHON_TOOLS;
@@ -36,10 +42,10 @@ function fail(message) {
 function installed(dir) {
   const py = path.join(dir, 'bin', 'python');
   if (!fs.existsSync(py)) return null;
-  const script = 'from importlib.metadata import version\nprint(version("jevcompat"), version("typesafe-sdk"))';
+  const script = `from importlib.metadata import version\nprint(${TOOLS.map((t) => `version("${t}")`).join(', ')})`;
   try {
-    const [jevcompat, sdk] = execFileSync(py, ['-c', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(' ');
-    return { jevcompat, sdk };
+    const versions = execFileSync(py, ['-c', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(' ');
+    return TOOLS.map((tool, i) => `${tool} ${versions[i]}`).join(', ');
   } catch {
     return null;
   }
@@ -51,8 +57,8 @@ function main() {
   const dir = toolsDir();
   if (args.includes('--check')) {
     const versions = installed(dir);
-    if (!versions) fail(`jevcompat and typesafe-sdk are not installed in ${dir} (run npm run tools:python)`);
-    console.log(`tools:python: jevcompat ${versions.jevcompat}, typesafe-sdk ${versions.sdk} in ${dir}`);
+    if (!versions) fail(`${TOOLS.join(', ')} are not all installed in ${dir} (run npm run tools:python)`);
+    console.log(`tools:python: ${versions} in ${dir}`);
     return;
   }
   if (!fs.existsSync(path.join(dir, 'bin', 'python'))) {
@@ -71,8 +77,8 @@ function main() {
     fail(`pip could not install ${REQUIREMENTS.join(' ')} (is PyPI reachable?)`);
   }
   const versions = installed(dir);
-  if (!versions) fail(`pip ran, but jevcompat and typesafe-sdk cannot be found in ${dir}`);
-  console.log(`jevcompat ${versions.jevcompat}, typesafe-sdk ${versions.sdk}: ${dir}`);
+  if (!versions) fail(`pip ran, but ${TOOLS.join(', ')} cannot all be found in ${dir}`);
+  console.log(`${versions}: ${dir}`);
 }
 
 main();

@@ -4,7 +4,8 @@ import { sizesOf, slotsOf } from '../eval/calibration-readings.js';
 import { planEval } from '../eval/plan.js';
 import type { Outcome } from '../eval/run.js';
 import { calibrationTable, describeSizes, fitReport, keptLine } from './calibrate-view.js';
-import { engineIdentity } from './engine-identity.js';
+import { type Debias, defaultDebias } from '../decision/debias.js';
+import { calibrationModel, engineIdentity } from './engine-identity.js';
 import { engineEnv } from './engine-startup.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
 import { askShowingProgress, DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
@@ -53,8 +54,9 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
       CLIENT_EXIT.service,
     );
   }
-  const { name: engine, model, debias } = target.engine;
-  await save(flags.db, engine, model, fits);
+  const { name: engine, model } = target.engine;
+  const debias = target.engine.debias ?? defaultDebias(engine);
+  await save(flags.db, { engine, model: calibrationModel(engineEnv(flags), target.engine), debias }, fits);
   const failed = failures.length;
   if (flags.json) {
     process.stdout.write(JSON.stringify({ engine, model, debias, set: file, items: items.length, failed, durationMs: Math.round(performance.now() - started), fits }) + '\n');
@@ -74,13 +76,13 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
  * replaces any earlier fit's effect and shows in `--show` that a fit was tried; a
  * target too small to fit is left as the ledger had it.
  */
-async function save(db: string, engine: string, model: string, fits: readonly Fit[]): Promise<void> {
+async function save(db: string, of: { engine: string; model: string; debias: Debias }, fits: readonly Fit[]): Promise<void> {
   const fittedAt = new Date().toISOString();
   await withStore(db, ledgerLimits(), async (store) => {
     for (const fit of fits) {
       if (fit.stored === null) continue;
       const eceAfter = fit.kept ? fit.eceAfter! : fit.eceBefore!;
-      await store.calibrations.save({ engine, model, target: fit.target, temperature: fit.stored, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore!, eceAfter, fittedAt });
+      await store.calibrations.save({ ...of, target: fit.target, temperature: fit.stored, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore!, eceAfter, fittedAt });
     }
   });
 }
@@ -101,7 +103,10 @@ async function show(flags: CalibrateFlags): Promise<void> {
 
 /** Removes the temperatures of the engine and model this configuration names, without starting the engine. */
 async function reset(flags: CalibrateFlags): Promise<void> {
-  const { name: engine, model } = engineIdentity(engineEnv(flags));
+  const env = engineEnv(flags);
+  const identity = engineIdentity(env);
+  const { name: engine } = identity;
+  const model = calibrationModel(env, identity);
   const removed = await withStore(flags.db, ledgerLimits(), (store) => store.calibrations.reset({ engine, model }));
   if (flags.json) process.stdout.write(JSON.stringify({ engine, model, removed }) + '\n');
   else process.stdout.write(`Removed ${removed} temperature(s) of ${engine} ${model} from ${flags.db}.\n`);

@@ -22,6 +22,7 @@ import { connect, explain, retryNotice } from './client-call.js';
 import { CLIENT_EXIT, EXIT, exitFor, Failure } from './exit-codes.js';
 import { shownUrl, type ConnectionFlags } from './config.js';
 import { engineEnv, startEngine } from './engine-startup.js';
+import { calibrationModel } from './engine-identity.js';
 import { confirm } from './input.js';
 import { evalProgress } from './eval-progress.js';
 
@@ -141,7 +142,8 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | '
   }
   const engine = await startEngine(engineEnv(flags));
   const debias = flags.debias ?? defaultDebias(engine.name);
-  const temperatures = calibratedBy === undefined ? {} : await storedTemperatures(calibratedBy, engine.name, engine.model);
+  const temperatures =
+    calibratedBy === undefined ? {} : await storedTemperatures(calibratedBy, { engine: engine.name, model: calibrationModel(engineEnv(flags), engine), debias });
   return {
     engine: { name: engine.name, model: engine.model, debias, ...(calibratedBy === undefined ? {} : { temperatures }) },
     decide: engineDecider(engine, timeoutMs, debias, temperatures),
@@ -149,8 +151,8 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | '
   };
 }
 
-async function storedTemperatures(db: string, engine: string, model: string): Promise<Temperatures> {
-  return temperaturesOf(await withStore(db, ledgerLimits(), (store) => store.calibrations.list({ engine, model })));
+async function storedTemperatures(db: string, of: { engine: string; model: string; debias: Debias }): Promise<Temperatures> {
+  return temperaturesOf(await withStore(db, ledgerLimits(), (store) => store.calibrations.list(of)));
 }
 
 /**
@@ -168,14 +170,20 @@ async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
     throw explain(error, connection);
   }
   const n = plan.asks.length;
-  // Stress decisions never draw on the free allowance.
+  // Stress decisions never draw on the free allowance. The key's allowance is what the
+  // server reports; its per-IP and site-wide free limits it does not, and they may leave
+  // fewer free: so the free figure is an upper bound, and the credits a range.
   const free = flags.depth === 'stress' ? 0 : Math.min(n, usage.freeRemaining);
   const credits = flags.depth === 'stress' ? n * STRESS_COST : n - free;
-  const short = credits > usage.passCredits ? `; it holds ${usage.passCredits}, so the run stops when they run out` : '';
+  const most = flags.depth === 'stress' ? credits : n;
+  const short = most > usage.passCredits ? `; it holds ${usage.passCredits}, so the run stops if they run out` : '';
   const cost =
     flags.depth === 'stress'
       ? `The evaluation makes ${n} stress decisions at ${where}: ${credits} credit(s) of the key's pass (${STRESS_COST} each)${short}.`
-      : `The evaluation makes ${n} decisions at ${where}: ${free} from today's free allowance, then ${credits} credit(s) of the key's pass${short}.`;
+      : free === 0
+        ? `The evaluation makes ${n} decisions at ${where}: ${n} credit(s) of the key's pass${short}.`
+        : `The evaluation makes ${n} decisions at ${where}: up to ${free} from today's free allowance (fewer if this address or the site ` +
+          `has used its free decisions today), the rest from the key's pass: ${credits === most ? credits : `${credits} to ${most}`} credit(s)${short}.`;
   if (flags.yes) process.stderr.write(`decide: ${cost}\n`);
   else {
     if (!process.stdin.isTTY) throw new Failure(`${cost} Add --yes to go ahead (standard input is not a terminal to ask on).`, CLIENT_EXIT.usage);

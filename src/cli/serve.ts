@@ -1,6 +1,8 @@
 import { envRaw } from '../config/variables.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import type { Engine } from '../engine/engine.js';
+import { ipv6PrefixFromEnv } from '../config/parse.js';
+import { parseTrustProxy, type TrustProxy } from '../http/client-ip.js';
 import { createApp } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
 import { describeLocation, expiryMarginFromEnv, openStore } from '../ledger/open.js';
@@ -8,6 +10,7 @@ import type { Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
+import { calibrationModel } from './engine-identity.js';
 import { engineEnv, startEngine } from './engine-startup.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
@@ -29,7 +32,11 @@ export async function serve(flags: ServeFlags) {
   let engineTimeoutMs;
   let expiryMarginMs;
   let web: WebConfig;
+  let trustProxy: TrustProxy;
+  let ipv6Prefix: number;
   try {
+    trustProxy = parseTrustProxy(envRaw(process.env, 'DECIDE_TRUST_PROXY'));
+    ipv6Prefix = ipv6PrefixFromEnv();
     limits = limitsFromEnv();
     engineTimeoutMs = engineTimeoutFromEnv();
     expiryMarginMs = expiryMarginFromEnv();
@@ -59,10 +66,11 @@ export async function serve(flags: ServeFlags) {
     throw ledgerFailure(flags.db, error);
   }
 
-  // Temperatures `decide calibrate` fitted for this engine and model.
+  // Temperatures `decide calibrate` fitted for this engine, model (its content, for a local file) and debiasing.
   let temperatures: Temperatures;
   try {
-    temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model: engine.model }));
+    const model = calibrationModel(engineEnv(flags), engine);
+    temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model, debias }));
   } catch (error) {
     await store.close();
     throw ledgerFailure(flags.db, error);
@@ -78,7 +86,8 @@ export async function serve(flags: ServeFlags) {
   });
   const app = createApp({
     service,
-    trustProxy: envRaw(process.env, 'DECIDE_TRUST_PROXY') === '1',
+    trustProxy,
+    ipv6Prefix,
     publicUrl: web.publicUrl,
     web: { store, verifier: web.verifier, cookieSecret },
   });

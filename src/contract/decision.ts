@@ -39,7 +39,7 @@ const options = z
       seen.add(folded);
     });
   })
-  .meta({ description: '2 to 6 distinct options (compared trimmed, in NFC, case-insensitively and without invisible characters).' });
+  .meta({ description: '2 to 6 distinct options (compared trimmed, in NFC, case-insensitively and without invisible characters).', uniqueItems: true });
 
 const levels = z
   .array(boundedText(2, 100))

@@ -83,25 +83,30 @@ const ChoiceOptions = z
     if (labels.length < 2 || labels.length > L.options) {
       ctx.issues.push({ code: 'custom', message: `must hold 2 to ${L.options} options (got ${labels.length})`, input: ctx.value });
     }
-    const seen = new Set<string>();
+    // Compared as the engine sees them (trimmed, NFC, without invisible characters), and case-insensitively.
+    const seen = new Map<string, string>();
     for (const label of labels) {
       const n = codePoints(contentText(label));
+      const same = comparable(contentText(label));
+      const earlier = seen.get(same);
       const problem =
         n === 0
           ? 'an option name must not be empty'
           : n > L.labelChars
             ? `an option name must be at most ${L.labelChars} characters (got ${n})`
-            : seen.has(comparable(label))
-              ? 'must be distinct from the other options (case-insensitively, ignoring invisible characters)'
+            : earlier !== undefined
+              ? `must be distinct from the other options (case-insensitively, ignoring invisible characters and surrounding white space); ${JSON.stringify(label)} repeats ${JSON.stringify(earlier)}`
               : null;
       if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value, path: [label] });
-      seen.add(comparable(label));
+      if (earlier === undefined) seen.set(same, label);
     }
   })
   .meta({
     description:
-      `2 to ${L.options} distinct option names, each mapped to a description or null; ` +
-      'presented to the engine in the order written, integer-like names too.',
+      `2 to ${L.options} distinct option names (compared trimmed, case-insensitively, without invisible characters), ` +
+      'each mapped to a description or null; presented to the engine in the order written, integer-like names too.',
+    minProperties: 2,
+    maxProperties: L.options,
   });
 const ChoiceCriteria = withoutProtoKey(ChoiceOptions, 'an option name');
 
@@ -131,7 +136,12 @@ const QuestionsById = z
     }
     if (ids.includes('')) ctx.issues.push({ code: 'custom', message: "a question's id must not be empty", input: ctx.value, path: [''] });
   })
-  .meta({ description: `1 to ${L.questions} questions, keyed by ids (any non-empty string) their answers come back under.` });
+  .meta({
+    description: `1 to ${L.questions} questions, keyed by ids (any non-empty string) their answers come back under.`,
+    minProperties: 1,
+    maxProperties: L.questions,
+    propertyNames: { minLength: 1 },
+  });
 const Questions = withoutProtoKey(QuestionsById, 'a question id');
 
 /** Other members are left alone: clients forward what their callers add (`assets`, `x_trace_id`, …). */

@@ -49,11 +49,12 @@ const BUSY_TYPES = new Set(['rate_limit_error', 'overloaded_error']);
  */
 export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
   const { apiKey, model, timeoutMs = 30_000 } = options;
+  const connections = options.maxConnections ?? 64;
   const http = jsonPoster({
     url: `${options.baseUrl.replace(/\/+$/, '')}/v1/messages`,
     headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION },
     provider: PROVIDER,
-    maxConnections: options.maxConnections ?? 64,
+    maxConnections: connections,
     classify: classifyStatus,
   });
 
@@ -84,7 +85,7 @@ export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
     };
   }
 
-  return perQuestionEngine({ name: PROVIDER, model, timeoutMs, apiKey, askOne, close: () => http.close() });
+  return perQuestionEngine({ name: PROVIDER, model, connections, timeoutMs, apiKey, askOne, close: () => http.close() });
 }
 
 /** The input of the forced tool call, or bad_response when the message is not one. */

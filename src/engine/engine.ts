@@ -63,6 +63,14 @@ export interface Engine {
    */
   readonly capacity?: number;
   /**
+   * For an engine that works elsewhere (a provider over HTTP): the connections its
+   * pool keeps to the provider. A call beyond them waits in the pool, so decisions
+   * beyond them wait too; the service admits that many at once and queues or refuses
+   * the rest by their measured times (service/admission.ts), rather than letting a
+   * burst wait in the pool into its deadline.
+   */
+  readonly connections?: number;
+  /**
    * Answers every question about one state. `signal` carries the decision's
    * deadline: when it aborts, the engine gives up and throws `EngineError('timeout')`.
    */

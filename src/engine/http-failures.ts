@@ -68,8 +68,31 @@ function describeCause(err: unknown): string {
 
 /** Last line of defence: no message leaves an engine with the API key in it. */
 export function withoutKey(err: unknown, apiKey: string | undefined): unknown {
-  if (!apiKey || !(err instanceof Error) || !err.message.includes(apiKey)) return err;
-  const message = err.message.split(apiKey).join('[redacted]');
+  if (!apiKey || !(err instanceof Error)) return err;
+  const message = withoutKeyParts(err.message, apiKey);
+  if (message === err.message) return err;
   if (err instanceof EngineError) return new EngineError(err.kind, message, err.retryAfter);
   return new Error(message);
+}
+
+/** The shortest run of a key's characters masked as a part of it: a provider's echo of a truncated key ("sk-abcd…") included. */
+const KEY_PART = 8;
+
+/** `text` with every run of at least KEY_PART characters that also occurs in `key` replaced by [redacted]. */
+export function withoutKeyParts(text: string, key: string): string {
+  if (key.length < KEY_PART) return text.split(key).join('[redacted]');
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    let j = i;
+    while (j < text.length && key.includes(text.slice(i, j + 1))) j++;
+    if (j - i >= KEY_PART) {
+      out += '[redacted]';
+      i = j;
+    } else {
+      out += text[i];
+      i++;
+    }
+  }
+  return out;
 }

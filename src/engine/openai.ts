@@ -47,11 +47,12 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
   if (!Number.isInteger(labelsPerReading) || labelsPerReading < 2 || labelsPerReading > 20) {
     throw new RangeError(`labelsPerReading must be a whole number from 2 to 20, got ${labelsPerReading}`);
   }
+  const connections = options.maxConnections ?? 64;
   const http = jsonPoster({
     url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     provider: PROVIDER,
-    maxConnections: options.maxConnections ?? 64,
+    maxConnections: connections,
   });
 
   /**
@@ -121,5 +122,5 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
 
   const askOne = probabilities === 'verbalized' ? askByStatement : askByLogprobs;
 
-  return perQuestionEngine({ name: PROVIDER, model, timeoutMs, apiKey, askOne, close: () => http.close() });
+  return perQuestionEngine({ name: PROVIDER, model, connections, timeoutMs, apiKey, askOne, close: () => http.close() });
 }

@@ -41,6 +41,8 @@ export async function askEachQuestion<Q extends Questions>(
 export function perQuestionEngine(options: {
   name: string;
   model: string;
+  /** The pool's connections to the provider (Engine.connections). */
+  connections?: number;
   timeoutMs: number;
   apiKey: string | undefined;
   askOne: (id: string, state: string, question: Question, deadline: Deadline) => Promise<OneAnswer>;
@@ -50,6 +52,7 @@ export function perQuestionEngine(options: {
   return {
     name,
     model,
+    ...(options.connections === undefined ? {} : { connections: options.connections }),
     async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
       const deadline = new Deadline(signal, timeoutMs, name);
       try {

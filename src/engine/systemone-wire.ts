@@ -68,12 +68,17 @@ function readAnswer(id: string, question: Question, raw: unknown): Answer {
   if (answer.type === 'noul') return { type: 'noul', yes: answer.noul };
 
   const labels = question.type === 'choice' ? question.criteria.map((option) => option.label) : question.type === 'score' ? question.criteria.map((_, i) => String(i)) : [];
+  // Read from the parsed JSON itself, whose members are all its own: zod's copy of a
+  // record drops an option named "__proto__" (and `in` would find the prototype's).
+  const sent = (raw as { probabilities: Record<string, unknown> }).probabilities;
   const offered = new Set(labels);
-  const missing = labels.filter((label) => !(label in answer.probabilities));
+  const missing = labels.filter((label) => !Object.hasOwn(sent, label));
   if (missing.length > 0) throw bad(`gave "${id}" no probability for ${missing.map((l) => `"${l}"`).join(', ')}`);
-  const unknown = Object.keys(answer.probabilities).filter((label) => !offered.has(label));
+  const unknown = Object.keys(sent).filter((label) => !offered.has(label));
   if (unknown.length > 0) throw bad(`gave "${id}" probabilities for labels it was not offered: ${unknown.map((l) => `"${l}"`).join(', ')}`);
-  const distribution = normalise(labels.map((label) => answer.probabilities[label]));
+  const values = labels.map((label) => sent[label]);
+  if (!values.every((p) => typeof p === 'number')) throw bad(`answered "${id}" with a malformed ${question.type} answer`);
+  const distribution = normalise(values as number[]);
   if (!distribution) throw bad(`gave "${id}" a distribution with no usable mass`);
 
   return question.type === 'choice'

@@ -45,6 +45,7 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
   return {
     name: PROVIDER,
     model,
+    connections: options.maxConnections ?? 32,
     async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
       // An empty question set is refused by servers; nothing asked is nothing spent.
       if (Object.keys(questions).length === 0) return { answers: {} as EngineReply<Q>['answers'], inputTokens: 0 };

@@ -8,8 +8,10 @@ export type AppEnv = {
     body: unknown;
     /** performance.now() when the request arrived. */
     startedAt: number;
-    /** Set for every request by request-context.ts. */
+    /** The key per-IP limits count by (an IPv6 address's /64); set for every request by request-context.ts. */
     clientIp: string;
+    /** The client's own address, as the proxies the operator trusts report it (request-context.ts). */
+    clientAddress: string;
     /** This server's own origin as the request's client sees it (request-context.ts). */
     origin: string;
     /** This request's id, sent back in `X-Request-Id` (request-id.ts). */

@@ -2,10 +2,15 @@
 export const CALIBRATION_TARGETS = ['choice', 'noul', 'score', 'sufficiency'] as const;
 export type CalibrationTarget = (typeof CALIBRATION_TARGETS)[number];
 
-/** A fitted temperature of one engine and model, for one target (`decide calibrate`). */
+import type { Debias } from '../decision/debias-modes.js';
+
+/** A fitted temperature of one engine, model and order debiasing, for one target (`decide calibrate`). */
 export interface Calibration {
   engine: string;
+  /** The model as the ledger keys it: a local GGUF file's name with a fingerprint of its content (cli/model-fingerprint.ts). */
   model: string;
+  /** The order debiasing the readings were made under: a fit holds for that mode only. */
+  debias: Debias;
   target: CalibrationTarget;
   temperature: number;
   /** Readings it was fitted on, and held out to judge it. */
@@ -19,10 +24,10 @@ export interface Calibration {
 
 /** The fitted temperatures, kept in the ledger so every server on it applies them. */
 export interface Calibrations {
-  /** Replaces the temperature of that engine, model and target. */
+  /** Replaces the temperature of that engine, model, debiasing and target. */
   save(calibration: Calibration): Promise<void>;
-  /** Those of one engine and model, or all of them. */
-  list(of?: { engine: string; model: string }): Promise<Calibration[]>;
-  /** Removes those of one engine and model; returns how many. */
+  /** Those of one engine, model and debiasing, or all of them. */
+  list(of?: { engine: string; model: string; debias: Debias }): Promise<Calibration[]>;
+  /** Removes those of one engine and model, whatever the debiasing; returns how many. */
   reset(of: { engine: string; model: string }): Promise<number>;
 }

@@ -2,7 +2,9 @@ export type IdempotencyBegin =
   | { state: 'new' }
   | { state: 'replay'; status: number; body: string }
   | { state: 'mismatch' }
-  | { state: 'in_progress' };
+  | { state: 'in_progress' }
+  /** The key was revoked (perhaps through another server, which this one's memory of keys cannot know yet). */
+  | { state: 'revoked' };
 
 /**
  * Idempotency records, scoped by key. A record older than 24 h counts as absent.

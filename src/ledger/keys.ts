@@ -34,13 +34,17 @@ export class KeyNotActive extends Error {
  * PostgreSQL store does, to spare every request a round trip), so a key revoked
  * through another server can pass `authenticate` for that while. Everything done for a
  * caller checks in the same statement that its key is still active: a reserve refuses
- * `key_revoked`, `usage` throws KeyNotActive, `revoke` finds nothing to revoke.
+ * `key_revoked`, `usage` throws KeyNotActive, `revoke` finds nothing to revoke, an
+ * idempotency record is not replayed (`revoked`); what reads nothing else (the model
+ * list) asks `isActive`.
  */
 export interface Keys {
   /** A new key linked to `passId`, or to a new pass when omitted; throws for an unknown pass. */
   create(now: Date, passId?: string): Promise<CreatedKey>;
   /** The active key whose SHA-256 fingerprint this is, or null (unknown or revoked). */
   authenticate(fingerprint: Buffer): Promise<Caller | null>;
+  /** Whether the key is active now, asked of the ledger itself (never of what this server remembers). */
+  isActive(keyId: string): Promise<boolean>;
   /** Revokes an active key; null when it was not active. */
   revoke(keyId: string, now: Date): Promise<RevokedKey | null>;
   /** The key's free decisions used on the UTC day of `now`, and its pass's credits; throws for an unknown pass, KeyNotActive for a revoked key. */

@@ -169,6 +169,7 @@ export function checkSettingName(name: string): void {
 export interface CalibrationRow {
   engine: string;
   model: string;
+  debias: Calibration['debias'];
   target: Calibration['target'];
   temperature: number;
   fitted: number;
@@ -182,6 +183,7 @@ export function calibrationOf(r: CalibrationRow): Calibration {
   return {
     engine: r.engine,
     model: r.model,
+    debias: r.debias,
     target: r.target,
     temperature: r.temperature,
     fitted: r.fitted,

@@ -37,6 +37,7 @@ import { authInfoFor, toolServerFactory } from './server.js';
 export interface McpRouteOptions {
   service: DecisionService;
   trustProxy: boolean;
+  publicUrl?: string | null;
   log: LogLine;
 }
 
@@ -100,6 +101,7 @@ async function serveLegacy(factory: McpServerFactory, request: Request, parsedBo
 export function mcpRoutes(options: McpRouteOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { service, trustProxy, log } = options;
+  const publicUrl = options.publicUrl ?? null;
   const factory = toolServerFactory(service, log);
   const modern = withoutJsonModeWarning(() =>
     createMcpHandler(factory, {
@@ -113,7 +115,7 @@ export function mcpRoutes(options: McpRouteOptions): Hono<AppEnv> {
   );
 
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const refused = rebindingRefusal(c, trustProxy);
+    const refused = rebindingRefusal(c, trustProxy, publicUrl);
     if (refused) return rpcError(c, 403, RPC.server, `Forbidden: ${refused}`);
     await next();
   };

@@ -46,6 +46,14 @@ function reasonOf(error: unknown): string {
   return deepest;
 }
 
+/** `url` fit for a message: without user:password@. */
+export function shownEndpoint(url: URL): string {
+  const shown = new URL(url.href);
+  shown.username = '';
+  shown.password = '';
+  return shown.href;
+}
+
 export class Upstream {
   private connecting: Promise<Client> | undefined;
 
@@ -53,6 +61,13 @@ export class Upstream {
     readonly url: URL,
     private readonly key: string | undefined,
   ) {}
+
+  /** `text` with the URL's password (as written, or decoded) masked: fetch's own errors quote the URL whole. */
+  private masked(text: string): string {
+    let out = text.replaceAll(this.url.href, shownEndpoint(this.url));
+    for (const secret of new Set([this.url.password, safeDecode(this.url.password)])) if (secret) out = out.replaceAll(secret, '***');
+    return out;
+  }
 
   async listTools(): Promise<Tool[]> {
     return (await this.forward((client) => client.listTools())).tools;
@@ -98,7 +113,7 @@ export class Upstream {
 
   private explain(error: unknown): BridgeError {
     const status = httpStatusOf(error);
-    const where = `the decide server at ${this.url.href}`;
+    const where = `the decide server at ${shownEndpoint(this.url)}`;
     if (status === 401 || (error as Error | null)?.name === 'UnauthorizedError') {
       return new BridgeError(
         `${where} refused the key (unauthorized): DECIDE_API_KEY is missing, unknown or revoked. ` +
@@ -111,7 +126,15 @@ export class Upstream {
       );
     }
     return new BridgeError(
-      `cannot reach ${where} (${reasonOf(error)}): start it with \`decide serve\`, or set DECIDE_URL to where it runs.`,
+      `cannot reach ${where} (${this.masked(reasonOf(error))}): start it with \`decide serve\`, or set DECIDE_URL to where it runs.`,
     );
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }

@@ -2,7 +2,9 @@ import { Hono } from 'hono';
 import { accessLog, stdoutLog, type LogLine } from '../http/access-log.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed, notFound, onError } from '../http/errors.js';
-import { requestContext } from '../http/request-context.js';
+import type { TrustProxy } from '../http/client-ip.js';
+import { hostCheck } from '../http/host-check.js';
+import { requestContext, trustOf } from '../http/request-context.js';
 import { requestId } from '../http/request-id.js';
 import { accountRoutes } from '../http/routes/account.js';
 import { decisionRoutes } from '../http/routes/decisions.js';
@@ -14,8 +16,10 @@ import { openApiDocument } from './openapi.js';
 
 export interface AppOptions {
   service: DecisionService;
-  /** Take the client IP from the first X-Forwarded-For hop (only behind a trusted proxy). */
-  trustProxy?: boolean;
+  /** The proxies in front whose X-Forwarded-For hops are believed (http/client-ip.ts); `true` is one. */
+  trustProxy?: boolean | TrustProxy;
+  /** Bits of an IPv6 address the per-IP limits count as one client (DECIDE_IPV6_PREFIX); 64 by default. */
+  ipv6Prefix?: number;
   /** The origin clients use (DECIDE_PUBLIC_URL), when a proxy makes it differ from the Host the server sees. */
   publicUrl?: string | null;
   /** Where access-log and error lines go (one JSON object a line); default stdout, batched per event-loop turn. */
@@ -36,14 +40,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
   app.use('*', accessLog(log));
-  app.use('*', requestContext({ trustProxy: options.trustProxy ?? false, publicUrl: options.publicUrl ?? null }));
+  const trust = trustOf(options.trustProxy);
+  const behindProxy = trust.kind !== 'off';
+  const publicUrl = options.publicUrl ?? null;
+  app.use('*', requestContext({ trustProxy: trust, publicUrl, ipv6Prefix: options.ipv6Prefix }));
+  // Every route but /mcp, which answers the same refusal in JSON-RPC.
+  app.use('*', hostCheck(behindProxy, publicUrl, ['/mcp']));
   app.onError(onError(log));
   app.notFound(notFound);
 
   app.route('/', decisionRoutes(options.service));
   app.route('/', accountRoutes(options.service));
   app.route('/', systemOneRoutes(options.service));
-  app.route('/', mcpRoutes({ service: options.service, trustProxy: options.trustProxy ?? false, log }));
+  app.route('/', mcpRoutes({ service: options.service, trustProxy: behindProxy, publicUrl, log }));
   if (options.web) app.route('/', webRoutes(options.service, options.web));
 
   const openapi = JSON.stringify(openApiDocument(options.publicUrl ?? null));

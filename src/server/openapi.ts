@@ -1,16 +1,13 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { PASS_COOKIE_SCHEME, webPaths } from '../web/openapi.js';
-import { DecisionRequest, DecisionResponse, KeyRevoked, Metrics, Usage } from '../contract/index.js';
+import { DecisionRequest, DecisionResponse, IdempotencyKey, KeyRevoked, Metrics, Usage } from '../contract/index.js';
 import { ModelList, SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
 import { bodyFailures, decisionFailures, failure, json } from '../http/openapi-parts.js';
 import { systemOneFailures, systemOneUnauthorized } from '../http/openapi-systemone.js';
 
 const idempotencyKeyHeader = z.object({
-  'idempotency-key': z
-    .string()
-    .optional()
-    .meta({ description: 'Replays the first successful answer for 24 h (1 to 255 printable ASCII).' }),
+  'idempotency-key': IdempotencyKey.optional().meta({ description: 'Replays the first successful answer for 24 h (1 to 255 printable ASCII).' }),
 });
 
 const unauthorized = failure('Key missing, malformed, unknown or revoked', ['unauthorized']);

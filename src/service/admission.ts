@@ -21,7 +21,21 @@ export interface AdmissionOptions {
   now?: () => number;
   /** How late the event loop runs now (loop-delay.ts); the process's own by default. */
   loopDelayMs?: () => number;
+  /**
+   * Whether the engine works elsewhere (a provider over HTTP), so the queue-time rule
+   * below applies: its decisions' work here is CPU they share, the rest latency. A
+   * local engine's work is on its own threads and bounded by its capacity. Default:
+   * an engine without a queue.
+   */
+  remote?: boolean;
+  /** The process's CPU time so far (ms), user and system; process.cpuUsage() by default. */
+  cpuMs?: () => number;
 }
+
+const processCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 
 /** A decision let in: it holds a slot until it leaves, and its time in the slot is measured. */
 export interface Slot {
@@ -42,17 +56,22 @@ const ADMIT_WITHIN = 0.5;
  * `engine_busy` and a `Retry-After`. Two rules, both from times measured here per
  * depth (a stress decision takes longer):
  *
- * - Queue time, for an engine that declares no capacity (a provider over HTTP):
- *   its queue is this process, every decision under way sharing its CPU. A decision
- *   whose likely time (the event loop's current delay, then its share of the process
- *   beside every decision under way: depth-times.ts) would carry it past the deadline
- *   is refused rather than run into a 504. On a starved machine every decision slows
- *   down together; refusing the ones that cannot make it keeps the rest inside the
- *   deadline. A depth none of which is running is always let in, so it stays timed.
- * - Capacity, for an engine that declares it: a decision finding every slot taken
- *   only waits when the event loop's delay, its expected wait and its own time fit
- *   the deadline with room to spare; until a depth has been measured, none of that
- *   depth waits.
+ * - Queue time, for an engine that works elsewhere (a provider over HTTP): what
+ *   competes here is this process, every decision under way sharing its CPU. A
+ *   decision whose likely time (the event loop's current delay, the latency its depth
+ *   has shown, then its share of the process's CPU beside every decision under way:
+ *   depth-times.ts) would carry it past the deadline is refused rather than run into
+ *   a 504. On a starved machine every decision slows down together; refusing the
+ *   ones that cannot make it keeps the rest inside the deadline. A provider that is
+ *   merely slow costs latency, not CPU: an idle server in front of one admits every
+ *   decision whose deadline it can meet. A depth none of which is running is always
+ *   let in, so it stays timed.
+ * - Capacity, for an engine that declares it (the local engine's sequences, a
+ *   provider's connection pool): a decision finding every slot taken only waits when
+ *   the event loop's delay, its expected wait and its own time fit the deadline with
+ *   room to spare; until a depth has been measured, none of that depth waits. So a
+ *   cold burst beyond the pool gets 429 and Retry-After at once, not a wait in the
+ *   pool that ends in 504.
  *
  * Engine-agnostic: it knows an engine only by its capacity and the times measured here.
  */
@@ -63,8 +82,10 @@ export class Admission {
   readonly #maxInFlight: number;
   readonly #now: () => number;
   readonly #loopDelayMs: () => number;
-  /** When each running decision took its slot, its depth, and how many ran then (itself included). */
-  readonly #running = new Set<{ depth: Depth; since: number; beside: number }>();
+  readonly #remote: boolean;
+  readonly #cpuMs: () => number;
+  /** When each running decision took its slot, the process's CPU time then, its depth, and how many ran then (itself included). */
+  readonly #running = new Set<{ depth: Depth; since: number; cpuSince: number; beside: number }>();
   readonly #waiting = new WaitingLine<Slot, Depth>();
   readonly #times = new DepthTimes();
 
@@ -76,6 +97,8 @@ export class Admission {
     this.#now = options.now ?? (() => performance.now());
     const loop = options.loopDelayMs ? undefined : processLoopDelay();
     this.#loopDelayMs = options.loopDelayMs ?? (() => loop!.currentMs());
+    this.#remote = options.remote ?? !options.queue;
+    this.#cpuMs = options.cpuMs ?? processCpuMs;
   }
 
   /** Decisions running and waiting now. */
@@ -112,8 +135,8 @@ export class Admission {
    * starved process), then its likely time beside the decisions under way.
    */
   #judgeQueueTime(depth: Depth, waitedMs: number): void {
-    // An engine of known capacity has a queue of its own, judged by `#judge` with the same delay counted.
-    if (this.#queue) return;
+    // A local engine's work is judged by its capacity (`#judge`, with the same delay counted).
+    if (!this.#remote) return;
     const finish = waitedMs + (this.#times.likelyMs(depth, this.#running.size + 1) ?? 0);
     if (finish <= this.#deadlineMs) return;
     // One of a depth at a time always gets in (unless the loop's delay alone spends the deadline), so the depth stays timed.
@@ -170,7 +193,7 @@ export class Admission {
   }
 
   #take(depth: Depth): Slot {
-    const entry = { depth, since: this.#now(), beside: this.#running.size + 1 };
+    const entry = { depth, since: this.#now(), cpuSince: this.#cpuMs(), beside: this.#running.size + 1 };
     this.#running.add(entry);
     let left = false;
     return {
@@ -179,7 +202,7 @@ export class Admission {
         left = true;
         this.#running.delete(entry);
         // How many shared the process meanwhile: the mean of what it found and what it leaves.
-        this.#times.measure(depth, this.#now() - entry.since, (entry.beside + this.#running.size + 1) / 2);
+        this.#times.measure(depth, this.#now() - entry.since, (entry.beside + this.#running.size + 1) / 2, this.#cpuMs() - entry.cpuSince);
         // Handed over at once, so no newcomer slips into the slot in between.
         const next = this.#waiting.next();
         if (next) next.serve(this.#take(next.about));

@@ -20,17 +20,23 @@ interface Running {
  * How long a decision of each depth holds its slot (reserve, the engine's run, and
  * every wait for the event loop in between), from the decisions before it.
  *
- * Two figures per depth. The plain mean time in the slot, for sharing out the queue
- * of an engine that declares its capacity. And the time per decision sharing the
- * process: a slot's time divided by how many decisions ran beside it (itself
- * included). On a starved process every decision under way shares what CPU it gets,
- * so a newcomer's likely time is that share times how many will run with it; when
- * refusals bring their number down, the estimate comes down at once, instead of
- * waiting for new measurements that the refusals themselves would hold back.
+ * Three figures per depth. The plain mean time in the slot, for sharing out the queue
+ * of an engine that declares its capacity. Then that time split in two:
+ *
+ * - work: the process's CPU time over the slot divided by how many decisions ran
+ *   beside it (itself included), the decision's share of what this process did. On a
+ *   starved process every decision under way shares what CPU it gets, so a newcomer's
+ *   work takes that share times how many will run with it; when refusals bring their
+ *   number down, the estimate comes down at once, instead of waiting for new
+ *   measurements that the refusals themselves would hold back.
+ * - latency: the rest of the slot's time, spent waiting on something other than this
+ *   process (a provider answering in 5 s). It does not grow with the decisions beside
+ *   it: a thousand waits on a remote server cost this process nothing.
  */
 export class DepthTimes {
   readonly #slot = new Map<Depth, Running>();
-  readonly #shared = new Map<Depth, Running>();
+  readonly #work = new Map<Depth, Running>();
+  readonly #latency = new Map<Depth, Running>();
 
   meanMs(depth: Depth): number | undefined {
     return this.#slot.get(depth)?.mean;
@@ -38,8 +44,10 @@ export class DepthTimes {
 
   /** The time a decision of `depth` is likely to finish within when `sharers` decisions run (itself included); undefined until one was timed. */
   likelyMs(depth: Depth, sharers: number): number | undefined {
-    const shared = this.#shared.get(depth);
-    return shared === undefined ? undefined : (shared.mean + DEVIATIONS * shared.deviation) * Math.max(1, sharers);
+    const work = this.#work.get(depth);
+    const latency = this.#latency.get(depth);
+    if (work === undefined || latency === undefined) return undefined;
+    return upper(latency) + upper(work) * Math.max(1, sharers);
   }
 
   /** The longest mean of any depth, for a depth not yet timed; undefined before any. */
@@ -47,12 +55,20 @@ export class DepthTimes {
     return this.#slot.size === 0 ? undefined : Math.max(...[...this.#slot.values()].map((r) => r.mean));
   }
 
-  /** One decision's `ms` in its slot, with `sharers` decisions running on average meanwhile (itself included). */
-  measure(depth: Depth, ms: number, sharers: number): void {
+  /**
+   * One decision's `ms` in its slot, with `sharers` decisions running on average
+   * meanwhile (itself included) and `cpuMs` of CPU time spent by the process in it.
+   */
+  measure(depth: Depth, ms: number, sharers: number, cpuMs: number): void {
+    const work = Math.min(ms, Math.max(0, cpuMs));
     update(this.#slot, depth, ms);
-    update(this.#shared, depth, ms / Math.max(1, sharers));
+    update(this.#work, depth, work / Math.max(1, sharers));
+    update(this.#latency, depth, ms - work);
   }
 }
+
+/** What a decision is expected to finish within: the mean and a margin of deviations. */
+const upper = (r: Running) => r.mean + DEVIATIONS * r.deviation;
 
 function update(means: Map<Depth, Running>, depth: Depth, ms: number): void {
   const before = means.get(depth);

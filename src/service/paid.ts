@@ -7,7 +7,7 @@ import { type Clock, utcDay } from './clock.js';
 import { withDeadline } from './deadline.js';
 import { GiveBack } from './give-back.js';
 import { metricsRecord } from './metrics.js';
-import { engineFailure, refusal } from './refusals.js';
+import { engineFailure, refusal, revokedKey } from './refusals.js';
 
 export interface DecideContext {
   caller: Caller;
@@ -98,6 +98,7 @@ export class PaidRequests {
       const hashed = work.fingerprint ?? JSON.stringify(work.route === 'decisions' ? work.request : { route: work.route, request: work.request });
       const requestHash = createHash('sha256').update(hashed).digest('hex');
       const begun = await store.idempotency.begin(context.caller.keyId, idem, requestHash, this.options.clock());
+      if (begun.state === 'revoked') throw revokedKey();
       if (begun.state === 'replay') return { response: JSON.parse(begun.body), json: begun.body, replayed: true };
       if (begun.state === 'mismatch') {
         throw new ServiceError('idempotency_key_reused', 'Idempotency-Key was already used with a different request body');

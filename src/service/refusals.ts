@@ -73,3 +73,17 @@ export function engineFailure(error: unknown): unknown {
       return new ServiceError('engine_timeout', `the decision engine did not answer in time: ${error.message}`);
   }
 }
+
+/**
+ * An engine's failure with the decision's internal readings (`"main"`, `"main-1"`,
+ * `"reversed"`, `"sufficiency"`, …) named as the caller knows them: their question, or
+ * the context-sufficiency check.
+ */
+export function inCallersWords(error: unknown, question: string): unknown {
+  if (!(error instanceof EngineError)) return error;
+  const shown = JSON.stringify(question.length > 60 ? `${question.slice(0, 59)}…` : question);
+  const message = error.message
+    .replace(/"(?:main|reversed)(?:-\d+)?"/g, shown)
+    .replace(/"sufficiency(?:-\d+)?"/g, 'the context-sufficiency check');
+  return message === error.message ? error : new EngineError(error.kind, message, error.retryAfter);
+}

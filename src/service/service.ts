@@ -18,7 +18,7 @@ import type { SystemOneRequest, SystemOneResponse } from '../contract/systemone.
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
 import { Admission } from './admission.js';
 import { metricsRecord } from './metrics.js';
-import { revokedKey } from './refusals.js';
+import { inCallersWords, revokedKey } from './refusals.js';
 import { type DecideContext, type PaidAnswer, PaidRequests } from './paid.js';
 import { systemOneWork } from './systemone.js';
 
@@ -72,8 +72,10 @@ export class DecisionService {
       clock: this.clock,
       engineTimeoutMs: options.engineTimeoutMs,
       admission: new Admission({
-        slots: options.engine.capacity ?? maxInFlight,
-        queue: options.engine.capacity !== undefined,
+        // A local engine's capacity; else a provider's pool, whose calls beyond it would only wait there.
+        slots: options.engine.capacity ?? options.engine.connections ?? maxInFlight,
+        queue: options.engine.capacity !== undefined || options.engine.connections !== undefined,
+        remote: options.engine.capacity === undefined,
         deadlineMs: options.engineTimeoutMs,
         maxInFlight,
       }),
@@ -103,7 +105,9 @@ export class DecisionService {
         request,
         depth: request.depth,
         run: async (signal) => ({
-          made: await runDecision(request, this.engine, { signal, debias: this.debias, temperatures: this.temperatures }),
+          made: await runDecision(request, this.engine, { signal, debias: this.debias, temperatures: this.temperatures }).catch((error: unknown) => {
+            throw inCallersWords(error, request.question);
+          }),
           units: 1,
         }),
         // The result was read in the request's own mode, so mode and result pair as one
@@ -147,6 +151,11 @@ export class DecisionService {
       passCredits,
       resetsAt: nextUtcMidnight(now).toISOString(),
     };
+  }
+
+  /** Whether the caller's key is active now, in the ledger itself (a revocation through any server counts at once). */
+  async isActive(caller: Caller): Promise<boolean> {
+    return this.store.keys.isActive(caller.keyId);
   }
 
   async revoke(caller: Caller): Promise<KeyRevoked> {

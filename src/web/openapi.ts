@@ -64,7 +64,12 @@ export function webPaths(): ZodOpenApiPathsObject {
         summary: "Create a key linked to the browser's pass (2 per IP per UTC day); the key is shown this once",
         security,
         responses: {
-          '201': { description: 'The new key', ...json(KeyCreated) },
+          '201': {
+            description: 'The new key',
+            ...json(KeyCreated),
+            // What a client does next with it: revoke it by its id (a fuzzer follows this too).
+            links: { DeleteThisKey: { operationId: 'deletePassKey', parameters: { id: '$response.body#/id' } } },
+          },
           '401': noPass,
           '403': foreign,
           '429': {

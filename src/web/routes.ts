@@ -90,7 +90,7 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
     if (!parsed.success) throw invalidRequest(parsed.error);
     const held = await currentPass(c);
     if (held) return c.json(held, 200); // verified once per browser
-    await verifier.verify(parsed.data.verificationToken, c.get('clientIp'));
+    await verifier.verify(parsed.data.verificationToken, c.get('clientAddress'));
     const passId = await desk.createPass(c.get('clientIp'));
     issue(c, passId);
     return c.json(await desk.record(passId), 201);

@@ -38,9 +38,9 @@ describe('decide calibrate refuses what it cannot judge', () => {
     tmp.remove();
   });
 
-  const seed = async (rows: Array<Pick<Calibration, 'engine' | 'model' | 'target' | 'temperature'>>) => {
+  const seed = async (rows: Array<Pick<Calibration, 'engine' | 'model' | 'target' | 'temperature'> & Partial<Pick<Calibration, 'debias'>>>) => {
     const store = await openStore(db, LIMITS);
-    for (const row of rows) await store.calibrations.save({ ...row, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
+    for (const row of rows) await store.calibrations.save({ debias: 'none', ...row, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
     await store.close();
   };
   const show = async () => JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'])).stdout) as Calibration[];
@@ -105,7 +105,7 @@ describe('decide calibrate --show and --reset', () => {
   const seed = async (engine: string, model: string) => {
     const store = await openStore(db, LIMITS);
     for (const target of ['choice', 'sufficiency'] as const) {
-      await store.calibrations.save({ engine, model, target, temperature: 2, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
+      await store.calibrations.save({ engine, model, debias: engine === 'local' ? 'reverse' : 'none', target, temperature: 2, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
     }
     await store.close();
   };
@@ -119,14 +119,15 @@ describe('decide calibrate --show and --reset', () => {
 
   it('name the engine and model from the configuration alone: a model file that does not exist, no model fetched, a provider nobody serves', async () => {
     await seed('local', 'my-model');
-    await seed('local', 'qwen2.5-1.5b-instruct-q4_k_m');
+    // The default model is keyed by its checksum's start (its content is pinned by it).
+    await seed('local', 'qwen2.5-1.5b-instruct-q4_k_m@6a1a2eb6d15622bf');
     await seed('openai', 'gpt-x');
     const missing = path.join(tmp.dir, 'nowhere', 'my-model.gguf');
 
     expect(await run(['--show', '--model', missing])).toHaveLength(6);
     expect(await run(['--reset', '--model', missing])).toEqual({ engine: 'local', model: 'my-model', removed: 2 });
     // No model configured: the default model's name, and its download never begins (the test's mirror is unreachable anyway).
-    expect(await run(['--reset'])).toEqual({ engine: 'local', model: 'qwen2.5-1.5b-instruct-q4_k_m', removed: 2 });
+    expect(await run(['--reset'])).toEqual({ engine: 'local', model: 'qwen2.5-1.5b-instruct-q4_k_m@6a1a2eb6d15622bf', removed: 2 });
     const openai = { DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: NOBODY, DECIDE_MODEL: 'gpt-x' };
     expect(await run(['--reset'], openai)).toEqual({ engine: 'openai', model: 'gpt-x', removed: 2 });
     expect(await run(['--show', '--model', missing])).toEqual([]);

@@ -239,7 +239,9 @@ describe('decide eval', () => {
       const { url, key } = await startService();
       const refused = await decide(['eval', '--set', file, '--url', url], { env: { DECIDE_API_KEY: key } });
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`makes ${REMOTE_DECISIONS} decisions at ${url}: ${REMOTE_DECISIONS} from today's free allowance, then 0 credit(s)`);
+      expect(refused.stderr).toContain(
+        `makes ${REMOTE_DECISIONS} decisions at ${url}: up to ${REMOTE_DECISIONS} from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 0 to ${REMOTE_DECISIONS} credit(s); it holds 0, so the run stops if they run out`,
+      );
       expect(refused.stderr).toContain('Add --yes');
       expect((await usage(url, key)).freeUsed).toBe(0);
 
@@ -265,6 +267,19 @@ describe('decide eval', () => {
       expect(await usage(url, key)).toMatchObject({ freeUsed: 0, passCredits: 45 - STRESS_DECISIONS * 5 });
     });
 
+    it('prices the per-IP free limit it cannot see as a range, and spends within it', { timeout: scaled(60_000) }, async () => {
+      // The key has 20 free a day, this address 2: the run once said "N free, then 0 credits" and spent credits.
+      const file = goodSet();
+      const db = path.join(tmp.dir, 'ledger.db');
+      const serving = await startServe(['--db', db], { ...engineEnv(), DECIDE_FREE_PER_IP: '2' }, scaled(20_000));
+      const { key, passId } = await runJson(['key', 'create', '--db', db]);
+      await runJson(['pass', 'fund', '--pass', passId, '--credits', '50', '--db', db]);
+      const run = await decide(['eval', '--set', file, '--url', serving.url, '--yes', '--json'], { env: { DECIDE_API_KEY: key } });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(`up to ${REMOTE_DECISIONS} from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 0 to ${REMOTE_DECISIONS} credit(s).`);
+      expect(await usage(serving.url, key)).toMatchObject({ freeUsed: 2, passCredits: 50 - (REMOTE_DECISIONS - 2) });
+    });
+
     it('a refused key stops it with exit 3; a pass that runs out stops it with exit 4', { timeout: scaled(60_000) }, async () => {
       const file = goodSet();
       const { url, key, db } = await startService();
@@ -285,7 +300,7 @@ describe('decide eval', () => {
       }
       const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--concurrency', '1'], { env: { DECIDE_API_KEY: key } });
       expect(run.code).toBe(4);
-      expect(run.stderr).toContain("3 from today's free allowance, then 9 credit(s) of the key's pass; it holds 0, so the run stops when they run out");
+      expect(run.stderr).toContain("up to 3 from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 9 to 12 credit(s); it holds 0, so the run stops if they run out");
       expect(run.stderr).toMatch(/free_limit_reached/);
       expect((await usage(url, key)).freeUsed).toBe(20);
     });

@@ -804,9 +804,10 @@ export function storeSuite(h: LedgerHarness): void {
   describe(`${h.name}: several units in one reservation`, () => unitsStoreSuite(h));
 
   describe(`${h.name}: fitted temperatures`, () => {
-    const fitted = (target: Calibration['target'], temperature: number, model = 'm1'): Calibration => ({
+    const fitted = (target: Calibration['target'], temperature: number, model = 'm1', debias: Calibration['debias'] = 'reverse'): Calibration => ({
       engine: 'local',
       model,
+      debias,
       target,
       temperature,
       fitted: 100,
@@ -816,19 +817,23 @@ export function storeSuite(h: LedgerHarness): void {
       fittedAt: '2026-11-22T10:00:00.000Z',
     });
 
-    it('keeps one temperature per engine, model and target, replaced by a new fit, listed and reset by engine and model', async () => {
+    it('keeps one temperature per engine, model, debiasing and target, replaced by a new fit, listed by all three and reset by engine and model', async () => {
       await open();
       await store.calibrations.save(fitted('choice', 2.5));
       await store.calibrations.save(fitted('noul', 1.8));
       await store.calibrations.save(fitted('choice', 3.1));
       await store.calibrations.save(fitted('choice', 0.9, 'm2'));
-      expect(await store.calibrations.list({ engine: 'local', model: 'm1' })).toEqual([fitted('choice', 3.1), fitted('noul', 1.8)]);
-      expect(await store.calibrations.list()).toHaveLength(3);
+      // A fit made under another debiasing is another fit: never applied under this one.
+      await store.calibrations.save(fitted('choice', 1.4, 'm1', 'cyclic'));
+      expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'reverse' })).toEqual([fitted('choice', 3.1), fitted('noul', 1.8)]);
+      expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'cyclic' })).toEqual([fitted('choice', 1.4, 'm1', 'cyclic')]);
+      expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'none' })).toEqual([]);
+      expect(await store.calibrations.list()).toHaveLength(4);
       // Another server on the same ledger sees them.
       const other = await h.open();
       opened.push(other);
-      expect((await other.calibrations.list({ engine: 'local', model: 'm2' }))[0].temperature).toBe(0.9);
-      expect(await store.calibrations.reset({ engine: 'local', model: 'm1' })).toBe(2);
+      expect((await other.calibrations.list({ engine: 'local', model: 'm2', debias: 'reverse' }))[0].temperature).toBe(0.9);
+      expect(await store.calibrations.reset({ engine: 'local', model: 'm1' })).toBe(3);
       expect(await store.calibrations.list()).toEqual([fitted('choice', 0.9, 'm2')]);
     });
 

@@ -106,6 +106,18 @@ describe('decide mcp, the stdio bridge', () => {
     expect(svc.logs.some((line) => line.includes(`"key":"${created.keyHint}"`))).toBe(true);
   });
 
+  it('never shows the password of a DECIDE_URL like http://alice:PW@host, on stderr or in a tool error', async () => {
+    const { key } = await svc.newKey();
+    const port = new URL(svc.url).port;
+    for (const url of [`http://alice:S3cretPW@127.0.0.1:${port}`, `http://alice:S3cretPW@127.0.0.1:${await closedPort()}`]) {
+      const bridge = await startBridge({ DECIDE_URL: url, DECIDE_API_KEY: key });
+      const result = await bridge.client.callTool({ name: 'weigh_decision', arguments: { ...NOUL } }).catch((error: Error) => ({ thrown: error.message }));
+      const said = JSON.stringify(result) + bridge.stderr();
+      expect(said).toContain('127.0.0.1');
+      expect(said).not.toContain('S3cretPW');
+    }
+  });
+
   it('serves a 2026-07-28 client on stdio too', async () => {
     const { key } = await svc.newKey();
     const bridge = await startBridge({ DECIDE_URL: `${svc.url}/mcp`, DECIDE_API_KEY: key }, 'auto');

@@ -142,8 +142,10 @@ describe('admission in front of an engine of known capacity', () => {
 describe('shedding by queue time', () => {
   let now = 0;
   let loopDelay = 0;
+  /** How much of the time that passes is this process's CPU: all of it where the work is here (a starved process). */
+  let cpuShare = 1;
   const provider = (deadlineMs = 10_000) =>
-    new Admission({ slots: 512, queue: false, deadlineMs, now: () => now, loopDelayMs: () => loopDelay });
+    new Admission({ slots: 512, queue: false, deadlineMs, now: () => now, loopDelayMs: () => loopDelay, cpuMs: () => now * cpuShare });
   const open = () => new AbortController().signal;
   const refusal = async (promise: Promise<unknown>) => {
     const error = await promise.then(() => null, (e: unknown) => e);
@@ -197,5 +199,23 @@ describe('shedding by queue time', () => {
     loopDelay = 1_500;
     await refusal(gate.enter('standard', open()));
     loopDelay = 0;
+  });
+
+  it('counts a slow provider as latency, not work: an idle server lets in every decision whose deadline it can meet', async () => {
+    loopDelay = 0;
+    cpuShare = 0.001; // 1 ms of CPU a second: the decisions wait on the provider
+    const gate = provider();
+    await timedAlone(gate); // 1 s, nearly all of it the provider's
+    const running: Slot[] = [];
+    for (let i = 0; i < 100; i++) running.push(await gate.enter('standard', open()));
+    expect(gate.load.running).toBe(100);
+    // A latency that alone would carry a decision past the deadline still sheds.
+    const stalled = provider();
+    const slow = await stalled.enter('standard', open());
+    now += 9_000;
+    slow.leave();
+    await stalled.enter('standard', open()); // none of the depth running: let in, so it stays timed
+    expect((await refusal(stalled.enter('standard', open()))).message).toContain('past the 10000 ms deadline');
+    cpuShare = 1;
   });
 });

@@ -28,3 +28,20 @@ export const PYTHON_TOOLS = found();
 
 /** Said in the title of every test that needs them, so a skipped one says how to run it. */
 export const NEEDS_PYTHON_TOOLS = '(needs jevcompat and typesafe-sdk: npm run tools:python)';
+
+/**
+ * Schemathesis, the OpenAPI fuzzer, from the same environment: its own path, so the
+ * System One tests do not depend on it, under the same rule (skip unless CI requires it).
+ */
+function foundSchemathesis(): string | null {
+  const bin = path.join(DIR, 'bin', 'schemathesis');
+  if (fs.existsSync(bin)) return bin;
+  if (process.env.DECIDE_REQUIRE_PYTHON_TOOLS === '1') {
+    throw new Error(`schemathesis is missing from ${DIR} and DECIDE_REQUIRE_PYTHON_TOOLS=1: run npm run tools:python`);
+  }
+  return null;
+}
+
+export const SCHEMATHESIS = foundSchemathesis();
+
+export const NEEDS_SCHEMATHESIS = '(needs schemathesis: npm run tools:python)';

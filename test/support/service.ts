@@ -1,3 +1,4 @@
+import type { TrustProxy } from '../../src/http/client-ip.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -46,9 +47,12 @@ export interface StartOptions {
   maxInFlight?: number;
   /** Decisions the engine declares it works on at once, so the service queues in front of it (service/admission.ts). */
   capacity?: number;
+  /** The openai engine's connection pool (64 by default). */
+  connections?: number;
   /** The browser's side: verification `none` and a fresh cookie secret unless given. */
   web?: Partial<Omit<WebOptions, 'store'>>;
-  trustProxy?: boolean;
+  trustProxy?: boolean | TrustProxy;
+  ipv6Prefix?: number;
   /** DECIDE_PUBLIC_URL. */
   publicUrl?: string;
   /** The SQLite store's timing: expiry, sweep, how long a call waits for a lock. */
@@ -79,7 +83,7 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
   });
   const logs: string[] = [];
   const web: WebOptions = { store, verifier: noVerification, cookieSecret: randomBytes(32).toString('base64url'), ...options.web };
-  const app = createApp({ service, log: (line) => logs.push(line), web, trustProxy: options.trustProxy, publicUrl: options.publicUrl });
+  const app = createApp({ service, log: (line) => logs.push(line), web, trustProxy: options.trustProxy, ipv6Prefix: options.ipv6Prefix, publicUrl: options.publicUrl });
   const server = await listen(app, 0, '127.0.0.1');
   return {
     url: server.url,
@@ -114,7 +118,7 @@ function withCapacity(engine: Engine, capacity: number): Engine {
 
 export async function startWithOpenAI(options: StartOptions = {}) {
   const fake = await startOpenAIFake();
-  const engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-logprobs-1' });
+  const engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-logprobs-1', maxConnections: options.connections });
   return start(fake, engine, options);
 }
 

@@ -5,6 +5,9 @@ import { startWithOpenAI, type Running, type StartOptions } from '../support/ser
 
 const STATE = 'The invoice was paid twice. The customer wrote three times this week.';
 
+/** `{"a": {"a": … 1}}`, `levels` objects deep, as JSON text (JSON.stringify itself overflows the stack on it). */
+const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
 describe('POST /v1/systemone: requests as the format allows them', () => {
   let svc: Running;
   afterEach(() => svc?.close());
@@ -32,7 +35,14 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
       [{ state: STATE, questions: {} }, ['body', 'questions'], 'must hold 1 to 64 questions (got 0)', 'value_error'],
       [{ state: STATE, questions: nouls(65) }, ['body', 'questions'], 'must hold 1 to 64 questions (got 65)', 'value_error'],
       [{ state: STATE, questions: { '': { type: 'noul' } } }, ['body', 'questions', ''], "a question's id must not be empty", 'value_error'],
-      [JSON.parse('{"state": "x", "questions": {"__proto__": {"type": "noul"}}}'), ['body', 'questions', '__proto__'], '"__proto__" cannot be a question id here', 'value_error'],
+      [JSON.parse('{"state": "x", "questions": {"__proto__": {"type": "noul"}}}'), ['body', 'questions', '__proto__'], '"__proto__" cannot be a key here', 'value_error'],
+      // Labels the engine would read as one (it trims them): refused by name, not merged and split 0.5/0.5.
+      [{ state: STATE, questions: { q: { type: 'choice', criteria: { yes: null, 'yes ': null } } } }, ['body', 'questions', 'q', 'criteria', 'yes '], '"yes " repeats "yes"', 'value_error'],
+      [{ state: STATE, questions: { q: { type: 'choice', criteria: { 'Caf\u00e9': null, ' Cafe\u0301\u2060': null } } } }, ['body', 'questions', 'q', 'criteria', ' Cafe\u0301\u2060'], 'must be distinct', 'value_error'],
+      // "__proto__" wherever a key can appear: a criteria key, inside a JSON state or description.
+      [JSON.parse('{"state": "x", "questions": {"q": {"type": "choice", "criteria": {"a": null, "__proto__": null}}}}'), ['body', 'questions', 'q', 'criteria', '__proto__'], '"__proto__" cannot be a key here', 'value_error'],
+      [JSON.parse('{"state": {"ticket": {"__proto__": 1}}, "questions": {"q": {"type": "noul"}}}'), ['body', 'state', 'ticket', '__proto__'], '"__proto__" cannot be a key here', 'value_error'],
+      [JSON.parse('{"state": "x", "questions": {"q": {"type": "choice", "criteria": {"a": {"__proto__": "d"}, "b": null}}}}'), ['body', 'questions', 'q', 'criteria', 'a', '__proto__'], '"__proto__" cannot be a key here', 'value_error'],
       [{ state: 'x'.repeat(16_001), questions: { q: { type: 'noul' } } }, ['body', 'state'], 'must be at most 16000 characters as text (got 16001)', 'value_error'],
       [{ state: 7, questions: { q: { type: 'noul' } } }, ['body', 'state'], 'must be text, a JSON object or array, or null', 'union_type'],
       [{ questions: { q: { type: 'noul' } } }, ['body', 'state'], 'Field required', 'missing'],
@@ -43,6 +53,10 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
       expect(res.status, msg).toBe(422);
       expect(res.body.detail, msg).toContainEqual({ loc, msg: expect.stringContaining(msg), type });
     }
+    // Nesting bounded: a state 5,000 deep overflowed zod's stack (500, and a stack in the log).
+    const nested = await askText(key, `{"state": ${deep(5_000)}, "questions": {"q": {"type": "noul"}}}`);
+    expect(nested.status).toBe(422);
+    expect(nested.body.detail).toEqual([{ loc: ['body', 'state', ...Array(63).fill('a')], msg: 'must not nest more than 64 levels of objects and arrays', type: 'value_error' }]);
     const broken = await askText(key, '{"state": "x", "questions": {,}}');
     expect(broken.status).toBe(422);
     expect(broken.body.detail).toEqual([{ loc: ['body', 29], msg: expect.stringMatching(/^the body is not valid JSON: /), type: 'json_invalid' }]);
@@ -50,6 +64,7 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
     expect(badKey.body.detail).toEqual([{ loc: ['header', 'idempotency-key'], msg: 'must be 1 to 255 printable ASCII characters', type: 'value_error' }]);
     expect(svc.fake.requests).toHaveLength(0);
     expect((await usage(key)).freeUsed).toBe(0);
+    expect(svc.logs.join('\n')).not.toMatch(/Maximum call stack|"stack"/);
   });
 
   it('takes the format’s whole range: 255 options, 10 levels, 64 questions, any id, any model, structured text, unknown members', async () => {

@@ -1,3 +1,4 @@
+import { parseTrustProxy } from '../../src/http/client-ip.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWellFormedKey } from '../../src/contract/index.js';
 import { NOUL } from '../support/requests.js';
@@ -64,11 +65,12 @@ describe('POST /v1/keys: 2 keys per IP per UTC day', () => {
 describe('behind a trusted proxy, the limit is per client IP', () => {
   let svc: Running;
   beforeAll(async () => {
-    svc = await startWithOpenAI({ trustProxy: true });
+    // This server's own proxy (loopback) and one further in (10.0.0.1) are trusted.
+    svc = await startWithOpenAI({ trustProxy: parseTrustProxy('127.0.0.1, 10.0.0.0/8') });
   });
   afterAll(() => svc.close());
 
-  it('counts X-Forwarded-For’s first hop', async () => {
+  it('counts the first X-Forwarded-For hop from the right that is not a trusted proxy', async () => {
     const browser = browserOf(svc);
     await browser.verify();
     const from = (ip: string) => browser.call('POST', '/v1/keys', { headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } });
@@ -76,6 +78,9 @@ describe('behind a trusted proxy, the limit is per client IP', () => {
     expect((await from('198.51.100.1')).status).toBe(201);
     expect((await from('198.51.100.1')).status).toBe(429);
     expect((await from('198.51.100.2')).status).toBe(201);
+    // What the client wrote to the left of its own address changes nothing.
+    expect((await from('192.0.2.1, 198.51.100.2')).status).toBe(201);
+    expect((await from('192.0.2.2, 198.51.100.2')).status).toBe(429);
   });
 });
 

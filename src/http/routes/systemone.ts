@@ -1,10 +1,11 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { ServiceError } from '../../contract/index.js';
 import { type ModelList, SYSTEM_ONE_LIMITS, SystemOneRequest } from '../../contract/systemone.js';
+import { jsonShapeProblem } from '../../contract/json-shape.js';
 import { FormatValidation, validationIssues } from '../../contract/systemone-errors.js';
 import { utcDay } from '../../service/clock.js';
 import type { DecisionService } from '../../service/service.js';
-import { requireKey } from '../auth.js';
+import { requireKey, UNAUTHORIZED } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { methodNotAllowed } from '../errors.js';
 import { idempotencyKeyOf } from '../idempotency-key.js';
@@ -40,6 +41,9 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
 
   app.post('/v1/systemone', requireKey(service), ...orderedJsonBody(SYSTEM_ONE_LIMITS.bodyBytes), async (c) => {
     const body = c.get('body');
+    // Before the schema: zod would overflow the stack on deep nesting and drop a "__proto__" key unchecked.
+    const shape = jsonShapeProblem(body);
+    if (shape) throw new FormatValidation([{ loc: ['body', ...shape.path], msg: shape.message, type: 'value_error' }]);
     const parsed = SystemOneRequest.safeParse(body);
     if (!parsed.success) throw new FormatValidation(validationIssues(parsed.error, body));
     // The body itself, now known to be valid, rather than zod's copy: its objects keep
@@ -75,7 +79,11 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
       },
     ],
   } satisfies ModelList);
-  app.get('/v1/models', requireKey(service), (c) => c.body(models, 200, { 'Content-Type': 'application/json' }));
+  app.get('/v1/models', requireKey(service), async (c) => {
+    // Nothing else here reads the ledger: a key revoked through another server is refused at once all the same.
+    if (!(await service.isActive(c.get('caller')))) throw new ServiceError('unauthorized', UNAUTHORIZED);
+    return c.body(models, 200, { 'Content-Type': 'application/json' });
+  });
   app.all('/v1/models', methodNotAllowed(['GET']));
   return app;
 }

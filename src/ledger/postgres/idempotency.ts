@@ -30,6 +30,7 @@ const SQL = {
   finish: `UPDATE idempotency SET state = 'done', status = $3, body = $4
            WHERE key_id = $1 AND idem_key = $2 AND state = 'running'`,
   abandon: `DELETE FROM idempotency WHERE key_id = $1 AND idem_key = $2 AND state = 'running'`,
+  live: 'SELECT 1 FROM keys WHERE id = $1 AND revoked_at IS NULL',
   dropLapsed: `DELETE FROM idempotency WHERE state = 'running' AND running_until < clock_timestamp()`,
 };
 
@@ -66,6 +67,8 @@ export class PgIdempotency implements IdempotencyRecords {
     const params = [keyId, idemKey, requestHash, createdAt, this.leaseMs];
     return transaction(this.pool, async (client): Promise<IdempotencyBegin> => {
       await client.query(SQL.sweep, [cutoff.toISOString()]);
+      // Revoked through any server: nothing is kept or replayed for it.
+      if ((await client.query(SQL.live, [keyId])).rowCount === 0) return { state: 'revoked' };
       for (;;) {
         if ((await client.query(SQL.insert, params)).rowCount === 1) return { state: 'new' };
         const row = (await client.query<Row>(SQL.get, [keyId, idemKey])).rows[0];

@@ -10,6 +10,7 @@ const SQL = prepared('keys', {
   passExists: 'SELECT 1 FROM passes WHERE id = $1',
   insertKey: 'INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ($1, $2, $3, $4, $5)',
   authenticate: 'SELECT id, pass_id, hint FROM keys WHERE fingerprint = $1 AND revoked_at IS NULL',
+  live: 'SELECT 1 FROM keys WHERE id = $1 AND revoked_at IS NULL',
   revoke: 'UPDATE keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING hint, revoked_at',
   usage: `SELECT (SELECT used FROM free_usage WHERE key_id = $1 AND day = $2) AS used,
                  (SELECT credits FROM passes WHERE id = $3) AS credits,
@@ -46,6 +47,10 @@ export class PgKeys implements Keys {
     const caller = { keyId: row.id, passId: row.pass_id, keyHint: row.hint };
     this.known.remember(fingerprint, caller, Date.now());
     return caller;
+  }
+
+  async isActive(keyId: string): Promise<boolean> {
+    return ((await queryAgain(this.pool, SQL.live, [keyId])).rowCount ?? 0) > 0;
   }
 
   async revoke(keyId: string, now: Date): Promise<RevokedKey | null> {

@@ -268,6 +268,14 @@ export const MIGRATIONS: readonly string[] = [
   END;
   $$;
   `,
+  // 10: a temperature is fitted for one order debiasing too, as SQLite's step 9.
+  `
+  ALTER TABLE calibrations ADD COLUMN debias text NOT NULL DEFAULT 'none' CHECK (debias IN ('none', 'reverse', 'cyclic'));
+  UPDATE calibrations SET debias = 'reverse' WHERE engine = 'local';
+  ALTER TABLE calibrations ALTER COLUMN debias DROP DEFAULT;
+  ALTER TABLE calibrations DROP CONSTRAINT calibrations_pkey;
+  ALTER TABLE calibrations ADD PRIMARY KEY (engine, model, debias, target);
+  `,
 ];
 
 /** The table recording which steps a database has had. */

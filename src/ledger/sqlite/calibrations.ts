@@ -12,13 +12,13 @@ export class SqliteCalibrations implements Calibrations {
     private readonly tx: Transactions,
   ) {
     const p = (sql: string) => db.prepare(sql);
-    const columns = 'engine, model, target, temperature, fitted, held_out, ece_before, ece_after, fitted_at';
+    const columns = 'engine, model, debias, target, temperature, fitted, held_out, ece_before, ece_after, fitted_at';
     this.s = {
-      save: p(`INSERT INTO calibrations (${columns}) VALUES (@engine, @model, @target, @temperature, @fitted, @heldOut, @eceBefore, @eceAfter, @fittedAt)
-               ON CONFLICT (engine, model, target) DO UPDATE SET temperature = excluded.temperature, fitted = excluded.fitted,
+      save: p(`INSERT INTO calibrations (${columns}) VALUES (@engine, @model, @debias, @target, @temperature, @fitted, @heldOut, @eceBefore, @eceAfter, @fittedAt)
+               ON CONFLICT (engine, model, debias, target) DO UPDATE SET temperature = excluded.temperature, fitted = excluded.fitted,
                  held_out = excluded.held_out, ece_before = excluded.ece_before, ece_after = excluded.ece_after, fitted_at = excluded.fitted_at`),
-      of: p(`SELECT ${columns} FROM calibrations WHERE engine = ? AND model = ? ORDER BY target`),
-      all: p(`SELECT ${columns} FROM calibrations ORDER BY engine, model, target`),
+      of: p(`SELECT ${columns} FROM calibrations WHERE engine = ? AND model = ? AND debias = ? ORDER BY target`),
+      all: p(`SELECT ${columns} FROM calibrations ORDER BY engine, model, debias, target`),
       reset: p('DELETE FROM calibrations WHERE engine = ? AND model = ?'),
     };
   }
@@ -28,8 +28,8 @@ export class SqliteCalibrations implements Calibrations {
     await this.tx.unlocked(() => this.s.save.run(calibration));
   }
 
-  async list(of?: { engine: string; model: string }): Promise<Calibration[]> {
-    const rows = await this.tx.unlocked(() => (of ? this.s.of.all(of.engine, of.model) : this.s.all.all()));
+  async list(of?: { engine: string; model: string; debias: Calibration['debias'] }): Promise<Calibration[]> {
+    const rows = await this.tx.unlocked(() => (of ? this.s.of.all(of.engine, of.model, of.debias) : this.s.all.all()));
     return (rows as CalibrationRow[]).map(calibrationOf);
   }
 

@@ -1,5 +1,6 @@
 import type { Charges, CommitOutcome, ReserveOutcome, ReserveRequest, Settlement } from '../charges.js';
 import { checkSample, utcDay } from '../rules.js';
+import { ledgerUnavailable } from '../unavailable.js';
 import type { SqliteIdempotency } from './idempotency.js';
 import type { SqliteMetrics } from './metrics.js';
 import type { Reservations } from './reservations.js';
@@ -16,9 +17,13 @@ export class SqliteCharges implements Charges {
     private readonly reservations: Reservations,
     private readonly metrics: SqliteMetrics,
     private readonly idempotency: SqliteIdempotency,
+    /** Why this server may take no new work (its lease was taken), or null. */
+    private readonly refusing: () => string | null = () => null,
   ) {}
 
   async reserve(request: ReserveRequest, now: Date): Promise<ReserveOutcome> {
+    const refused = this.refusing();
+    if (refused) throw ledgerUnavailable(refused);
     return this.tx.grouped(() => this.reservations.reserve(request, now));
   }
 

@@ -37,6 +37,7 @@ export class SqliteIdempotency implements IdempotencyRecords {
       finish: p(`UPDATE idempotency SET state = 'done', status = ?, body = ?
                  WHERE key_id = ? AND idem_key = ? AND state = 'running'`),
       abandon: p(`DELETE FROM idempotency WHERE key_id = ? AND idem_key = ? AND state = 'running'`),
+      live: p('SELECT 1 FROM keys WHERE id = ? AND revoked_at IS NULL'),
       dropRunning: p(`DELETE FROM idempotency WHERE state = 'running'`),
       dropLapsed: p(`DELETE FROM idempotency WHERE state = 'running' AND created_at <= ?`),
     };
@@ -50,6 +51,8 @@ export class SqliteIdempotency implements IdempotencyRecords {
   }
 
   private look(keyId: string, idemKey: string, requestHash: string, now: Date): IdempotencyBegin {
+    // Revoked by `decide key revoke` beside this server: nothing is kept or replayed for it.
+    if (this.s.live.get(keyId) === undefined) return { state: 'revoked' };
     // Expired records count as absent; sweeping them all here also keeps the table
     // from growing without bound, at the cost of one index range scan per request.
     this.s.sweep.run(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());

@@ -50,6 +50,10 @@ export class SqliteKeys implements Keys {
     return caller;
   }
 
+  async isActive(keyId: string): Promise<boolean> {
+    return (await this.tx.unlocked(() => this.s.live.get(keyId))) !== undefined;
+  }
+
   async revoke(keyId: string, now: Date): Promise<RevokedKey | null> {
     const row = (await this.tx.unlocked(() => this.s.revoke.get(now.toISOString(), keyId))) as
       | { hint: string; revoked_at: string }

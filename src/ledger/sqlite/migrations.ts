@@ -205,6 +205,34 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX charges_expiry ON charges (expires_at) WHERE state = 'reserved';
   CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
   `,
+  // 8: the file's lease names its holder by a random id drawn at start: process number
+  // and host name are the same for two containers on one volume (each is process 1).
+  `
+  ALTER TABLE server_lease ADD COLUMN holder TEXT NOT NULL DEFAULT '';
+  `,
+  // 9: a temperature is fitted for one order debiasing too: a fit made under one mode
+  // was applied under another. Earlier fits were made under their engine's default mode
+  // (\`decide calibrate\` without --debias): reverse for the local engine, none for others.
+  `
+  CREATE TABLE calibrations_keyed (
+    engine      TEXT NOT NULL,
+    model       TEXT NOT NULL,
+    debias      TEXT NOT NULL CHECK (debias IN ('none', 'reverse', 'cyclic')),
+    target      TEXT NOT NULL CHECK (target IN ('choice', 'noul', 'score', 'sufficiency')),
+    temperature REAL NOT NULL CHECK (temperature > 0),
+    fitted      INTEGER NOT NULL CHECK (fitted >= 0),
+    held_out    INTEGER NOT NULL CHECK (held_out >= 0),
+    ece_before  REAL NOT NULL,
+    ece_after   REAL NOT NULL,
+    fitted_at   TEXT NOT NULL,
+    PRIMARY KEY (engine, model, debias, target)
+  ) STRICT;
+  INSERT INTO calibrations_keyed (engine, model, debias, target, temperature, fitted, held_out, ece_before, ece_after, fitted_at)
+    SELECT engine, model, CASE engine WHEN 'local' THEN 'reverse' ELSE 'none' END, target, temperature, fitted, held_out,
+           ece_before, ece_after, fitted_at FROM calibrations;
+  DROP TABLE calibrations;
+  ALTER TABLE calibrations_keyed RENAME TO calibrations;
+  `,
 ];
 
 /**

@@ -26,12 +26,22 @@ export function openSqliteStore(path: string, limits: Limits, options: SqliteSto
   const { expiryMs, sweepIntervalMs } = checkExpiry(options);
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
   if (!Number.isSafeInteger(lockWaitMs) || lockWaitMs < 0) throw new Error('lockWaitMs must be an integer ≥ 0.');
-  return new SqliteStore(openDatabase(path), checkLimits(limits), { expiryMs, sweepIntervalMs, lockWaitMs });
+  return new SqliteStore(openDatabase(path), checkLimits(limits), {
+    expiryMs,
+    sweepIntervalMs,
+    lockWaitMs,
+    heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+    warn: options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`)),
+  });
 }
 
 export interface SqliteStoreOptions extends ExpiryOptions {
   /** How long a call waits for a lock held by another process before 503 `ledger_unavailable`; default LOCK_WAIT_MS. */
   lockWaitMs?: number;
+  /** How often a serving process renews the file's lease; default HEARTBEAT_MS. */
+  heartbeatMs?: number;
+  /** Where the operator is told what they should know (a lost lease); stderr by default. */
+  warn?: (line: string) => void;
 }
 
 /**
@@ -55,14 +65,20 @@ export class SqliteStore implements Store {
   private checkpointer: Checkpointer | null = null;
   private readonly expiryMs: number;
   private readonly sweepIntervalMs: number;
+  private readonly heartbeatMs: number;
+  private readonly warn: (line: string) => void;
+  /** Why this server takes no new work: its lease was found taken. */
+  private leaseLost: string | null = null;
 
   constructor(
     private readonly db: Db,
     limits: Limits,
     /** `expiryMs`: lifetime of a reservation and of a running idempotency record. */
-    timing: { expiryMs: number; sweepIntervalMs: number; lockWaitMs: number },
+    timing: { expiryMs: number; sweepIntervalMs: number; lockWaitMs: number; heartbeatMs?: number; warn?: (line: string) => void },
   ) {
     ({ expiryMs: this.expiryMs, sweepIntervalMs: this.sweepIntervalMs } = timing);
+    this.heartbeatMs = timing.heartbeatMs ?? HEARTBEAT_MS;
+    this.warn = timing.warn ?? (() => {});
     this.tx = new Transactions(db, timing.lockWaitMs);
     this.reservations = new Reservations(db, limits, this.expiryMs);
     this.lease = new ServerLease(db);
@@ -72,7 +88,7 @@ export class SqliteStore implements Store {
     this.web = new SqliteWeb(db, this.tx, known);
     this.idempotency = new SqliteIdempotency(db, this.tx);
     this.metrics = new SqliteMetrics(db, this.tx);
-    this.charges = new SqliteCharges(this.tx, this.reservations, this.metrics, this.idempotency);
+    this.charges = new SqliteCharges(this.tx, this.reservations, this.metrics, this.idempotency, () => this.leaseLost);
     this.calibrations = new SqliteCalibrations(db, this.tx);
   }
 
@@ -90,9 +106,23 @@ export class SqliteStore implements Store {
       return this.reservations.releaseAllReserved(now);
     });
     this.checkpointer ??= new Checkpointer(this.db);
-    this.every(HEARTBEAT_MS, () => this.tx.unlocked(() => this.lease.beat(new Date())));
+    this.every(this.heartbeatMs, () => this.tx.unlocked(() => this.heartbeat()));
     if (this.sweepIntervalMs > 0) this.every(this.sweepIntervalMs, () => this.sweep());
     return released;
+  }
+
+  /**
+   * Renews the lease. Found taken (this server fell silent long enough for another to
+   * start on the file, which gave back every reservation): two servers must not serve
+   * one file, so this one takes no new work from now on (503 on every new reservation)
+   * and says why, once; what it has under way settles as usual.
+   */
+  private heartbeat(): void {
+    if (this.leaseLost) return;
+    const holder = this.lease.beat(new Date());
+    if (!holder) return;
+    this.leaseLost = `another decide serve took this SQLite file over (process ${holder.pid} on ${holder.host}, since ${holder.startedAt})`;
+    this.warn(`${this.leaseLost}; this server takes no new decisions: stop it (one server per SQLite file)`);
   }
 
   /** Releases expired reservations and drops lapsed running idempotency records; returns how many reservations. */
