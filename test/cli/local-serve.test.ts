@@ -31,7 +31,7 @@ describe('decide serve on the local engine', () => {
   };
 
   const decide = async (url: string, db: string) => {
-    const { key } = await runJson(['key', 'create', '--db', db]);
+    const { key } = await runJson(['key', 'create', '--create', '--db', db]);
     const res = await fetch(`${url}/v1/decisions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

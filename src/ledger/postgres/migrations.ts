@@ -268,6 +268,11 @@ export const MIGRATIONS: readonly string[] = [
   END;
   $$;
   `,
+  // What the operator needs to manage keys: a name given at creation, and when the
+  // key was last used (written in batches off the request path, ledger/last-use.ts).
+  `
+  ALTER TABLE keys ADD COLUMN name text, ADD COLUMN last_used_at timestamptz;
+  `,
 ];
 
 /** The table recording which steps a database has had. */

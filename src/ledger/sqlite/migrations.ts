@@ -205,6 +205,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX charges_expiry ON charges (expires_at) WHERE state = 'reserved';
   CREATE INDEX charges_group ON charges (group_id) WHERE group_id IS NOT NULL;
   `,
+  // 8: what the operator needs to manage keys: a name given at creation, and when the
+  // key was last used (written in batches off the request path, ledger/last-use.ts).
+  `
+  ALTER TABLE keys ADD COLUMN name TEXT;
+  ALTER TABLE keys ADD COLUMN last_used_at TEXT;
+  `,
 ];
 
 /**
