@@ -25,7 +25,7 @@ export const KeyRecord = z
     name: z.string().nullable(),
     passId: z.string(),
     createdAt: instant,
-    lastUsedAt: instant.nullable().meta({ description: 'When the key was last presented or paid a decision, to within a minute; null if never.' }),
+    lastUsedAt: instant.nullable().meta({ description: 'When the key last paid a decision or read its usage, to within a minute; null if never.' }),
     revokedAt: instant.nullable(),
   })
   .meta({ id: 'AdminKey' });

@@ -23,7 +23,7 @@ export interface KeyRecord {
   passId: string;
   createdAt: string;
   /**
-   * When it was last presented or paid a decision, to within the store's flush
+   * When it last paid a decision or read its usage, to within the store's flush
    * interval (last-use.ts); null when never seen since it was recorded.
    */
   lastUsedAt: string | null;

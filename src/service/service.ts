@@ -96,8 +96,19 @@ export class DecisionService {
     return this.store.keys.authenticate(keyFingerprint(key));
   }
 
+  /**
+   * `work`, and once it succeeded, the key's use noted: a key's last use is the last
+   * thing it was accepted for (a decision, its usage), on any channel. In memory only;
+   * the store writes last uses in batches (ledger/last-use.ts).
+   */
+  private async used<T>(caller: Caller, work: Promise<T>): Promise<T> {
+    const result = await work;
+    this.store.keys.noteUse(caller.keyId, this.now());
+    return result;
+  }
+
   async decide(request: DecisionRequest, context: DecideContext): Promise<DecideAnswer> {
-    return this.paid.run(
+    return this.used(context.caller, this.paid.run(
       {
         route: 'decisions',
         request,
@@ -124,20 +135,23 @@ export class DecisionService {
           }) as DecisionResponse,
       },
       context,
-    );
+    ));
   }
 
   /** A System One request: each question one standard decision, paid together (systemone.ts). */
   async systemOne(request: SystemOneRequest, context: DecideContext): Promise<PaidAnswer<SystemOneResponse>> {
     const work = systemOneWork(request, this.engine, { debias: this.debias, temperatures: this.temperatures });
-    return this.paid.run(work, context);
+    return this.used(context.caller, this.paid.run(work, context));
   }
 
   async usage(caller: Caller): Promise<Usage> {
     const now = this.now();
-    const { freeUsed, passCredits } = await this.store.keys.usage(caller, now).catch((error: unknown) => {
-      throw error instanceof KeyNotActive ? revokedKey() : error;
-    });
+    const { freeUsed, passCredits } = await this.used(
+      caller,
+      this.store.keys.usage(caller, now).catch((error: unknown) => {
+        throw error instanceof KeyNotActive ? revokedKey() : error;
+      }),
+    );
     const freeLimit = this.limits.freePerKey;
     return {
       day: utcDay(now),
