@@ -72,7 +72,7 @@ async function defaultModel(env: Env): Promise<string> {
     `decide: no engine configured: using the local engine with ${DEFAULT_MODEL.name} (${size}), fetched once into ${source.path}\n`,
   );
   try {
-    await fetchModelFile(source, source.path, progressPrinter(process.stderr));
+    await fetchModelFile(source, source.path, progressPrinter(process.stderr), env);
   } catch (error) {
     throw new Failure(
       `cannot fetch the default model from ${source.url}: ${(error as Error).message}.\n` +

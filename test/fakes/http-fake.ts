@@ -75,6 +75,8 @@ export interface Fake<B> {
   whenInFlight(n: number): Promise<void>;
   /** Script the next requests; with no handler, back to the fake's default. */
   respond(handler?: Handler<B>): void;
+  /** The status `GET` of the models list answers with (200 with one model, else an error); 200 after `reset()`. */
+  modelsStatus: number;
   /** Back to a fresh fake for the next test: default answers, nothing recorded. */
   reset(): void;
   close(): Promise<void>;
@@ -85,6 +87,8 @@ export const GARBAGE_BODY = '<html><body>502 Bad Gateway (not JSON)</body></html
 export async function startHttpFake<B extends CommonBehaviour>(options: {
   /** Path the protocol answers on; anything else is 404. */
   path: string;
+  /** Where `GET` lists the models (the engines' start-up probe), if the protocol has such a list. */
+  modelsPath?: string;
   /** Appended to the server's origin to form `url`. */
   basePath: string;
   defaultHandler: Handler<B>;
@@ -132,6 +136,9 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     res.once('close', () => inFlight--);
     for (const waiter of inFlightWaiters) if (inFlight >= waiter.n) waiter.resolve();
 
+    if (req.method === 'GET' && options.modelsPath !== undefined && recorded.path === options.modelsPath) {
+      return json(res, fake.modelsStatus, fake.modelsStatus === 200 ? { object: 'list', data: [{ id: 'fake-model', object: 'model' }] } : { error: { message: `scripted HTTP ${fake.modelsStatus}` } });
+    }
     if (req.method !== 'POST' || recorded.path !== options.path) return json(res, 404, { error: `no route ${req.method} ${recorded.path}` });
     const behaviour = await handler(body, recorded);
     if (behaviour.until) await behaviour.until;
@@ -180,7 +187,8 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const fake: Fake<B> = {
+    modelsStatus: 200,
     url: `http://127.0.0.1:${port}${options.basePath}`,
     requests,
     streams,
@@ -220,6 +228,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
       streams.length = 0;
       maxInFlight = inFlight;
       neverReached.clear();
+      fake.modelsStatus = 200;
     },
     async close() {
       for (const waiter of inFlightWaiters) waiter.resolve();
@@ -229,6 +238,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }
 
 const PADDING = Buffer.alloc(64 * 1024, ' ');
