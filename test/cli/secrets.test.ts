@@ -6,7 +6,7 @@ import { CHOICE, NOUL, SCORE } from '../support/requests.js';
 
 /** The engine's provider key, distinctive enough that any leak is found. */
 const ENGINE_SECRET = 'sk-prov1der-S3CRET-must-never-leak-91f3';
-const LOG_FIELDS = ['key', 'method', 'ms', 'path', 'status', 'time'];
+const LOG_FIELDS = ['key', 'method', 'ms', 'path', 'request', 'status', 'time'];
 
 /** The ledger's files as they are on disk right now (the WAL ones may not exist). */
 function ledgerBytes(db: string): Array<{ file: string; bytes: Buffer }> {

@@ -72,7 +72,7 @@ describe.each(KINDS)('the $kind engine, behind a proxy', ({ start, env, models }
   it('probe: its models list answers; a refused key, a wrong path and an unreachable server are said plainly, naming the URL', async () => {
     const made = engine({});
     await made.probe!(noDeadline());
-    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: models });
+    expect(fake.probes.at(-1)).toMatchObject({ method: 'GET', path: models });
 
     fake.modelsStatus = 401;
     expect((await failureOf(made.probe!(noDeadline()))).message).toMatch(new RegExp(`engine refused the key at ${fake.url.replace(/\/v1$/, '')}.*${models} \\(HTTP 401\\)$`));

@@ -77,6 +77,8 @@ export interface Fake<B> {
   respond(handler?: Handler<B>): void;
   /** The status `GET` of the models list answers with (200 with one model, else an error); 200 after `reset()`. */
   modelsStatus: number;
+  /** The `GET`s of the models list (the engines' probe), apart from `requests`. */
+  probes: RecordedRequest[];
   /** Back to a fresh fake for the next test: default answers, nothing recorded. */
   reset(): void;
   close(): Promise<void>;
@@ -98,6 +100,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
   errorBody?: (status: number, behaviour: B) => unknown;
 }): Promise<Fake<B>> {
   const requests: RecordedRequest[] = [];
+  const probes: RecordedRequest[] = [];
   const streams: Promise<StreamOutcome>[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -130,15 +133,17 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     }
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', body, headers };
+    if (req.method === 'GET' && options.modelsPath !== undefined && recorded.path === options.modelsPath) {
+      // The start-up and readiness probe: kept apart, so `requests` holds the protocol's calls alone.
+      probes.push(recorded);
+      return json(res, fake.modelsStatus, fake.modelsStatus === 200 ? { object: 'list', data: [{ id: 'fake-model', object: 'model' }] } : { error: { message: `scripted HTTP ${fake.modelsStatus}` } });
+    }
     requests.push(recorded);
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     res.once('close', () => inFlight--);
     for (const waiter of inFlightWaiters) if (inFlight >= waiter.n) waiter.resolve();
 
-    if (req.method === 'GET' && options.modelsPath !== undefined && recorded.path === options.modelsPath) {
-      return json(res, fake.modelsStatus, fake.modelsStatus === 200 ? { object: 'list', data: [{ id: 'fake-model', object: 'model' }] } : { error: { message: `scripted HTTP ${fake.modelsStatus}` } });
-    }
     if (req.method !== 'POST' || recorded.path !== options.path) return json(res, 404, { error: `no route ${req.method} ${recorded.path}` });
     const behaviour = await handler(body, recorded);
     if (behaviour.until) await behaviour.until;
@@ -189,6 +194,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
 
   const fake: Fake<B> = {
     modelsStatus: 200,
+    probes,
     url: `http://127.0.0.1:${port}${options.basePath}`,
     requests,
     streams,
@@ -229,6 +235,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
       maxInFlight = inFlight;
       neverReached.clear();
       fake.modelsStatus = 200;
+      probes.length = 0;
     },
     async close() {
       for (const waiter of inFlightWaiters) waiter.resolve();

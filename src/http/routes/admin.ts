@@ -10,8 +10,8 @@ import { jsonBody } from '../json-body.js';
 
 export interface AdminOptions {
   store: Store;
-  /** The admin token (config/tokens.ts); null turns the operator API off. */
-  token: string | null;
+  /** The admin token (config/tokens.ts). */
+  token: string;
   clock?: () => Date;
 }
 
@@ -20,19 +20,19 @@ const noPass = (passId: string) => new ServiceError('not_found', `no pass ${pass
 /**
  * The operator API: what `decide key` and `decide pass` do, over HTTP, so a team can
  * manage keys without a shell on the server. Behind the admin token (never an API
- * key); off, every route says how to turn it on. Funding stays with the CLI: a
+ * key); without options (no token set), every route says how to turn it on. Funding stays with the CLI: a
  * funding moves money, and a retried HTTP call must never fund twice.
  */
-export function adminRoutes(options: AdminOptions): Hono<AppEnv> {
-  const { store, token } = options;
-  const now = options.clock ?? (() => new Date());
+export function adminRoutes(options: AdminOptions | undefined): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  if (token === null) {
+  if (options === undefined) {
     app.all('/v1/admin/*', () => {
       throw new ServiceError('not_found', 'the operator API is off on this server: set DECIDE_ADMIN_TOKEN (or DECIDE_ADMIN_TOKEN_FILE) to turn it on');
     });
     return app;
   }
+  const { store, token } = options;
+  const now = options.clock ?? (() => new Date());
   app.use('/v1/admin/*', requireToken(token, 'the admin token'));
 
   app.get('/v1/admin/keys', async (c) => {
