@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { ServiceError } from '../contract/index.js';
+import type { AppEnv } from '../http/env.js';
 import { errorResponse } from '../http/errors.js';
+import { requestId } from '../http/request-id.js';
 
 /**
  * What `decide serve` answers between binding its port and being ready (the ledger
@@ -10,8 +12,9 @@ import { errorResponse } from '../http/errors.js';
  * than a refused connection, so a load balancer holds traffic back and a client
  * retries.
  */
-export function startingApp(): Hono {
-  const app = new Hono();
+export function startingApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) => c.json({ status: 'starting', checks: { ledger: 'starting', engine: 'starting' } }, 503, { 'Retry-After': '5' }));
   app.all('*', (c) =>
