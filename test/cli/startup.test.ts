@@ -7,6 +7,7 @@ import { DEFAULT_MODEL } from '../../src/engine/local/default-model.js';
 import { listen } from '../../src/server/listen.js';
 import { startingApp } from '../../src/server/starting.js';
 import { startFileHost, type FileHostFake } from '../fakes/file-host-fake.js';
+import { startProxyFake } from '../fakes/proxy-fake.js';
 import { startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
 import { call } from '../support/api.js';
 import { openaiEnv, runCli, runJson, startServe, useServeFixture } from '../support/cli.js';
@@ -84,6 +85,19 @@ describe('decide serve at start: the port first, the engine named and checked', 
     expect(refused.code).toBe(69);
     expect(refused.stderr).toContain(`openai engine refused the key at ${serve.fake.url}/models (HTTP 401)`);
     expect(refused.stderr).not.toContain(SECRET);
+  });
+
+  it('a remote engine behind HTTPS_PROXY/HTTP_PROXY: its calls and its probe go through the proxy', async () => {
+    const proxy = await startProxyFake();
+    try {
+      const { key } = await runJson(['key', 'create', '--create', '--db', serve.tmp.db]);
+      const server = await startServe(['--db', serve.tmp.db], { DECIDE_SYSTEMONE_URL: systemone.url, DECIDE_MODEL: 'm', HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url });
+      expect((await call(server.url, 'POST', '/v1/decisions', { key, json: NOUL })).status).toBe(200);
+      expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${new URL(systemone.url).host}`]));
+      expect(systemone.probes).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('while it starts, the port answers: /healthz 200, /readyz 503 starting, the API 503 with Retry-After', async () => {
