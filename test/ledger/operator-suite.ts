@@ -65,8 +65,8 @@ export function operatorStoreSuite(h: LedgerHarness): void {
   });
 
   it('last use: noted in memory, written by flushUse (and close), the latest time kept, never moved back', async () => {
-    const a = await store.keys.create(new Date());
-    const b = await store.keys.create(new Date());
+    const a = await store.keys.create(new Date('2026-11-22T09:00:00.000Z'));
+    const b = await store.keys.create(new Date('2026-11-22T09:00:01.000Z'));
     store.keys.noteUse(a.keyId, new Date('2026-11-22T10:00:00.000Z'));
     store.keys.noteUse(a.keyId, new Date('2026-11-22T10:05:00.000Z'));
     store.keys.noteUse(a.keyId, new Date('2026-11-22T10:01:00.000Z'));
