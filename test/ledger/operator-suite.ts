@@ -60,7 +60,9 @@ export function operatorStoreSuite(h: LedgerHarness): void {
 
     const b = await store.keys.create(new Date());
     await h.exec('UPDATE keys SET hint = ? WHERE id = ?', [a.keyHint, b.keyId]);
-    expect(await revokeByRef(store, a.keyHint, new Date())).toEqual({ kind: 'ambiguous', ids: [a.keyId, b.keyId] });
+    const shared = await revokeByRef(store, a.keyHint, new Date());
+    expect(shared.kind).toBe('ambiguous');
+    expect(shared.kind === 'ambiguous' && [...shared.ids].sort()).toEqual([a.keyId, b.keyId].sort());
     expect((await store.keys.find(b.keyId))[0].revokedAt).toBeNull();
   });
 
