@@ -7,7 +7,8 @@
 #
 # The ledger is the one `decide serve` uses: --db / DECIDE_DB, else DECIDE_DATABASE_URL,
 # else ./decide.db. Exit codes are the operator commands' (decide --help): 64 bad
-# arguments, 65 not a ledger, 66 no such pass, 69 locked or unreachable, 74 cannot open.
+# arguments, 65 not a ledger, 66 no ledger there (the commands never make one unasked) or
+# no such pass, 69 locked or unreachable, 74 cannot open.
 set -eu
 
 credits=${1:?usage: operator.sh CREDITS}

@@ -16,7 +16,7 @@ interface Family {
 const FAMILIES = {
   serve: { define: async () => [(await import('./serve-command.js')).serveCommand()], scheme: EXIT },
   mcp: { define: async () => [(await import('./mcp-command.js')).mcpCommand()], scheme: EXIT },
-  operator: { define: async () => (await import('./operator.js')).operatorCommands(), scheme: EXIT },
+  operator: { define: async () => (await import('./operator/commands.js')).operatorCommands(), scheme: EXIT },
   client: { define: async () => (await import('./client-commands.js')).clientCommands(), scheme: CLIENT_EXIT },
   eval: { define: async () => [(await import('./eval-command.js')).evalCommand()], scheme: CLIENT_EXIT },
   calibrate: { define: async () => [(await import('./calibrate-command.js')).calibrateCommand()], scheme: CLIENT_EXIT },
@@ -28,6 +28,7 @@ export const FAMILY_OF: Record<string, keyof typeof FAMILIES> = {
   mcp: 'mcp',
   key: 'operator',
   pass: 'operator',
+  backup: 'operator',
   ask: 'client',
   stress: 'client',
   usage: 'client',

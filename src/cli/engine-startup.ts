@@ -19,13 +19,23 @@ import { progressPrinter } from './progress.js';
  * engine that starts says on one line how it runs.
  */
 export async function startEngine(env: Env): Promise<Engine> {
+  return (await engineStarter(env))();
+}
+
+/**
+ * What startEngine does, in two steps: the configuration read now (a provider's
+ * engine made, which is cheap, or the local engine's settings checked), every mistake
+ * a Failure; the returned start does the heavy part, if any (node-llama-cpp, the
+ * model's download, its loading). `decide serve` binds its port between the two.
+ */
+export async function engineStarter(env: Env): Promise<() => Promise<Engine>> {
   let remote: Engine | null;
   try {
     remote = engineFromEnv(env);
   } catch (error) {
     throw new Failure((error as Error).message, EXIT.config);
   }
-  if (remote) return remote;
+  if (remote) return async () => remote;
 
   let threads: number;
   try {
@@ -33,6 +43,10 @@ export async function startEngine(env: Env): Promise<Engine> {
   } catch (error) {
     throw new Failure((error as Error).message, EXIT.config);
   }
+  return () => startLocalEngine(env, threads);
+}
+
+async function startLocalEngine(env: Env, threads: number): Promise<Engine> {
   // The runtime first: without it no model is of use, least of all a 1 GB download.
   try {
     await loadRuntime();
@@ -45,7 +59,7 @@ export async function startEngine(env: Env): Promise<Engine> {
   try {
     const engine = await createLocalEngine({ modelPath, model: localModelName(explicit), threads });
     process.stderr.write(`decide: local engine: ${describeSettings(engine.settings)}\n`);
-    return engine;
+    return Object.assign(engine, { endpoint: modelPath });
   } catch (error) {
     if (error instanceof LocalEngineError) {
       const hint = explicit ? ' (--model or DECIDE_MODEL is a path to a .gguf file for the local engine)' : '';
@@ -72,7 +86,7 @@ async function defaultModel(env: Env): Promise<string> {
     `decide: no engine configured: using the local engine with ${DEFAULT_MODEL.name} (${size}), fetched once into ${source.path}\n`,
   );
   try {
-    await fetchModelFile(source, source.path, progressPrinter(process.stderr));
+    await fetchModelFile(source, source.path, progressPrinter(process.stderr), env);
   } catch (error) {
     throw new Failure(
       `cannot fetch the default model from ${source.url}: ${(error as Error).message}.\n` +

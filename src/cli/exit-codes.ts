@@ -24,7 +24,7 @@ export const EXIT = {
   usage: 64,
   /** The database file is not a usable ledger: not a SQLite database, or damaged (EX_DATAERR). Restore it. */
   dataErr: 65,
-  /** Something named does not exist: a pass, a model file (EX_NOINPUT). */
+  /** Something named does not exist: a ledger (operator commands never make one unasked), a pass, a key, a model file (EX_NOINPUT). */
   notFound: 66,
   /**
    * The port is taken, or the database is there but cannot be used now: locked by
@@ -106,12 +106,12 @@ export const CLIENT_EXIT_HELP: HelpBlock[] = [
 export const EXIT_CODES_HELP: HelpBlock[] = [
   ...CLIENT_EXIT_HELP,
   {
-    heading: 'Exit codes of serve, mcp and the operator commands (key, pass):',
+    heading: 'Exit codes of serve, mcp and the operator commands (key, pass, backup):',
     items: [
       [EXIT.ok, 'success'],
       [EXIT.usage, `bad flags or arguments (numbers in digits only; --credits 1 to ${MAX_FUNDING})`],
       [EXIT.dataErr, 'the database file is not a SQLite database, or is damaged: restore it'],
-      [EXIT.notFound, 'serve: the model file is missing or cannot be loaded; key, pass: no such pass'],
+      [EXIT.notFound, 'serve: the model file is missing or cannot be loaded; key, pass, backup: no ledger where --db points (without --create), no such pass or key'],
       [EXIT.unavailable, 'port taken; database locked by another process, PostgreSQL unreachable, or the default model cannot be fetched: try again'],
       [EXIT.internal, 'an internal error of the CLI (a bug)'],
       [EXIT.ioErr, 'the database file cannot be opened: a directory, a missing folder, no permission'],

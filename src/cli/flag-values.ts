@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { z } from 'zod';
 import { count, httpUrl, parseSetting, share } from '../config/parse.js';
 import { debias, port, threads } from '../config/schemas.js';
+import { KeyName } from '../contract/admin.js';
 import { VARIABLES, type Variable } from '../config/variables.js';
 import { EXIT, Failure, type ExitScheme } from './exit-codes.js';
 import { MAX_FUNDING } from './options.js';
@@ -23,6 +24,7 @@ const SCHEMAS: Record<string, z.ZodType<unknown, string>> = {
   limit: count(1),
   concurrency: count(1),
   targetAccuracy: share,
+  name: KeyName, // key create --name
 };
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describeLocation, isPostgresUrl, openStore } from '../ledger/open.js';
+import { describeLocation, isPostgresUrl, NoLedger, openStore, type OpenOptions } from '../ledger/open.js';
 import { sqliteCode } from '../ledger/sqlite/busy.js';
 import type { Limits, Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
@@ -21,6 +21,12 @@ const NOT_A_LEDGER = /^SQLITE_(NOTADB|CORRUPT)/;
 const CANNOT_OPEN = /^SQLITE_(CANTOPEN|PERM|READONLY|IOERR|FULL|AUTH)/;
 
 export function ledgerFailure(db: string, error: unknown): Failure {
+  if (error instanceof NoLedger) {
+    return new Failure(
+      `${error.message}: run this where decide serve runs, or point --db (or DECIDE_DB) at its ledger; --create makes a new one`,
+      EXIT.notFound,
+    );
+  }
   const where = describeLocation(db);
   const message = oneLine(withoutPassword(error instanceof Error ? error.message : String(error), db));
   if (isPostgresUrl(db)) return new Failure(`the PostgreSQL database ${where} cannot be used: ${message}`, EXIT.unavailable);
@@ -79,10 +85,10 @@ export function ledgerLimits(): Limits {
  * failure is reported: a Failure thrown by `work` passes through, and any other
  * error of the store becomes ledgerFailure's sentence.
  */
-export async function withStore<T>(db: string, limits: Limits, work: (store: Store) => Promise<T>): Promise<T> {
+export async function withStore<T>(db: string, limits: Limits, work: (store: Store) => Promise<T>, options: OpenOptions = {}): Promise<T> {
   let store: Store;
   try {
-    store = await openStore(db, limits);
+    store = await openStore(db, limits, options);
   } catch (error) {
     throw ledgerFailure(db, error);
   }

@@ -16,6 +16,7 @@ export function serveCommand(): Command {
     .addOption(modelOption())
     .addOption(threadsOption())
     .addOption(debiasOption())
+    .option('--check-engine', 'exit (69) when a remote engine does not answer its models list at start, rather than warn and serve')
     .addHelpText(
       'after',
       helpText(

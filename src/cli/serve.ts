@@ -1,21 +1,29 @@
-import { envRaw } from '../config/variables.js';
-import { engineTimeoutFromEnv } from '../engine/from-env.js';
-import type { Engine } from '../engine/engine.js';
+import { envRaw, type Env } from '../config/variables.js';
+import { setting } from '../config/parse.js';
+import { webSwitch } from '../config/schemas.js';
+import { adminTokenFromEnv, metricsTokenFromEnv } from '../config/tokens.js';
 import { ipv6PrefixFromEnv } from '../config/parse.js';
-import { parseTrustProxy, type TrustProxy } from '../http/client-ip.js';
+import { engineTimeoutFromEnv } from '../engine/from-env.js';
+import { parseTrustProxy } from '../http/client-ip.js';
+import type { Engine } from '../engine/engine.js';
 import { createApp } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
-import { describeLocation, expiryMarginFromEnv, openStore } from '../ledger/open.js';
-import type { Store } from '../ledger/store.js';
+import { startingApp } from '../server/starting.js';
+import { expiryMarginFromEnv, openStore } from '../ledger/open.js';
+import { ledgerName } from './operator/ledger.js';
+import type { Limits, Store } from '../ledger/store.js';
 import { limitsFromEnv } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
+import { Telemetry } from '../telemetry/metrics.js';
 import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
 import { calibrationModel } from './engine-identity.js';
-import { engineEnv, startEngine } from './engine-startup.js';
+import { engineEnv, engineStarter } from './engine-startup.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
 import { describeTemperatures, type Temperatures, temperaturesOf } from '../decision/temperature.js';
+import { checkEngine } from './engine-check.js';
+import { exposureWarnings } from './exposure.js';
 
 export interface ServeFlags {
   port: number;
@@ -24,88 +32,84 @@ export interface ServeFlags {
   model?: string;
   threads?: number;
   debias?: Debias;
+  /** Exit 69 when a remote engine does not answer at start, rather than warn and serve. */
+  checkEngine?: boolean;
 }
 
-/** `decide serve`: the service on one port until SIGTERM or SIGINT. */
-export async function serve(flags: ServeFlags) {
-  let limits;
-  let engineTimeoutMs;
-  let expiryMarginMs;
-  let web: WebConfig;
-  let trustProxy: TrustProxy;
-  let ipv6Prefix: number;
+/** Every setting `serve` reads, read before anything starts: a mistake is exit 78 naming the variable. */
+function settings(env: Env) {
   try {
-    trustProxy = parseTrustProxy(envRaw(process.env, 'DECIDE_TRUST_PROXY'));
-    ipv6Prefix = ipv6PrefixFromEnv();
-    limits = limitsFromEnv();
-    engineTimeoutMs = engineTimeoutFromEnv();
-    expiryMarginMs = expiryMarginFromEnv();
-    web = webConfigFromEnv();
+    return {
+      limits: limitsFromEnv() as Limits,
+      engineTimeoutMs: engineTimeoutFromEnv(),
+      expiryMarginMs: expiryMarginFromEnv(),
+      web: webConfigFromEnv() as WebConfig,
+      pages: (setting(env, 'DECIDE_WEB', webSwitch) ?? 'on') === 'on',
+      adminToken: adminTokenFromEnv(env),
+      metricsToken: metricsTokenFromEnv(env),
+      trustProxy: parseTrustProxy(envRaw(env, 'DECIDE_TRUST_PROXY')),
+      ipv6Prefix: ipv6PrefixFromEnv(),
+    };
   } catch (error) {
     throw new Failure((error as Error).message, EXIT.config);
   }
-  const engine: Engine = await startEngine(engineEnv(flags));
-  const debias = flags.debias ?? defaultDebias(engine.name);
+}
 
-  let store: Store;
-  try {
-    // PostgreSQL: a reservation outlives its decision's deadline (plus the margin) only if its server died.
-    store = await openStore(flags.db, limits, { decisionDeadlineMs: engineTimeoutMs, expiryMarginMs });
-  } catch (error) {
-    throw ledgerFailure(flags.db, error);
-  }
-  let released: number;
-  let cookieSecret: string;
-  try {
-    // SQLite: takes the file's lease, so a second server on the same file stops here.
-    released = await store.recoverInterrupted();
-    // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
-    cookieSecret = await resolveCookieSecret(web, store, new Date());
-  } catch (error) {
-    await store.close().catch(() => undefined);
-    throw ledgerFailure(flags.db, error);
-  }
+const warn = (line: string) => void process.stderr.write(`decide: ${line}\n`);
 
-  // Temperatures `decide calibrate` fitted for this engine, model (its content, for a local file) and debiasing.
-  let temperatures: Temperatures;
-  try {
-    const model = calibrationModel(engineEnv(flags), engine);
-    temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model, debias }));
-  } catch (error) {
-    await store.close();
-    throw ledgerFailure(flags.db, error);
-  }
-  const service = new DecisionService({
-    store,
-    engine,
-    limits,
-    engineTimeoutMs,
-    debias,
-    temperatures,
-    warn: (line) => void process.stderr.write(`decide: ${line}\n`),
-  });
-  const app = createApp({
-    service,
-    trustProxy,
-    ipv6Prefix,
-    publicUrl: web.publicUrl,
-    web: { store, verifier: web.verifier, cookieSecret },
-  });
+/**
+ * `decide serve`: the service on one port until SIGTERM or SIGINT. In order: every
+ * setting (78), the port (69 if taken, before any model work), the ledger, the
+ * engine (a local model fetched and loaded, a provider probed), then the service.
+ * While the engine loads, the port answers /healthz and 503 for the rest.
+ */
+export async function serve(flags: ServeFlags) {
+  const config = settings(process.env);
+  const env = engineEnv(flags);
+  const startEngine = await engineStarter(env);
+
   let server: RunningServer;
   try {
-    server = await listen(app, flags.port, flags.host);
+    server = await listen(startingApp(), flags.port, flags.host);
   } catch (error) {
-    await store.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new Failure(`port ${flags.port} on ${flags.host} is already in use; choose another with --port`, EXIT.unavailable);
     throw new Failure(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, EXIT.unavailable);
   }
+  for (const line of exposureWarnings(flags.host, config.web.verifier.provider, config.pages)) warn(line);
+
+  let started: Awaited<ReturnType<typeof start>>;
+  let prepared: Awaited<ReturnType<typeof prepare>>;
+  try {
+    started = await start(flags, config, startEngine);
+    prepared = await prepare(started, flags, config);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  const { store, engine, released, debias } = started;
+  const { service, temperatures, cookieSecret } = prepared;
+  server.use(
+    createApp({
+      service,
+      trustProxy: config.trustProxy,
+      ipv6Prefix: config.ipv6Prefix,
+      publicUrl: config.web.publicUrl,
+      web: config.pages ? { store, verifier: config.web.verifier, cookieSecret } : undefined,
+      admin: config.adminToken ? { store, token: config.adminToken } : undefined,
+      metricsToken: config.metricsToken,
+      warn,
+    }),
+  );
 
   process.stdout.write(`decide listening on ${server.url}\n`);
   process.stderr.write(
-    `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}, calibration ${describeTemperatures(temperatures)}), database ${describeLocation(flags.db)}` +
-      `, browser verification ${web.verifier.provider}` +
-      (released ? `, released ${released} interrupted reservation(s)` : '') + '\n',
+    `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}, calibration ${describeTemperatures(temperatures)})` +
+      `${engine.endpoint ? ` at ${engine.endpoint}` : ''}, database ${ledgerName(flags.db)}` +
+      `, browser ${config.pages ? `verification ${config.web.verifier.provider}` : 'pages off (DECIDE_WEB=off)'}` +
+      `, operator API ${config.adminToken ? 'on' : 'off'}, metrics ${config.metricsToken ? 'behind a token' : 'public'}` +
+      (released ? `, released ${released} interrupted reservation(s)` : '') +
+      '\n',
   );
 
   let stopping = false;
@@ -120,4 +124,62 @@ export async function serve(flags: ServeFlags) {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** The ledger (its lease taken: one server per SQLite file), then the engine, checked; each failure closes what was opened. */
+async function start(flags: ServeFlags, config: ReturnType<typeof settings>, startEngine: () => Promise<Engine>) {
+  let store: Store;
+  try {
+    // PostgreSQL: a reservation outlives its decision's deadline (plus the margin) only if its server died.
+    store = await openStore(flags.db, config.limits, { decisionDeadlineMs: config.engineTimeoutMs, expiryMarginMs: config.expiryMarginMs });
+  } catch (error) {
+    throw ledgerFailure(flags.db, error);
+  }
+  let engine: Engine | undefined;
+  try {
+    let released: number;
+    try {
+      // SQLite: takes the file's lease, so a second server on the same file stops here.
+      released = await store.recoverInterrupted();
+    } catch (error) {
+      throw ledgerFailure(flags.db, error);
+    }
+    engine = await startEngine();
+    await checkEngine(engine, { strict: flags.checkEngine ?? false, timeoutMs: Math.min(config.engineTimeoutMs, 10_000), warn });
+    return { store, engine, released, debias: flags.debias ?? defaultDebias(engine.name) };
+  } catch (error) {
+    await engine?.close?.().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The service on the ledger and engine: the cookie secret, the temperatures `decide calibrate` fitted, the metrics. */
+async function prepare(started: { store: Store; engine: Engine; debias: Debias }, flags: ServeFlags, config: ReturnType<typeof settings>) {
+  const { store, engine, debias } = started;
+  const db = flags.db;
+  let cookieSecret: string;
+  let temperatures: Temperatures;
+  try {
+    // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
+    cookieSecret = await resolveCookieSecret(config.web, store, new Date());
+    // Fitted for this engine, model (its content, for a local file) and debiasing.
+    const model = calibrationModel(engineEnv(flags), engine);
+    temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model, debias }));
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    await engine.close?.();
+    throw ledgerFailure(db, error);
+  }
+  const service = new DecisionService({
+    store,
+    engine,
+    limits: config.limits,
+    engineTimeoutMs: config.engineTimeoutMs,
+    debias,
+    temperatures,
+    warn,
+    telemetry: new Telemetry({ processMetrics: true }),
+  });
+  return { service, temperatures, cookieSecret };
 }

@@ -29,3 +29,5 @@ export const dailyLimit = z
   .string()
   .transform(Number)
   .refine((n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0 (0 = no limit)');
+/** DECIDE_WEB: the pages and browser key creation, on or off. */
+export const webSwitch = oneOf(['on', 'off'], 'on or off');

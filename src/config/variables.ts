@@ -62,6 +62,13 @@ export const VARIABLES = {
   DECIDE_PUBLIC_URL: { does: 'The origin browsers use, when a proxy in front makes it differ.' },
   DECIDE_URL: { does: 'Where the client commands and `decide mcp` find the service.', default: DEFAULT_URL, flag: '--url' },
   DECIDE_API_KEY: { does: 'The API key of the client commands and `decide mcp` (never a flag, which `ps` shows).', secret: true },
+  DECIDE_ADMIN_TOKEN: { does: 'Turns the operator API (/v1/admin) on: the token it takes, at least 32 characters.', default: 'off', secret: true },
+  DECIDE_ADMIN_TOKEN_FILE: { does: 'The same token read from a file (a mounted secret), instead of DECIDE_ADMIN_TOKEN.' },
+  DECIDE_METRICS_TOKEN: { does: 'When set, GET /metrics asks for it as a Bearer token, at least 32 characters.', default: 'public', secret: true },
+  DECIDE_WEB: { does: 'on, or off: no pages and no key creation from a browser.', default: 'on' },
+  HTTPS_PROXY: { does: 'The proxy for https:// calls of the engines, the model download and verification (https_proxy too).' },
+  HTTP_PROXY: { does: 'The proxy for http:// calls, and for https:// ones when HTTPS_PROXY is unset (http_proxy too).' },
+  NO_PROXY: { does: 'Hosts reached directly, comma-separated (no_proxy too).' },
 } as const satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;

@@ -1,3 +1,4 @@
+import type { Env } from '../config/variables.js';
 import { z } from 'zod';
 import type { Deadline } from './deadline.js';
 import { EngineError, type Engine, type Question } from './engine.js';
@@ -17,6 +18,8 @@ export interface AnthropicEngineOptions {
   timeoutMs?: number;
   /** Connections kept to the API; a stress decision makes ~15 calls at once. Default 64. */
   maxConnections?: number;
+  /** Where the proxy settings come from (net/outbound.ts); process.env by default. */
+  env?: Env;
 }
 
 const PROVIDER = 'anthropic';
@@ -50,8 +53,10 @@ const BUSY_TYPES = new Set(['rate_limit_error', 'overloaded_error']);
 export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
   const { apiKey, model, timeoutMs = 30_000 } = options;
   const connections = options.maxConnections ?? 64;
+  const root = options.baseUrl.replace(/\/+$/, '');
   const http = jsonPoster({
-    url: `${options.baseUrl.replace(/\/+$/, '')}/v1/messages`,
+    url: `${root}/v1/messages`,
+    env: options.env,
     headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION },
     provider: PROVIDER,
     maxConnections: connections,
@@ -85,7 +90,18 @@ export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
     };
   }
 
-  return perQuestionEngine({ name: PROVIDER, model, connections, timeoutMs, apiKey, askOne, close: () => http.close() });
+  return perQuestionEngine({
+    name: PROVIDER,
+    model,
+    connections,
+    timeoutMs,
+    apiKey,
+    askOne,
+    close: () => http.close(),
+    endpoint: root,
+    // The Messages API's models list takes the same key and version header, and costs nothing.
+    probe: (signal) => http.probe(`${root}/v1/models`, signal),
+  });
 }
 
 /** The input of the forced tool call, or bad_response when the message is not one. */

@@ -71,6 +71,18 @@ export interface Engine {
    */
   readonly connections?: number;
   /**
+   * Where the engine is, for the operator's start line: a provider's base URL (never
+   * with a key), or the local engine's model file.
+   */
+  readonly endpoint?: string;
+  /**
+   * One cheap call that shows a provider answers, and takes the key (its models
+   * list): `decide serve` makes it at start and `GET /readyz` now and then. Throws an
+   * EngineError saying why not, naming the URL it called. The local engine has none:
+   * loaded is ready.
+   */
+  probe?(signal: AbortSignal): Promise<void>;
+  /**
    * Answers every question about one state. `signal` carries the decision's
    * deadline: when it aborts, the engine gives up and throws `EngineError('timeout')`.
    */

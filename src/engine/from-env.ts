@@ -46,12 +46,14 @@ export function engineFromEnv(env: Env = process.env): Engine | null {
   switch (kind) {
     case 'systemone': {
       const url = read('DECIDE_SYSTEMONE_URL');
-      if (!url) throw new Error('DECIDE_SYSTEMONE_URL is required when DECIDE_ENGINE=systemone (the server root, e.g. http://localhost:8000)');
+      if (!url) throw new Error('DECIDE_SYSTEMONE_URL is required when DECIDE_ENGINE=systemone (the server root, e.g. http://localhost:8000; a trailing /v1 is taken off)');
       return createSystemOneEngine({
-        baseUrl: baseUrl(env, 'DECIDE_SYSTEMONE_URL', url),
+        // The server root: a URL written as OPENAI_BASE_URL is, ending in /v1 (or /v1/systemone), means the same server.
+        baseUrl: baseUrl(env, 'DECIDE_SYSTEMONE_URL', url).replace(/\/v1(\/systemone)?$/, ''),
         apiKey: read('DECIDE_SYSTEMONE_API_KEY'),
         model: model(),
         timeoutMs,
+        env,
       });
     }
     case 'openai': {
@@ -61,13 +63,13 @@ export function engineFromEnv(env: Env = process.env): Engine | null {
         throw new Error('OPENAI_API_KEY is required for api.openai.com (set OPENAI_BASE_URL for a local server that needs no key)');
       }
       const probabilities: OpenAIProbabilities = setting(env, 'DECIDE_OPENAI_PROBABILITIES', openaiProbabilities) ?? 'logprobs';
-      return createOpenAIEngine({ baseUrl: url, apiKey, model: model(), timeoutMs, probabilities });
+      return createOpenAIEngine({ baseUrl: url, apiKey, model: model(), timeoutMs, probabilities, env });
     }
     case 'anthropic': {
       const apiKey = read('ANTHROPIC_API_KEY');
       if (!apiKey) throw new Error('ANTHROPIC_API_KEY is required when DECIDE_ENGINE=anthropic');
       const url = baseUrl(env, 'ANTHROPIC_BASE_URL', DEFAULT_ANTHROPIC_BASE_URL);
-      return createAnthropicEngine({ baseUrl: url, apiKey, model: model(), timeoutMs });
+      return createAnthropicEngine({ baseUrl: url, apiKey, model: model(), timeoutMs, env });
     }
   }
 }

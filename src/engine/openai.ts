@@ -1,3 +1,4 @@
+import type { Env } from '../config/variables.js';
 import type { Deadline } from './deadline.js';
 import { type Engine, EngineError, type Question } from './engine.js';
 import { combineGroups, groupedPrompts, groupsOf } from './grouped.js';
@@ -33,6 +34,8 @@ export interface OpenAIEngineOptions {
    * returns fewer top logprobs needs fewer.
    */
   labelsPerReading?: number;
+  /** Where the proxy settings come from (net/outbound.ts); process.env by default. */
+  env?: Env;
 }
 
 const PROVIDER = 'openai';
@@ -48,8 +51,10 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     throw new RangeError(`labelsPerReading must be a whole number from 2 to 20, got ${labelsPerReading}`);
   }
   const connections = options.maxConnections ?? 64;
+  const root = options.baseUrl.replace(/\/+$/, '');
   const http = jsonPoster({
-    url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    url: `${root}/chat/completions`,
+    env: options.env,
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     provider: PROVIDER,
     maxConnections: connections,
@@ -122,5 +127,16 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
 
   const askOne = probabilities === 'verbalized' ? askByStatement : askByLogprobs;
 
-  return perQuestionEngine({ name: PROVIDER, model, connections, timeoutMs, apiKey, askOne, close: () => http.close() });
+  return perQuestionEngine({
+    name: PROVIDER,
+    model,
+    connections,
+    timeoutMs,
+    apiKey,
+    askOne,
+    close: () => http.close(),
+    endpoint: root,
+    // Every OpenAI-compatible server lists its models at {base}/models.
+    probe: (signal) => http.probe(`${root}/models`, signal),
+  });
 }

@@ -47,12 +47,22 @@ export function perQuestionEngine(options: {
   apiKey: string | undefined;
   askOne: (id: string, state: string, question: Question, deadline: Deadline) => Promise<OneAnswer>;
   close: () => Promise<void>;
+  endpoint: string;
+  probe: (signal: AbortSignal) => Promise<void>;
 }): Engine {
-  const { name, model, timeoutMs, apiKey, askOne, close } = options;
+  const { name, model, timeoutMs, apiKey, askOne, close, endpoint, probe } = options;
   return {
     name,
     model,
     ...(options.connections === undefined ? {} : { connections: options.connections }),
+    endpoint,
+    probe: async (signal) => {
+      try {
+        await probe(signal);
+      } catch (err) {
+        throw withoutKey(err, apiKey);
+      }
+    },
     async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
       const deadline = new Deadline(signal, timeoutMs, name);
       try {

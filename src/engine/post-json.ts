@@ -1,4 +1,7 @@
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import type { Env } from '../config/variables.js';
+import { describeFailure } from '../net/failure.js';
+import { outboundAgent } from '../net/outbound.js';
 import { AnswerTooLarge, readCapped, tooLargeFailure } from './answer-size.js';
 import type { Deadline } from './deadline.js';
 import { EngineError } from './engine.js';
@@ -15,6 +18,8 @@ export type ClassifyStatus = (status: number, retryAfter: string | string[] | un
 export interface JsonPoster {
   /** One HTTP attempt: the parsed 2xx JSON body, or an EngineError / RateLimited. */
   post(payload: unknown, deadline: Deadline): Promise<unknown>;
+  /** A GET of `url` (a models list) with the same headers, pool and proxy: resolves on a 2xx, else an EngineError naming `url` and why. */
+  probe(url: string, signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,10 +38,13 @@ export function jsonPoster(options: {
   classify?: ClassifyStatus;
   /** The request body's JSON; default JSON.stringify (the systemone wire keeps its key order). */
   serialize?: (payload: unknown) => string;
+  /** Where the proxy settings come from (net/outbound.ts); process.env by default. */
+  env?: Env;
 }): JsonPoster {
-  const { url, provider, classify, serialize = JSON.stringify } = options;
+  const { url, provider, classify, serialize = JSON.stringify, env = process.env } = options;
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
-  const agent = new Agent({ connections: options.maxConnections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  const { 'content-type': _sent, ...getHeaders } = headers;
+  const agent = outboundAgent({ connections: options.maxConnections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 }, env);
 
   async function refusal(response: Awaited<ReturnType<typeof request>>, deadline: Deadline): Promise<EngineError | RateLimited> {
     const { statusCode } = response;
@@ -86,6 +94,20 @@ export function jsonPoster(options: {
       } catch {
         throw new EngineError('bad_response', `${provider} engine answered with a body that is not JSON`);
       }
+    },
+    async probe(target, signal) {
+      let response: Awaited<ReturnType<typeof request>>;
+      try {
+        response = await request(target, { method: 'GET', headers: getHeaders, signal, dispatcher: agent });
+      } catch (err) {
+        if (signal.aborted) throw new EngineError('timeout', `${provider} engine did not answer ${target} in time`);
+        throw new EngineError('unavailable', `${provider} engine cannot be reached at ${target}: ${describeFailure(err, env)}`);
+      }
+      await response.body.dump().catch(() => undefined);
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) return;
+      if (status === 401 || status === 403) throw new EngineError('bad_response', `${provider} engine refused the key at ${target} (HTTP ${status})`);
+      throw new EngineError(status >= 500 ? 'unavailable' : 'bad_response', `${provider} engine answered HTTP ${status} at ${target}`);
     },
     async close() {
       // In-flight calls belong to decisions that are being abandoned; don't wait for them.

@@ -1,3 +1,4 @@
+import type { Env } from '../config/variables.js';
 import { hasOrder, stringifyInOrder } from '../json/key-order.js';
 import { Deadline } from './deadline.js';
 import type { Engine, EngineReply, Questions } from './engine.js';
@@ -15,6 +16,8 @@ export interface SystemOneEngineOptions {
   timeoutMs?: number;
   /** Connections kept to the server. Default 32. */
   maxConnections?: number;
+  /** Where the proxy settings come from (net/outbound.ts); process.env by default. */
+  env?: Env;
 }
 
 const PROVIDER = 'systemone';
@@ -32,8 +35,10 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
   const { apiKey, model, timeoutMs = 30_000 } = options;
   /** Payloads with option names a plain JSON.stringify would reorder; the rest take the faster native one. */
   const ordered = new WeakSet<object>();
+  const root = options.baseUrl.replace(/\/+$/, '');
   const http = jsonPoster({
-    url: `${options.baseUrl.replace(/\/+$/, '')}/v1/systemone`,
+    url: `${root}/v1/systemone`,
+    env: options.env,
     // Servers that need no key (a local vLLM) get no Authorization header at all.
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     provider: PROVIDER,
@@ -46,6 +51,9 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
     name: PROVIDER,
     model,
     connections: options.maxConnections ?? 32,
+    endpoint: root,
+    // The format's own cheap call: GET /v1/models, with the key.
+    probe: (signal) => http.probe(`${root}/v1/models`, signal),
     async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
       // An empty question set is refused by servers; nothing asked is nothing spent.
       if (Object.keys(questions).length === 0) return { answers: {} as EngineReply<Q>['answers'], inputTokens: 0 };

@@ -14,6 +14,22 @@ export interface CreatedKey {
   createdAt: string;
 }
 
+/** A key as the operator sees it: never the key, its hint. */
+export interface KeyRecord {
+  id: string;
+  keyHint: string;
+  /** What the operator called it at creation (`--name`), or null. */
+  name: string | null;
+  passId: string;
+  createdAt: string;
+  /**
+   * When it last paid a decision or read its usage, to within the store's flush
+   * interval (last-use.ts); null when never seen since it was recorded.
+   */
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
 export interface RevokedKey {
   keyHint: string;
   revokedAt: string;
@@ -39,8 +55,8 @@ export class KeyNotActive extends Error {
  * list) asks `isActive`.
  */
 export interface Keys {
-  /** A new key linked to `passId`, or to a new pass when omitted; throws for an unknown pass. */
-  create(now: Date, passId?: string): Promise<CreatedKey>;
+  /** A new key linked to `passId`, or to a new pass when omitted, named `name` (checked: rules.ts `checkKeyName`); throws for an unknown pass. */
+  create(now: Date, passId?: string, name?: string): Promise<CreatedKey>;
   /** The active key whose SHA-256 fingerprint this is, or null (unknown or revoked). */
   authenticate(fingerprint: Buffer): Promise<Caller | null>;
   /** Whether the key is active now, asked of the ledger itself (never of what this server remembers). */
@@ -49,4 +65,21 @@ export interface Keys {
   revoke(keyId: string, now: Date): Promise<RevokedKey | null>;
   /** The key's free decisions used on the UTC day of `now`, and its pass's credits; throws for an unknown pass, KeyNotActive for a revoked key. */
   usage(caller: Caller, now: Date): Promise<{ freeUsed: number; passCredits: number }>;
+
+  /** Every key, or those of one pass, oldest first; revoked ones too. */
+  list(filter?: { passId?: string }): Promise<KeyRecord[]>;
+  /**
+   * The keys `ref` names: a key id (`key_…`), or a hint as shown (`dcd_api_…wxyz`,
+   * with `...` for the ellipsis too) or its last four characters. Several when a hint
+   * is shared; none when nothing matches.
+   */
+  find(ref: string): Promise<KeyRecord[]>;
+  /**
+   * Remembers that the key was used at `now`, in memory only: nothing is written on
+   * the request's path. The store writes what it noted every minute and when it
+   * closes (last-use.ts).
+   */
+  noteUse(keyId: string, now: Date): void;
+  /** Writes what noteUse remembered now (before a listing, so it is current). */
+  flushUse(): Promise<void>;
 }

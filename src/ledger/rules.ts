@@ -199,3 +199,15 @@ export function checkCalibration(c: { temperature: number; fitted: number; heldO
   for (const n of [c.fitted, c.heldOut]) if (!Number.isSafeInteger(n) || n < 0) throw new Error('Reading counts must be non-negative integers.');
   for (const e of [c.eceBefore, c.eceAfter]) if (!Number.isFinite(e) || e < 0 || e > 1) throw new Error('An ECE lies in [0, 1].');
 }
+
+/** The longest key name: enough for "ci runner of team payments (staging)", short enough for a table. */
+export const MAX_KEY_NAME = 100;
+
+/** A key's name: 1 to 100 characters, none of them a control character; throws naming the rule. */
+export function checkKeyName(name: string | undefined): void {
+  if (name === undefined) return;
+  // eslint-disable-next-line no-control-regex
+  if (name.length < 1 || name.length > MAX_KEY_NAME || /[\u0000-\u001f\u007f-\u009f]/.test(name) || name.trim() !== name) {
+    throw new RangeError(`A key name must be 1 to ${MAX_KEY_NAME} characters, without control characters or surrounding spaces.`);
+  }
+}

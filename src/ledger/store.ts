@@ -44,6 +44,13 @@ export interface Store {
    */
   recoverInterrupted(): Promise<number>;
 
+  /**
+   * Resolves when the ledger takes a write now (readiness, `GET /readyz`), without
+   * writing anything: SQLite takes its write lock, PostgreSQL checks it is not a
+   * read-only standby. Throws, like any call, when it cannot.
+   */
+  ping(): Promise<void>;
+
   close(): Promise<void>;
 }
 

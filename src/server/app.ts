@@ -7,6 +7,8 @@ import { hostCheck } from '../http/host-check.js';
 import { requestContext, trustOf } from '../http/request-context.js';
 import { requestId } from '../http/request-id.js';
 import { accountRoutes } from '../http/routes/account.js';
+import { adminRoutes, type AdminOptions } from '../http/routes/admin.js';
+import { healthRoutes } from '../http/routes/health.js';
 import { decisionRoutes } from '../http/routes/decisions.js';
 import { systemOneRoutes } from '../http/routes/systemone.js';
 import { mcpRoutes } from '../mcp/route.js';
@@ -24,8 +26,14 @@ export interface AppOptions {
   publicUrl?: string | null;
   /** Where access-log and error lines go (one JSON object a line); default stdout, batched per event-loop turn. */
   log?: LogLine;
-  /** The browser pages (`/`, `/pass`) and their cookie-authenticated `/v1` routes; without it, the API alone. */
+  /** The browser pages (`/`, `/pass`) and their cookie-authenticated `/v1` routes; without it (DECIDE_WEB=off), the API alone. */
   web?: WebOptions;
+  /** The operator API (`/v1/admin/…`) and its token; without it, those routes say it is off. */
+  admin?: AdminOptions;
+  /** DECIDE_METRICS_TOKEN: `GET /metrics` asks for it when set. */
+  metricsToken?: string | null;
+  /** Where readiness checks tell the operator that one started or stopped failing; stderr by default. */
+  warn?: (line: string) => void;
 }
 
 /**
@@ -49,6 +57,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.onError(onError(log));
   app.notFound(notFound);
 
+  const warn = options.warn ?? ((line: string) => void process.stderr.write(`decide: ${line}\n`));
+  app.route('/', healthRoutes(options.service, { metricsToken: options.metricsToken ?? null, warn }));
+  app.route('/', adminRoutes(options.admin));
   app.route('/', decisionRoutes(options.service));
   app.route('/', accountRoutes(options.service));
   app.route('/', systemOneRoutes(options.service));

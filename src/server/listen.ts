@@ -6,13 +6,16 @@ import type { Hono } from 'hono';
 export interface RunningServer {
   url: string;
   port: number;
+  /** Answers every request from now on with `app` (serve.ts binds first with a "starting" app, then hands over). */
+  use(app: Hono<any>): void;
   /** Stops accepting, lets in-flight requests finish, then resolves. */
   close(): Promise<void>;
 }
 
 /** Listens on host:port (0 = an ephemeral port); rejects on EADDRINUSE and the like. */
 export function listen(app: Hono<any>, port: number, host: string): Promise<RunningServer> {
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  let current = app;
+  const server = createAdaptorServer({ fetch: (request: Request, env: unknown) => current.fetch(request, env) }) as Server;
   let closing = false;
   const live = new Set<ServerResponse>();
   // server.close() only drops connections idle at that moment: a keep-alive connection
@@ -35,6 +38,7 @@ export function listen(app: Hono<any>, port: number, host: string): Promise<Runn
       resolve({
         url: `http://${shownHost}:${address.port}`,
         port: address.port,
+        use: (next) => void (current = next),
         close: () =>
           new Promise<void>((done) => {
             closing = true;

@@ -5,6 +5,7 @@ import { DecisionRequest, DecisionResponse, IdempotencyKey, KeyRevoked, Metrics,
 import { ModelList, SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
 import { bodyFailures, decisionFailures, failure, json } from '../http/openapi-parts.js';
 import { systemOneFailures, systemOneUnauthorized } from '../http/openapi-systemone.js';
+import { ADMIN_SCHEME, operatorPaths } from '../http/openapi-operator.js';
 
 const idempotencyKeyHeader = z.object({
   'idempotency-key': IdempotencyKey.optional().meta({ description: 'Replays the first successful answer for 24 h (1 to 255 printable ASCII).' }),
@@ -41,7 +42,7 @@ export function openApiDocument(publicUrl: string | null = null): ReturnType<typ
         'Call it from a server, never from public client code.',
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'dcd_api_… key' }, ...PASS_COOKIE_SCHEME },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'dcd_api_… key' }, ...PASS_COOKIE_SCHEME, ...ADMIN_SCHEME },
     },
     paths: {
       '/v1/decisions': {
@@ -107,6 +108,7 @@ export function openApiDocument(publicUrl: string | null = null): ReturnType<typ
         },
       },
       ...webPaths(),
+      ...operatorPaths(),
     },
   });
 }

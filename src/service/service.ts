@@ -21,6 +21,7 @@ import { metricsRecord } from './metrics.js';
 import { inCallersWords, revokedKey } from './refusals.js';
 import { type DecideContext, type PaidAnswer, PaidRequests } from './paid.js';
 import { systemOneWork } from './systemone.js';
+import { type DecisionLabels, Telemetry } from '../telemetry/metrics.js';
 
 export type { DecideContext } from './paid.js';
 
@@ -39,6 +40,8 @@ export interface ServiceOptions {
   maxInFlight?: number;
   /** Where the operator is told what they should know (one line each, never a key); stderr by default. */
   warn?: (line: string) => void;
+  /** The metrics `GET /metrics` serves (telemetry/metrics.ts); one of its own by default. */
+  telemetry?: Telemetry;
 }
 
 export type DecideAnswer = PaidAnswer<DecisionResponse>;
@@ -49,6 +52,8 @@ export class DecisionService {
   /** The engine every answer comes from (`local`, `openai`, …) and the model it names. */
   readonly engineName: string;
   readonly model: string;
+  /** What this service measures, for `GET /metrics`. */
+  readonly telemetry: Telemetry;
   private readonly store: Store;
   private readonly engine: Engine;
   private readonly clock: Clock;
@@ -57,8 +62,10 @@ export class DecisionService {
   private readonly paid: PaidRequests;
 
   constructor(options: ServiceOptions) {
-    this.store = options.store;
-    this.engine = options.engine;
+    this.telemetry = options.telemetry ?? new Telemetry();
+    // Measured from outside: the engine's calls and the ledger's charges, timed as they pass.
+    this.store = this.telemetry.measureLedger(options.store);
+    this.engine = this.telemetry.measureEngine(options.engine);
     this.engineName = options.engine.name;
     this.model = options.engine.model;
     this.limits = options.limits;
@@ -67,7 +74,7 @@ export class DecisionService {
     this.temperatures = options.temperatures ?? {};
     const maxInFlight = options.maxInFlight ?? 512;
     this.paid = new PaidRequests({
-      store: options.store,
+      store: this.store,
       limits: options.limits,
       clock: this.clock,
       engineTimeoutMs: options.engineTimeoutMs,
@@ -81,6 +88,8 @@ export class DecisionService {
       }),
       warn: options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`)),
     });
+    this.telemetry.gauge('decide_engine_running', 'Decisions with the engine now.', () => this.engineLoad.running);
+    this.telemetry.gauge('decide_engine_waiting', 'Decisions waiting for the engine now.', () => this.engineLoad.waiting);
   }
 
   /** Decisions with the engine now, and waiting for it (service/admission.ts). */
@@ -98,8 +107,28 @@ export class DecisionService {
     return this.store.keys.authenticate(keyFingerprint(key));
   }
 
+  /**
+   * A paid request, counted in the metrics by its outcome; once it succeeded, the
+   * key's use is noted: a key's last use is the last thing it was accepted for (a
+   * decision, its usage), on any channel. In memory only; the store writes last uses
+   * in batches (ledger/last-use.ts).
+   */
+  private async finished<R>(labels: DecisionLabels, units: number, caller: Caller, work: Promise<PaidAnswer<R>>): Promise<PaidAnswer<R>> {
+    let answer: PaidAnswer<R>;
+    try {
+      answer = await work;
+    } catch (error) {
+      this.telemetry.decided(labels, { error });
+      throw error;
+    }
+    this.telemetry.decided(labels, { access: answer.access, units, replayed: answer.replayed });
+    this.store.keys.noteUse(caller.keyId, this.now());
+    return answer;
+  }
+
   async decide(request: DecisionRequest, context: DecideContext): Promise<DecideAnswer> {
-    return this.paid.run(
+    const labels = { channel: context.channel, mode: request.mode, depth: request.depth };
+    return this.finished(labels, 1, context.caller, this.paid.run(
       {
         route: 'decisions',
         request,
@@ -128,13 +157,24 @@ export class DecisionService {
           }) as DecisionResponse,
       },
       context,
-    );
+    ));
   }
 
   /** A System One request: each question one standard decision, paid together (systemone.ts). */
   async systemOne(request: SystemOneRequest, context: DecideContext): Promise<PaidAnswer<SystemOneResponse>> {
     const work = systemOneWork(request, this.engine, { debias: this.debias, temperatures: this.temperatures });
-    return this.paid.run(work, context);
+    const labels = { channel: context.channel, mode: 'systemone', depth: 'standard' };
+    return this.finished(labels, Object.keys(request.questions).length, context.caller, this.paid.run(work, context));
+  }
+
+  /** Resolves when the ledger takes a write now (readiness). */
+  ping(): Promise<void> {
+    return this.store.ping();
+  }
+
+  /** Resolves when the engine answers its cheap call (a provider's models list); a local engine has none and is ready. */
+  async probeEngine(signal: AbortSignal): Promise<void> {
+    await this.engine.probe?.(signal);
   }
 
   async usage(caller: Caller): Promise<Usage> {
@@ -142,6 +182,7 @@ export class DecisionService {
     const { freeUsed, passCredits } = await this.store.keys.usage(caller, now).catch((error: unknown) => {
       throw error instanceof KeyNotActive ? revokedKey() : error;
     });
+    this.store.keys.noteUse(caller.keyId, now);
     const freeLimit = this.limits.freePerKey;
     return {
       day: utcDay(now),

@@ -214,10 +214,10 @@ describe('decide ask: exit codes for every error class', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes of ask, stress, usage and revoke:');
     expect(help.stdout).toMatch(/ 3 {2}no key, a malformed key, or the key was refused \(401\)/);
-    expect(help.stdout).toContain('Exit codes of serve, mcp and the operator commands (key, pass):');
+    expect(help.stdout).toContain('Exit codes of serve, mcp and the operator commands (key, pass, backup):');
     expect(help.stdout).toMatch(/ 64 {2}bad flags or arguments/);
     expect(help.stdout).toMatch(/ 65 {2}the database file is not a SQLite database, or is damaged/);
-    expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass: no such\s+pass/);
+    expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass, backup:\s+no ledger where --db points \(without --create\), no such pass or key/);
     expect(help.stdout).toMatch(/ 69 {2}port taken; database locked by another process, PostgreSQL unreachable/);
     expect(help.stdout).toMatch(/ 74 {2}the database file cannot be opened/);
   });

@@ -38,7 +38,7 @@ describe('what the CLI loads', () => {
   });
 
   it('--help, usage --help and ask --help: commander and nothing else', async () => {
-    for (const args of [['--help'], ['usage', '--help'], ['ask', '--help'], ['serve', '--help'], ['key', 'create', '--help']]) {
+    for (const args of [['--help'], ['usage', '--help'], ['ask', '--help'], ['serve', '--help'], ['key', 'create', '--create', '--help']]) {
       const { run, loaded } = await traced(args);
       expect(run.code, args.join(' ')).toBe(0);
       expect(run.stdout).toContain('Usage: decide');
@@ -74,7 +74,7 @@ describe('what the CLI loads', () => {
   });
 
   it('operator commands: the ledger, no ink, no React, no Hono, no MCP SDK', async () => {
-    const { run, loaded } = await traced(['pass', 'create', '--json', '--db', path.join(client.tmp.dir, 'ledger.db')]);
+    const { run, loaded } = await traced(['pass', 'create', '--create', '--json', '--db', path.join(client.tmp.dir, 'ledger.db')]);
     expect(run.code).toBe(0);
     expect(loaded).toContain('better-sqlite3');
     for (const name of [...UI, 'hono', '@modelcontextprotocol/server', '@modelcontextprotocol/client']) expect(loaded).not.toContain(name);

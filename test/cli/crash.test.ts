@@ -10,9 +10,9 @@ describe('decide serve: a crash (kill -9) mid-decision and the restart', () => {
   it('reservations of the killed process are released at the next start, and the books balance', async () => {
     const { fake, tmp } = serve;
     const env = openaiEnv(fake.url, 'sk-crash');
-    const pass = await runJson(['pass', 'create', '--db', tmp.db]);
+    const pass = await runJson(['pass', 'create', '--create', '--db', tmp.db]);
     await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '10', '--db', tmp.db]);
-    const { key } = await runJson(['key', 'create', '--pass', pass.passId, '--db', tmp.db]);
+    const { key } = await runJson(['key', 'create', '--create', '--pass', pass.passId, '--db', tmp.db]);
 
     const first = await startServe(['--db', tmp.db], env);
     fake.respond(() => ({ hang: true }));

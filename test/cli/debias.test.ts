@@ -10,7 +10,7 @@ describe('decide serve: order debiasing', () => {
   const decideOnce = async (args: string[], extra: Record<string, string> = {}) => {
     const { fake, tmp } = serve;
     fake.requests.length = 0;
-    const { key } = await runJson(['key', 'create', '--db', tmp.db]);
+    const { key } = await runJson(['key', 'create', '--create', '--db', tmp.db]);
     const serving = await startServe(['--db', tmp.db, ...args], openaiEnv(fake.url, 'sk-debias', extra));
     const line = await serving.waitForStderr(/^decide: engine /);
     const res = await call(serving.url, 'POST', '/v1/decisions', { key, json: CHOICE });

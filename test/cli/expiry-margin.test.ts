@@ -46,7 +46,7 @@ describe('DECIDE_EXPIRY_MARGIN_MS', () => {
       fixture.fake.respond(() => ({ until: engine.promise }));
       const env = openaiEnv(fixture.fake.url, 'sk-x', { DECIDE_ENGINE_TIMEOUT_MS: '5000', DECIDE_EXPIRY_MARGIN_MS: '123000' });
       const server = await startServe(['--db', ledger.url], env, scaled(20_000));
-      const { key } = await runJson(['key', 'create', '--db', ledger.url]);
+      const { key } = await runJson(['key', 'create', '--create', '--db', ledger.url]);
       let lease: { ms: number }[] = [];
       try {
         const pending = call(server.url, 'POST', '/v1/decisions', { key, json: NOUL });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL } from '../../src/engine/local/default-model.js';
 import { startFileHost, type FileHostFake } from '../fakes/file-host-fake.js';
+import { startProxyFake } from '../fakes/proxy-fake.js';
 import { CHOICE } from '../support/requests.js';
 import { assertBuilt, killChildren, openaiEnv, ROOT, runCli, runJson, startServe, tempDb, type TempDb } from '../support/cli.js';
 import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../support/local-runtime.js';
@@ -31,7 +32,7 @@ describe('decide serve on the local engine', () => {
   };
 
   const decide = async (url: string, db: string) => {
-    const { key } = await runJson(['key', 'create', '--db', db]);
+    const { key } = await runJson(['key', 'create', '--create', '--db', db]);
     const res = await fetch(`${url}/v1/decisions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -111,6 +112,29 @@ describe('decide serve on the local engine', () => {
     expect(result.stderr).toMatch(/fetching the model: +0% +\d+ \/ 1117 MB/);
     expect(fs.existsSync(model)).toBe(false);
     expect(fs.existsSync(`${model}.part`)).toBe(false);
+  });
+
+  it.skipIf(!LOCAL_RUNTIME)(`behind a proxy: the download goes through HTTP_PROXY, and its refusal is said, naming the proxy ${NEEDS_LOCAL_RUNTIME}`, async () => {
+    const proxy = await startProxyFake();
+    try {
+      proxy.requireAuth('ops:pw');
+      const { env, model } = cache();
+      const refused = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url, HTTP_PROXY: proxy.url }, scaled(20_000));
+      expect(refused.code).toBe(69);
+      expect(refused.stderr).toContain(
+        `cannot fetch the default model from ${host.url}: the proxy refused the tunnel with HTTP 407: the proxy wants credentials, put user:password@ in its URL (through HTTP_PROXY=${proxy.url})`,
+      );
+      expect(host.ranges).toEqual([]);
+
+      const through = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url, HTTP_PROXY: proxy.url.replace('//', '//ops:pw@') }, scaled(20_000));
+      // The host serves other bytes than the default model's: fetched through the proxy, then refused by the checksum.
+      expect(through.stderr).toContain(`expected ${DEFAULT_MODEL.bytes} bytes`);
+      expect(proxy.seen.filter((line) => line === `CONNECT ${new URL(host.url).host}`).length).toBeGreaterThan(0);
+      expect(host.ranges.length).toBeGreaterThan(0);
+      expect(fs.existsSync(model)).toBe(false);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('without the optional node-llama-cpp (npm install --omit=optional): exit 78 saying how to install it', async () => {

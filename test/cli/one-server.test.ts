@@ -12,7 +12,7 @@ describe('decide serve: one server per SQLite file', () => {
   it('a second serve on a file a live server holds exits 69 and leaves its decisions alone; operator commands keep working', async () => {
     const { fake, tmp } = serve;
     const env = openaiEnv(fake.url, 'sk-one-server');
-    const { key, passId } = await runJson(['key', 'create', '--db', tmp.db]);
+    const { key, passId } = await runJson(['key', 'create', '--create', '--db', tmp.db]);
     const first = await startServe(['--db', tmp.db], env);
     // The first server's decision stays at the engine until the checks below are done.
     const engine = gate();
@@ -31,7 +31,7 @@ describe('decide serve: one server per SQLite file', () => {
     expect(chargeStates(tmp.dir)).toEqual({ reserved: 1 });
 
     expect((await runJson(['pass', 'fund', '--pass', passId, '--credits', '3', '--db', tmp.db])).passCredits).toBe(3);
-    expect((await runJson(['key', 'create', '--pass', passId, '--db', tmp.db])).passId).toBe(passId);
+    expect((await runJson(['key', 'create', '--create', '--pass', passId, '--db', tmp.db])).passId).toBe(passId);
 
     engine.open();
     const answer = await inFlight;
@@ -48,7 +48,7 @@ describe('decide serve: one server per SQLite file', () => {
   it('after a crash the next start takes the file over and recovers it', async () => {
     const { fake, tmp } = serve;
     const env = openaiEnv(fake.url, 'sk-one-server');
-    const { key } = await runJson(['key', 'create', '--db', tmp.db]);
+    const { key } = await runJson(['key', 'create', '--create', '--db', tmp.db]);
     const first = await startServe(['--db', tmp.db], env);
     fake.respond(() => ({ hang: true }));
     void call(first.url, 'POST', '/v1/decisions', { key, json: NOUL }).catch(() => {});

@@ -61,9 +61,9 @@ describe('operator commands and serve on a database they cannot use', () => {
 
   it('a file locked past the wait: 69, for a write, for opening a rollback-journal file, and for serve', async () => {
     const { db: walDb } = serve.tempDb();
-    const pass = await runJson(['pass', 'create', '--db', walDb]);
+    const pass = await runJson(['pass', 'create', '--create', '--db', walDb]);
     const { db: journalDb } = serve.tempDb();
-    const other = await runJson(['pass', 'create', '--db', journalDb]);
+    const other = await runJson(['pass', 'create', '--create', '--db', journalDb]);
     // In rollback-journal mode an exclusive lock shuts out readers too, so opening itself waits.
     const journal = new Database(journalDb);
     journal.pragma('journal_mode = DELETE');
@@ -94,29 +94,29 @@ describe('operator commands and serve on a database they cannot use', () => {
     fs.writeFileSync(text, 'the ledger is elsewhere\n'.repeat(100));
     for (const db of [garbage, text]) {
       expectSentence(await runCli(['pass', 'show', '--pass', 'pass_x', '--db', db]), 65, db, 'is not a SQLite database (SQLITE_NOTADB)');
-      expectSentence(await runCli(['key', 'create', '--db', db]), 65, db, 'is not a SQLite database');
+      expectSentence(await runCli(['key', 'create', '--create', '--db', db]), 65, db, 'is not a SQLite database');
     }
     expectSentence(await runCli(['serve', '--port', '0', '--db', garbage], serveEnv()), 65, garbage, 'is not a SQLite database');
   });
 
   it('a damaged ledger (its tables overwritten): 65, for reads and writes alike', async () => {
     const { db } = serve.tempDb();
-    const pass = await runJson(['pass', 'create', '--db', db]);
+    const pass = await runJson(['pass', 'create', '--create', '--db', db]);
     damage(db, ['passes', 'keys']);
     const commands = [
       ['pass', 'show', '--pass', pass.passId],
       ['pass', 'fund', '--pass', pass.passId, '--credits', '3'],
-      ['key', 'create'],
+      ['key', 'create', '--create'],
     ];
     for (const args of commands) expectSentence(await runCli([...args, '--db', db]), 65, db, 'is damaged (SQLITE_CORRUPT)');
   });
 
   it('a directory, or a folder that does not exist: 74', async () => {
     const { dir } = serve.tempDb();
-    expectSentence(await runCli(['pass', 'create', '--db', dir]), 74, dir, 'it is a directory, not a file');
+    expectSentence(await runCli(['pass', 'create', '--create', '--db', dir]), 74, dir, 'it is a directory, not a file');
     expectSentence(await runCli(['serve', '--port', '0', '--db', dir], serveEnv()), 74, dir, 'it is a directory');
     const missing = path.join(dir, 'no-such-folder', 'ledger.db');
-    expectSentence(await runCli(['pass', 'create', '--db', missing]), 74, missing, 'does not exist');
+    expectSentence(await runCli(['pass', 'create', '--create', '--db', missing]), 74, missing, 'does not exist');
   });
 
   it('an unreachable PostgreSQL: 69, the URL shown without its password', async () => {
@@ -124,7 +124,7 @@ describe('operator commands and serve on a database they cannot use', () => {
     const port = await closedPort();
     const url = `postgres://decide:${secret}@127.0.0.1:${port}/decide?sslmode=disable`;
     const shown = `postgres://decide:***@127.0.0.1:${port}/decide`;
-    for (const args of [['pass', 'create'], ['pass', 'fund', '--pass', 'pass_x', '--credits', '1']]) {
+    for (const args of [['pass', 'create', '--create'], ['pass', 'fund', '--pass', 'pass_x', '--credits', '1']]) {
       const result = await runCli([...args, '--db', url]);
       expectSentence(result, 69, shown, 'cannot be used: connect ECONNREFUSED');
       expect(result.stderr).not.toContain(secret);
@@ -133,7 +133,7 @@ describe('operator commands and serve on a database they cannot use', () => {
 
   it('a failure inside the ledger closes it before exiting: no WAL left behind', async () => {
     const { db } = serve.tempDb();
-    await runJson(['pass', 'create', '--db', db]);
+    await runJson(['pass', 'create', '--create', '--db', db]);
     const result = await runCli(['pass', 'fund', '--pass', 'pass_doesnotexist', '--credits', '5', '--db', db]);
     expect(result.code).toBe(66);
     // SQLite checkpoints and deletes the WAL when the last connection closes; process.exit would leave it.
@@ -142,7 +142,7 @@ describe('operator commands and serve on a database they cannot use', () => {
 
   it('a funding that would take a balance past the largest safe integer: 64 naming --credits, nothing written', async () => {
     const { db } = serve.tempDb();
-    const pass = await runJson(['pass', 'create', '--db', db]);
+    const pass = await runJson(['pass', 'create', '--create', '--db', db]);
     const edit = new Database(db);
     edit.prepare('UPDATE passes SET credits = ? WHERE id = ?').run(Number.MAX_SAFE_INTEGER - 10, pass.passId);
     edit.close();

@@ -16,7 +16,7 @@ describe('operator commands against the ledger file', () => {
 
   it('key create --json prints { key, keyHint, passId } once, and the key works against decide serve', async () => {
     const db = fresh();
-    const result = await runCli(['key', 'create', '--json', '--db', db]);
+    const result = await runCli(['key', 'create', '--create', '--json', '--db', db]);
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
@@ -30,7 +30,7 @@ describe('operator commands against the ledger file', () => {
     expect(result.stderr).toBe(`decide: key ${created.keyHint} created in the ledger ${path.resolve(db)}\n`);
 
     // Two creations give two different keys.
-    const other = await runJson(['key', 'create', '--db', db]);
+    const other = await runJson(['key', 'create', '--create', '--db', db]);
     expect(other.key).not.toBe(created.key);
 
     const server = await startServe(['--db', db], openaiEnv(serve.fake.url, ENGINE_SECRET));
@@ -47,7 +47,7 @@ describe('operator commands against the ledger file', () => {
     expect(sent.every((r) => r.headers.authorization === `Bearer ${ENGINE_SECRET}`)).toBe(true);
 
     // A key of another ledger is unknown here.
-    const stranger = await runJson(['key', 'create', '--db', fresh()]);
+    const stranger = await runJson(['key', 'create', '--create', '--db', fresh()]);
     const refused = await call(server.url, 'POST', '/v1/decisions', { key: stranger.key, json: CHOICE });
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe('unauthorized');
@@ -55,7 +55,7 @@ describe('operator commands against the ledger file', () => {
 
   it('pass create, fund (twice), key create --pass, pass show: credits and the key hint', async () => {
     const db = fresh();
-    const pass = await runJson(['pass', 'create', '--db', db]);
+    const pass = await runJson(['pass', 'create', '--create', '--db', db]);
     expect(pass.passId).toMatch(/^pass_/);
     expect(Date.parse(pass.createdAt)).not.toBeNaN();
 
@@ -68,7 +68,7 @@ describe('operator commands against the ledger file', () => {
     const again = await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '3', '--db', db]);
     expect(again).toEqual({ passId: pass.passId, passCredits: 10 });
 
-    const key = await runJson(['key', 'create', '--pass', pass.passId, '--db', db]);
+    const key = await runJson(['key', 'create', '--create', '--pass', pass.passId, '--db', db]);
     expect(key.passId).toBe(pass.passId);
     expect(key.key).toMatch(KEY);
 
@@ -96,16 +96,17 @@ describe('operator commands against the ledger file', () => {
     expect((await call(server.url, 'GET', '/v1/usage', { key: key.key })).body.passCredits).toBe(15);
   });
 
-  it('fund of an unknown pass: exit 66 with a message, and no pass comes into being', async () => {
+  it('fund of an unknown pass: exit 66 naming the pass and the ledger, and no pass comes into being', async () => {
     const db = fresh();
+    await runJson(['pass', 'create', '--create', '--db', db]);
     const result = await runCli(['pass', 'fund', '--pass', 'pass_doesnotexist', '--credits', '5', '--db', db]);
     expect(result.code).toBe(66);
-    expect(result.stderr).toBe('decide: no pass pass_doesnotexist\n');
+    expect(result.stderr).toBe(`decide: no pass pass_doesnotexist in the ledger ${path.resolve(db)}\n`);
     expect(result.stdout).toBe('');
     const show = await runCli(['pass', 'show', '--pass', 'pass_doesnotexist', '--db', db]);
     expect(show.code).toBe(66);
     expect(show.stderr).toContain('no pass pass_doesnotexist');
-    const key = await runCli(['key', 'create', '--pass', 'pass_doesnotexist', '--db', db]);
+    const key = await runCli(['key', 'create', '--create', '--pass', 'pass_doesnotexist', '--db', db]);
     expect(key.code).toBe(66);
     expect(key.stdout).toBe('');
   });
@@ -113,7 +114,7 @@ describe('operator commands against the ledger file', () => {
   const notDigits = ['0', 'abc', '-3', '2.5', '1e3', '0x10', ' 7', '+5', '', '١٢', '9007199254740993', '1000000001'];
   it.each(notDigits)('--credits %j is refused by name, without a stack, and the balance stays', async (credits) => {
     const db = fresh();
-    const pass = await runJson(['pass', 'create', '--db', db]);
+    const pass = await runJson(['pass', 'create', '--create', '--db', db]);
     const result = await runCli(['pass', 'fund', '--pass', pass.passId, '--credits', credits, '--db', db]);
     expect(result.code).not.toBe(0);
     expect(result.code).toBe(64);
@@ -126,7 +127,7 @@ describe('operator commands against the ledger file', () => {
 
   it('--credits takes up to 1000000000 at once, leading zeros and all', async () => {
     const db = fresh();
-    const pass = await runJson(['pass', 'create', '--db', db]);
+    const pass = await runJson(['pass', 'create', '--create', '--db', db]);
     expect(await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '1000000000', '--db', db])).toMatchObject({ passCredits: 1e9 });
     expect(await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '007', '--db', db])).toMatchObject({ passCredits: 1e9 + 7 });
   });
@@ -139,7 +140,7 @@ describe('operator commands against the ledger file', () => {
 
   it('human key create shows the key once and says it is shown once', async () => {
     const db = fresh();
-    const result = await runCli(['key', 'create', '--db', db]);
+    const result = await runCli(['key', 'create', '--create', '--db', db]);
     expect(result.code).toBe(0);
     const keys: string[] = result.stdout.match(/dcd_api_[0-9A-Za-z]+/g) ?? [];
     expect(keys).toHaveLength(1);

@@ -30,12 +30,12 @@ describe('decide serve keeps secrets out of its output and its ledger', () => {
 
   it('neither the API key nor the engine secret leaks; the access log has the hint and no body', async () => {
     const { fake, tmp } = serve;
-    const pass = await runJson(['pass', 'create', '--db', tmp.db]);
+    const pass = await runJson(['pass', 'create', '--create', '--db', tmp.db]);
     await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '10', '--db', tmp.db]);
-    const { key, keyHint } = await runJson(['key', 'create', '--pass', pass.passId, '--db', tmp.db]);
+    const { key, keyHint } = await runJson(['key', 'create', '--create', '--pass', pass.passId, '--db', tmp.db]);
     // A well-formed key of another ledger: unknown here.
     const other = tempDb();
-    const stranger = (await runJson(['key', 'create', '--db', other.db])).key as string;
+    const stranger = (await runJson(['key', 'create', '--create', '--db', other.db])).key as string;
     other.remove();
     const mistyped = key.slice(0, -1) + (key.endsWith('a') ? 'b' : 'a');
     const secrets = [key, ENGINE_SECRET, stranger, mistyped];

@@ -60,7 +60,7 @@ describe('decide serve: graceful shutdown on SIGTERM', () => {
 
   it('the in-flight decision gets its 200, new connections are refused, then exit 0', async () => {
     const { fake, tmp } = serve;
-    const { key } = await runJson(['key', 'create', '--db', tmp.db]);
+    const { key } = await runJson(['key', 'create', '--create', '--db', tmp.db]);
     const server = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-shutdown'));
     expect(await connect(server.port)).toBe('connected');
 
@@ -103,7 +103,7 @@ describe('decide serve: graceful shutdown on SIGTERM', () => {
   // the process lingers for as long as the client keeps the connection (or forever).
   it('exits after its last in-flight answer, which closes the connection, even for a keep-alive client', async () => {
     const { fake, tmp } = serve;
-    const { key } = await runJson(['key', 'create', '--db', tmp.db]);
+    const { key } = await runJson(['key', 'create', '--create', '--db', tmp.db]);
     const server = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-shutdown'));
     const client = keepAliveClient();
     const engine = gate();
@@ -131,7 +131,7 @@ describe('decide serve: graceful shutdown on SIGTERM', () => {
     const { fake, tmp } = serve;
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const server = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-shutdown'));
-      const { key } = await runJson(['key', 'create', '--db', tmp.db]);
+      const { key } = await runJson(['key', 'create', '--create', '--db', tmp.db]);
       // A client that would keep its now idle connection for ten minutes.
       const client = keepAliveClient();
       try {

@@ -5,7 +5,7 @@ import { VARIABLES, type Variable } from '../../src/config/variables.js';
 import { ROOT } from '../support/cli.js';
 
 /** A variable's name as the README and the sources write it. */
-const NAME = /\b(?:DECIDE|OPENAI|ANTHROPIC)_[A-Z0-9_]+\b/g;
+const NAME = /\b(?:(?:DECIDE|OPENAI|ANTHROPIC)_[A-Z0-9_]+|HTTPS?_PROXY|NO_PROXY)\b/g;
 /** Code constants that look like variables and are not read from the environment. */
 const NOT_VARIABLES = new Set(['ANTHROPIC_VERSION']);
 

@@ -228,7 +228,7 @@ describe('decide eval', () => {
     const startService = async () => {
       const db = path.join(tmp.dir, 'ledger.db');
       const serving = await startServe(['--db', db], engineEnv(), scaled(20_000));
-      const { key } = await runJson(['key', 'create', '--db', db]);
+      const { key } = await runJson(['key', 'create', '--create', '--db', db]);
       return { url: serving.url, key, db };
     };
     const usage = async (url: string, key: string) =>
@@ -256,7 +256,7 @@ describe('decide eval', () => {
     it('--depth stress: every decision a stress decision, priced at 5 credits and never from the free allowance', { timeout: scaled(60_000) }, async () => {
       const file = goodSet();
       const { url, db } = await startService();
-      const { key, passId } = await runJson(['key', 'create', '--db', db]);
+      const { key, passId } = await runJson(['key', 'create', '--create', '--db', db]);
       await runJson(['pass', 'fund', '--pass', passId, '--credits', '45', '--db', db]);
       const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--json', '--depth', 'stress'], { env: { DECIDE_API_KEY: key } });
       expect(run.code, run.stderr).toBe(0);
@@ -283,7 +283,7 @@ describe('decide eval', () => {
     it('a refused key stops it with exit 3; a pass that runs out stops it with exit 4', { timeout: scaled(60_000) }, async () => {
       const file = goodSet();
       const { url, key, db } = await startService();
-      const other = await runJson(['key', 'create', '--db', db]);
+      const other = await runJson(['key', 'create', '--create', '--db', db]);
       expect((await runCli(['revoke', '--yes', '--url', url], { DECIDE_API_KEY: other.key })).code).toBe(0);
       const revoked = await decide(['eval', '--set', file, '--url', url, '--yes'], { env: { DECIDE_API_KEY: other.key } });
       expect(revoked.code).toBe(3);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, cleanEnv, collectOutput, ROOT, track } from '../support/cli.js';
 import { scripted } from '../support/scripts.js';
+import { openSqliteStore } from '../../src/ledger/sqlite/store.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { scaled } from '../support/time.js';
 
@@ -152,6 +153,8 @@ describe('examples/*.sh', () => {
 
   it('operator.sh makes a funded pass and a key on it, in a SQLite ledger it names', async () => {
     const db = path.join(fs.mkdtempSync(path.join(svc.dir, 'operator-')), 'decide.db');
+    // The ledger as `decide serve` made it: the script works on the server's ledger and never makes one.
+    await openSqliteStore(db, { freePerKey: 20, freePerIp: 0, freePerSite: 0 }).close();
     const made = await run('sh', [path.join(EXAMPLES, 'operator.sh'), '100'], { DECIDE_DB: db });
     expect(made.code, made.stderr).toBe(0);
     const [keyLine, passLine, hintLine] = made.stdout.trimEnd().split('\n');

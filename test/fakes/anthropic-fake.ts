@@ -38,6 +38,7 @@ export type AnthropicFake = Fake<AnthropicBehaviour>;
 export function startAnthropicFake(handler?: Handler<AnthropicBehaviour>): Promise<AnthropicFake> {
   return startHttpFake<AnthropicBehaviour>({
     path: '/v1/messages',
+    modelsPath: '/v1/models',
     basePath: '',
     defaultHandler: handler ?? (() => ({})),
     success: message,

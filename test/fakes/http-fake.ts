@@ -75,6 +75,10 @@ export interface Fake<B> {
   whenInFlight(n: number): Promise<void>;
   /** Script the next requests; with no handler, back to the fake's default. */
   respond(handler?: Handler<B>): void;
+  /** The status `GET` of the models list answers with (200 with one model, else an error); 200 after `reset()`. */
+  modelsStatus: number;
+  /** The `GET`s of the models list (the engines' probe), apart from `requests`. */
+  probes: RecordedRequest[];
   /** Back to a fresh fake for the next test: default answers, nothing recorded. */
   reset(): void;
   close(): Promise<void>;
@@ -85,6 +89,8 @@ export const GARBAGE_BODY = '<html><body>502 Bad Gateway (not JSON)</body></html
 export async function startHttpFake<B extends CommonBehaviour>(options: {
   /** Path the protocol answers on; anything else is 404. */
   path: string;
+  /** Where `GET` lists the models (the engines' start-up probe), if the protocol has such a list. */
+  modelsPath?: string;
   /** Appended to the server's origin to form `url`. */
   basePath: string;
   defaultHandler: Handler<B>;
@@ -94,6 +100,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
   errorBody?: (status: number, behaviour: B) => unknown;
 }): Promise<Fake<B>> {
   const requests: RecordedRequest[] = [];
+  const probes: RecordedRequest[] = [];
   const streams: Promise<StreamOutcome>[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -126,6 +133,11 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     }
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', body, headers };
+    if (req.method === 'GET' && options.modelsPath !== undefined && recorded.path === options.modelsPath) {
+      // The start-up and readiness probe: kept apart, so `requests` holds the protocol's calls alone.
+      probes.push(recorded);
+      return json(res, fake.modelsStatus, fake.modelsStatus === 200 ? { object: 'list', data: [{ id: 'fake-model', object: 'model' }] } : { error: { message: `scripted HTTP ${fake.modelsStatus}` } });
+    }
     requests.push(recorded);
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
@@ -180,7 +192,9 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const fake: Fake<B> = {
+    modelsStatus: 200,
+    probes,
     url: `http://127.0.0.1:${port}${options.basePath}`,
     requests,
     streams,
@@ -220,6 +234,8 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
       streams.length = 0;
       maxInFlight = inFlight;
       neverReached.clear();
+      fake.modelsStatus = 200;
+      probes.length = 0;
     },
     async close() {
       for (const waiter of inFlightWaiters) waiter.resolve();
@@ -229,6 +245,7 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }
 
 const PADDING = Buffer.alloc(64 * 1024, ' ');

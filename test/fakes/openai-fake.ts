@@ -41,6 +41,7 @@ export type OpenAIFake = Fake<OpenAIBehaviour>;
 export function startOpenAIFake(handler?: Handler<OpenAIBehaviour>): Promise<OpenAIFake> {
   return startHttpFake<OpenAIBehaviour>({
     path: '/v1/chat/completions',
+    modelsPath: '/v1/models',
     basePath: '/v1',
     // Empty: `completion` fills in the default answer of whichever mode the request asks for.
     defaultHandler: handler ?? (() => ({})),

@@ -28,6 +28,7 @@ export type SystemOneFake = Fake<SystemOneBehaviour>;
 export function startSystemOneFake(handler?: Handler<SystemOneBehaviour>): Promise<SystemOneFake> {
   return startHttpFake<SystemOneBehaviour>({
     path: '/v1/systemone',
+    modelsPath: '/v1/models',
     basePath: '',
     defaultHandler: handler ?? (() => ({})),
     success: reply,

@@ -105,7 +105,10 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/v1/decisions', '/v1/key', '/v1/keys', '/v1/keys/{id}', '/v1/metrics', '/v1/models', '/v1/pass', '/v1/systemone', '/v1/usage', '/v1/web/decisions'].sort(),
+      [
+        '/v1/decisions', '/v1/key', '/v1/keys', '/v1/keys/{id}', '/v1/metrics', '/v1/models', '/v1/pass', '/v1/systemone', '/v1/usage', '/v1/web/decisions',
+        '/v1/admin/keys', '/v1/admin/keys/{ref}', '/v1/admin/passes', '/v1/admin/passes/{id}', '/healthz', '/readyz',
+      ].sort(),
     );
     expect(Object.keys(doc.paths['/v1/decisions'])).toEqual(['post']);
     const post = doc.paths['/v1/decisions'].post;

@@ -46,7 +46,7 @@ describe('two decide serve processes on one PostgreSQL database', () => {
     }
 
     // The operator commands, against the URL.
-    const { key, passId } = await runJson(['key', 'create', '--db', ledger.url]);
+    const { key, passId } = await runJson(['key', 'create', '--create', '--db', ledger.url]);
     const funded = await runJson(['pass', 'fund', '--pass', passId, '--credits', '10', '--db', ledger.url]);
     expect(funded).toEqual({ passId, passCredits: 10 });
     const shown = await runJson(['pass', 'show', '--pass', passId, '--db', ledger.url]);
@@ -94,7 +94,7 @@ describe('two decide serve processes on one PostgreSQL database', () => {
   it('a server starting while another is mid-decision leaves that live reservation alone', async () => {
     const env = openaiEnv(fake.url, 'sk-two-servers');
     const first = await startServe(['--db', ledger.url], env, scaled(20_000));
-    const { key } = await runJson(['key', 'create', '--db', ledger.url]);
+    const { key } = await runJson(['key', 'create', '--create', '--db', ledger.url]);
     // The first server's decision stays at the engine until the second server is up.
     const engine = gate();
     fake.respond(() => ({ until: engine.promise }));
@@ -126,7 +126,7 @@ describe('two decide serve processes on one PostgreSQL database', () => {
     const env = openaiEnv(fake.url, 'sk-two-servers');
     const servers = await Promise.all([0, 1].map(() => startServe(['--db', ledger.url], env, scaled(20_000))));
     for (const server of servers) await server.waitForStderr(/^decide: engine /);
-    const { key, passId } = await runJson(['key', 'create', '--db', ledger.url]);
+    const { key, passId } = await runJson(['key', 'create', '--create', '--db', ledger.url]);
     await runJson(['pass', 'fund', '--pass', passId, '--credits', '10', '--db', ledger.url]);
 
     // The first server looks the key up (and keeps it for a while) serving a decision, kept under an Idempotency-Key.

@@ -189,7 +189,7 @@ describe('PostgreSQL: a database at step 6 brought forward', () => {
 
     const store = await open({}, { freePerKey: 0 });
     const versions = await ledger.rows<{ version: number }>(`SELECT version FROM ${VERSION_TABLE} ORDER BY version`);
-    expect(versions.map((r) => r.version)).toEqual(Array.from({ length: MIGRATIONS.length }, (_, i) => i + 1));
+    expect(versions.map((r) => r.version)).toEqual(Array.from(MIGRATIONS, (_, i) => i + 1));
     const sample = { reservedAt: NOW, channel: 'api' as const, ms: 5 };
     expect(await store.charges.commit('res_old', NOW, { sample, units: 1, answer: () => '{}' })).toEqual({ charged: true });
     expect((await store.passes.show('pass_old'))?.passCredits).toBe(9);

@@ -5,6 +5,7 @@ import type { Calibration, Caller, Channel, CommitOutcome, CreatedKey, Limits, R
 import { DAY, IP, NEXT, newCaller, NOW } from './helpers.js';
 import { unitsStoreSuite } from './units-suite.js';
 import { webStoreSuite } from './web-suite.js';
+import { operatorStoreSuite } from './operator-suite.js';
 
 /**
  * What one ledger implementation gives the conformance suite. Each test gets a fresh,
@@ -802,6 +803,8 @@ export function storeSuite(h: LedgerHarness): void {
   describe(`${h.name}: the browser's side`, () => webStoreSuite(h));
 
   describe(`${h.name}: several units in one reservation`, () => unitsStoreSuite(h));
+
+  describe(`${h.name}: the operator's side`, () => operatorStoreSuite(h));
 
   describe(`${h.name}: fitted temperatures`, () => {
     const fitted = (target: Calibration['target'], temperature: number, model = 'm1', debias: Calibration['debias'] = 'reverse'): Calibration => ({

@@ -3,6 +3,8 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import { DecisionResponse, ErrorBody, KeyCreated, KeyRevoked, Metrics, PassRecord, Usage } from '../../src/contract/index.js';
 import { ModelList, SystemOneResponse } from '../../src/contract/systemone.js';
+import { AdminKeyCreated, AdminKeyList, AdminKeyRevoked, AdminPassCreated, AdminPassDetail, AdminPassList } from '../../src/contract/admin.js';
+import { Health, Readiness } from '../../src/contract/health.js';
 import { SystemOneError, SystemOneValidationError } from '../../src/contract/systemone-errors.js';
 
 /** What a 200 of each route must look like: every answer the suite receives is checked. */
@@ -18,6 +20,14 @@ const SUCCESS: Record<string, z.ZodType> = {
   'POST /v1/web/decisions': DecisionResponse,
   'POST /v1/systemone': SystemOneResponse,
   'GET /v1/models': ModelList,
+  'GET /v1/admin/keys': AdminKeyList,
+  'POST /v1/admin/keys': AdminKeyCreated,
+  'DELETE /v1/admin/keys/{ref}': AdminKeyRevoked,
+  'GET /v1/admin/passes': AdminPassList,
+  'POST /v1/admin/passes': AdminPassCreated,
+  'GET /v1/admin/passes/{id}': AdminPassDetail,
+  'GET /healthz': Health,
+  'GET /readyz': Readiness,
 };
 
 /** The browser's pages and their assets: HTML (or a static file), not the API's JSON. */
@@ -27,7 +37,15 @@ const PAGES = /^\/(pass)?$|^\/assets\//;
 const FORMAT_ROUTES = new Set(['/v1/systemone', '/v1/models']);
 
 /** The route a path belongs to, for the table above. */
-const routeOf = (path: string) => path.replace(/^\/v1\/keys\/[^/?]+/, '/v1/keys/{id}');
+const routeOf = (path: string) =>
+  path
+    .replace(/\?.*$/, '')
+    .replace(/^\/v1\/keys\/[^/?]+/, '/v1/keys/{id}')
+    .replace(/^\/v1\/admin\/keys\/[^/?]+/, '/v1/admin/keys/{ref}')
+    .replace(/^\/v1\/admin\/passes\/[^/?]+/, '/v1/admin/passes/{id}');
+
+/** Answers that are text, not the API's JSON. */
+const TEXT = new Set(['/metrics']);
 
 export interface ApiAnswer<T = any> {
   status: number;
@@ -58,7 +76,8 @@ export async function call(base: string, method: string, path: string, options: 
   const text = await res.body.text();
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers)) flat[name] = Array.isArray(value) ? value.join(', ') : String(value);
-  const parsed = text && !(PAGES.test(path) && res.statusCode < 300) ? JSON.parse(text) : text || undefined;
+  const isText = (PAGES.test(path) || TEXT.has(path)) && res.statusCode < 300;
+  const parsed = text && !isText ? JSON.parse(text) : text || undefined;
   validate(method, path, res.statusCode, parsed, flat);
   return { status: res.statusCode, headers: flat, body: parsed, text };
 }
@@ -68,6 +87,11 @@ export function validate(method: string, path: string, status: number, body: unk
   expect(headers['x-request-id'], `${method} ${path}: X-Request-Id`).toMatch(/^req_[0-9a-f]{32}$/);
   if (FORMAT_ROUTES.has(path)) expect(headers['x-typesafe-request-id']).toBe(headers['x-request-id']);
   if (path === '/openapi.json' && status === 200) return;
+  if (TEXT.has(path) && status === 200) return void expect(headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+  if (path === '/readyz' && status === 503) {
+    expect(Readiness.safeParse(body).error, 'GET /readyz 503 outside the contract').toBeUndefined();
+    return void expect(Number(headers['retry-after'])).toBeGreaterThan(0);
+  }
   if (PAGES.test(path) && status === 200) {
     if (!path.startsWith('/assets/')) {
       expect(headers['content-type']).toMatch(/^text\/html/);

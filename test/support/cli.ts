@@ -78,8 +78,8 @@ export function openaiEnv(fakeUrl: string, secret: string, extra: Record<string,
   return { DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: secret, DECIDE_MODEL: 'm', ...extra };
 }
 
-function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return track(spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+function spawnCli(args: string[], env: Record<string, string>, cwd = ROOT): ChildProcess {
+  return track(spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 export interface ServeFixture {
@@ -138,6 +138,11 @@ export interface CliResult {
 /** Runs one command to its end (killed after `timeoutMs`, a scaled deadline). */
 export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = scaled(8_000)): Promise<CliResult> {
   return collectOutput(spawnCli(args, env), `decide ${args.join(' ')}`, timeoutMs);
+}
+
+/** Runs one command to its end from the folder `cwd`, as an operator in another folder would. */
+export function runCliIn(cwd: string, args: string[], env: Record<string, string> = {}, timeoutMs = scaled(8_000)): Promise<CliResult> {
+  return collectOutput(spawnCli(args, env, cwd), `decide ${args.join(' ')} (in ${cwd})`, timeoutMs);
 }
 
 /** Collects what `child` writes until it closes; kills it and rejects, naming `what`, after `timeoutMs`. */

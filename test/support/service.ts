@@ -60,6 +60,10 @@ export interface StartOptions {
   /** Order debiasing and fitted temperatures, as `decide serve` would apply them. */
   debias?: Debias;
   temperatures?: Temperatures;
+  /** DECIDE_ADMIN_TOKEN: turns the operator API on with this token. */
+  adminToken?: string;
+  /** DECIDE_METRICS_TOKEN. */
+  metricsToken?: string;
 }
 
 /**
@@ -83,7 +87,17 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
   });
   const logs: string[] = [];
   const web: WebOptions = { store, verifier: noVerification, cookieSecret: randomBytes(32).toString('base64url'), ...options.web };
-  const app = createApp({ service, log: (line) => logs.push(line), web, trustProxy: options.trustProxy, ipv6Prefix: options.ipv6Prefix, publicUrl: options.publicUrl });
+  const app = createApp({
+    service,
+    log: (line) => logs.push(line),
+    web,
+    trustProxy: options.trustProxy,
+    ipv6Prefix: options.ipv6Prefix,
+    publicUrl: options.publicUrl,
+    admin: options.adminToken ? { store, token: options.adminToken } : undefined,
+    metricsToken: options.metricsToken,
+    warn: (line) => logs.push(line),
+  });
   const server = await listen(app, 0, '127.0.0.1');
   return {
     url: server.url,

@@ -21,7 +21,7 @@ describe.skipIf(!PYTHON_TOOLS)(`jevcompat test against decide serve ${NEEDS_PYTH
     async () => {
       const { db, dir } = fixture.tmp;
       const server = await startServe(['--db', db], openaiEnv(fixture.fake.url, 'sk-engine-for-jevcompat', { DECIDE_MODEL: 'qwen-loopback' }));
-      const { key, passId } = await runJson<{ key: string; passId: string }>(['key', 'create', '--db', db]);
+      const { key, passId } = await runJson<{ key: string; passId: string }>(['key', 'create', '--create', '--db', db]);
       // The suite asks a few hundred questions; a funded pass pays what the free allowance does not.
       await runJson(['pass', 'fund', '--pass', passId, '--credits', '5000', '--db', db]);
 

@@ -22,9 +22,9 @@ describe.skipIf(!PYTHON_TOOLS)(`the official Python SDK against decide serve ${N
     async () => {
       const { db } = fixture.tmp;
       const server = await startServe(['--db', db], openaiEnv(fixture.fake.url, 'sk-engine-for-the-python-sdk', { DECIDE_MODEL: 'qwen-loopback' }));
-      const funded = await runJson<{ key: string; passId: string }>(['key', 'create', '--db', db]);
+      const funded = await runJson<{ key: string; passId: string }>(['key', 'create', '--create', '--db', db]);
       await runJson(['pass', 'fund', '--pass', funded.passId, '--credits', '100', '--db', db]);
-      const unfunded = await runJson<{ key: string }>(['key', 'create', '--db', db]);
+      const unfunded = await runJson<{ key: string }>(['key', 'create', '--create', '--db', db]);
       // Nothing of its mass on the labels: the engine cannot read this question.
       fixture.fake.respond((body) => (questionText(body).includes('unreadable') ? { labels: { The: 1 } } : {}));
 

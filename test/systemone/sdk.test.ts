@@ -24,7 +24,7 @@ describe('the TypeSafe SDK against decide serve', () => {
   async function serving(extra: Record<string, string> = {}) {
     const { db } = fixture.tmp;
     const server = await startServe(['--db', db], openaiEnv(fixture.fake.url, SECRET, { DECIDE_MODEL: 'qwen-loopback', ...extra }));
-    const created = await runJson<{ key: string; passId: string }>(['key', 'create', '--json', '--db', db]);
+    const created = await runJson<{ key: string; passId: string }>(['key', 'create', '--create', '--json', '--db', db]);
     return { server, db, ...created };
   }
   const usageOf = async (url: string, key: string) =>

@@ -276,6 +276,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE calibrations DROP CONSTRAINT calibrations_pkey;
   ALTER TABLE calibrations ADD PRIMARY KEY (engine, model, debias, target);
   `,
+  // 11: what the operator needs to manage keys: a name given at creation, and when the
+  // key was last used (written in batches off the request path, ledger/last-use.ts).
+  `
+  ALTER TABLE keys ADD COLUMN name text, ADD COLUMN last_used_at timestamptz;
+  `,
 ];
 
 /** The table recording which steps a database has had. */

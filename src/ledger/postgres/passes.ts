@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { newId } from '../ids.js';
-import type { Passes, PassInfo } from '../passes.js';
+import type { Passes, PassInfo, PassSummary } from '../passes.js';
 import { checkFunding } from '../rules.js';
 import { prepared, queryAgain, transaction } from './database.js';
 
@@ -14,6 +14,10 @@ const SQL = prepared('passes', {
              FROM passes p WHERE p.id = $1`,
   fund: 'UPDATE passes SET credits = credits + $1, funded_ever = true WHERE id = $2 RETURNING credits',
   insertFunding: 'INSERT INTO fundings (id, pass_id, credits, note, created_at) VALUES ($1, $2, $3, $4, $5)',
+  list: `SELECT p.id, p.credits, p.funded_ever, p.created_at,
+            (SELECT count(*)::int FROM keys k WHERE k.pass_id = p.id) AS keys,
+            (SELECT count(*)::int FROM keys k WHERE k.pass_id = p.id AND k.revoked_at IS NULL) AS active
+          FROM passes p ORDER BY p.created_at, p.id`,
 });
 
 interface PassRow {
@@ -57,6 +61,27 @@ export class PgPasses implements Passes {
       keys: pass.keys.map((k) => ({ id: k.id, keyHint: k.hint, createdAt: iso(k.created_at), revokedAt: k.revoked_at && iso(k.revoked_at) })),
     };
   }
+
+  async list(): Promise<PassSummary[]> {
+    const { rows } = await queryAgain<PassListRow>(this.pool, SQL.list);
+    return rows.map((r) => ({
+      passId: r.id,
+      passCredits: r.credits,
+      fundedEver: r.funded_ever,
+      createdAt: r.created_at.toISOString(),
+      keys: r.keys,
+      activeKeys: r.active,
+    }));
+  }
+}
+
+export interface PassListRow {
+  id: string;
+  credits: number;
+  funded_ever: boolean;
+  created_at: Date;
+  keys: number;
+  active: number;
 }
 
 /** json_build_object writes timestamptz in the session's time zone; the API speaks UTC with milliseconds. */

@@ -8,6 +8,7 @@ import { createPool, isConnectionLoss, parsePostgresUrl } from './database.js';
 import { PgIdempotency } from './idempotency.js';
 import { PgKeys } from './keys.js';
 import { KnownKeys } from '../known-keys.js';
+import { LAST_USE_FLUSH_MS, LastUse } from '../last-use.js';
 import { PgMetrics } from './metrics.js';
 import { migrate } from './migrations.js';
 import { PgPasses } from './passes.js';
@@ -72,6 +73,7 @@ export class PostgresStore implements Store {
   private readonly rawCharges: PgCharges;
   private readonly rawIdempotency: PgIdempotency;
   private readonly timer: NodeJS.Timeout | null;
+  private readonly useTimer: NodeJS.Timeout;
   private sweeping: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -85,7 +87,7 @@ export class PostgresStore implements Store {
     this.rawIdempotency = new PgIdempotency(pool, expiryMs);
     this.rawCharges = new PgCharges(pool, limits, expiryMs, this.rawIdempotency);
     const known = new KnownKeys();
-    this.keys = answering(new PgKeys(pool, known));
+    this.keys = answering(new PgKeys(pool, known, new LastUse()));
     this.passes = answering(new PgPasses(pool));
     this.web = answering(new PgWeb(pool, known));
     this.charges = answering(this.rawCharges);
@@ -100,6 +102,16 @@ export class PostgresStore implements Store {
           }, sweepIntervalMs)
         : null;
     this.timer?.unref();
+    this.useTimer = setInterval(() => void this.keys.flushUse().catch(() => {}), LAST_USE_FLUSH_MS);
+    this.useTimer.unref();
+  }
+
+  /** Throws unless the database takes writes: reachable, and not a read-only standby or session. */
+  async ping(): Promise<void> {
+    const { rows } = await this.pool.query<{ writable: boolean }>(
+      "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+    );
+    if (!rows[0]?.writable) throw new Error('the database is read-only (a standby, or default_transaction_read_only is on)');
   }
 
   /**
@@ -122,7 +134,9 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    clearInterval(this.useTimer);
     await this.sweeping;
+    await this.keys.flushUse().catch(() => undefined); // the database away: those uses are lost, as on a crash
     await this.pool.end();
   }
 }

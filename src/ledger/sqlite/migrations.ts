@@ -233,6 +233,12 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE calibrations;
   ALTER TABLE calibrations_keyed RENAME TO calibrations;
   `,
+  // 10: what the operator needs to manage keys: a name given at creation, and when the
+  // key was last used (written in batches off the request path, ledger/last-use.ts).
+  `
+  ALTER TABLE keys ADD COLUMN name TEXT;
+  ALTER TABLE keys ADD COLUMN last_used_at TEXT;
+  `,
 ];
 
 /**

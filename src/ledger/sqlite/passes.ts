@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { newId } from '../ids.js';
-import type { Passes, PassInfo } from '../passes.js';
+import type { Passes, PassInfo, PassSummary } from '../passes.js';
 import { checkFunding } from '../rules.js';
 import type { Transactions } from './transactions.js';
 
@@ -19,6 +19,10 @@ export class SqlitePasses implements Passes {
       fund: p('UPDATE passes SET credits = credits + ?, funded_ever = 1 WHERE id = ? RETURNING credits'),
       insertFunding: p('INSERT INTO fundings (id, pass_id, credits, note, created_at) VALUES (?, ?, ?, ?, ?)'),
       passKeys: p('SELECT id, hint, created_at, revoked_at FROM keys WHERE pass_id = ? ORDER BY created_at, id'),
+      list: p(`SELECT p.id, p.credits, p.funded_ever, p.created_at,
+                 (SELECT count(*) FROM keys k WHERE k.pass_id = p.id) AS keys,
+                 (SELECT count(*) FROM keys k WHERE k.pass_id = p.id AND k.revoked_at IS NULL) AS active
+               FROM passes p ORDER BY p.created_at, p.id`),
     };
   }
 
@@ -54,5 +58,24 @@ export class SqlitePasses implements Passes {
         keys: keys.map((k) => ({ id: k.id, keyHint: k.hint, createdAt: k.created_at, revokedAt: k.revoked_at })),
       };
     });
+  }
+
+  async list(): Promise<PassSummary[]> {
+    const rows = (await this.tx.read(() => this.s.list.all())) as {
+      id: string;
+      credits: number;
+      funded_ever: number;
+      created_at: string;
+      keys: number;
+      active: number;
+    }[];
+    return rows.map((r) => ({
+      passId: r.id,
+      passCredits: r.credits,
+      fundedEver: r.funded_ever === 1,
+      createdAt: r.created_at,
+      keys: r.keys,
+      activeKeys: r.active,
+    }));
   }
 }

@@ -8,6 +8,7 @@ import { Checkpointer } from './checkpointer.js';
 import { openDatabase } from './database.js';
 import { SqliteIdempotency } from './idempotency.js';
 import { KnownKeys } from '../known-keys.js';
+import { LAST_USE_FLUSH_MS, LastUse } from '../last-use.js';
 import { SqliteKeys } from './keys.js';
 import { HEARTBEAT_MS, ServerLease } from './lease.js';
 import { SqliteMetrics } from './metrics.js';
@@ -83,13 +84,20 @@ export class SqliteStore implements Store {
     this.reservations = new Reservations(db, limits, this.expiryMs);
     this.lease = new ServerLease(db);
     const known = new KnownKeys();
-    this.keys = new SqliteKeys(db, this.tx, known);
+    this.keys = new SqliteKeys(db, this.tx, known, new LastUse());
     this.passes = new SqlitePasses(db, this.tx);
     this.web = new SqliteWeb(db, this.tx, known);
     this.idempotency = new SqliteIdempotency(db, this.tx);
     this.metrics = new SqliteMetrics(db, this.tx);
     this.charges = new SqliteCharges(this.tx, this.reservations, this.metrics, this.idempotency, () => this.leaseLost);
     this.calibrations = new SqliteCalibrations(db, this.tx);
+    // Operator commands note no uses: their flush finds nothing and writes nothing.
+    this.every(LAST_USE_FLUSH_MS, () => this.keys.flushUse());
+  }
+
+  /** Throws unless the file takes a write now: an empty IMMEDIATE transaction takes its write lock and writes nothing. */
+  async ping(): Promise<void> {
+    await this.tx.write(() => undefined);
   }
 
   /**
@@ -147,6 +155,7 @@ export class SqliteStore implements Store {
   /** Stops the heartbeat and the sweep, gives the lease up (if it can), and closes the file. */
   async close(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    if (this.db.open) await this.keys.flushUse().catch(() => undefined); // locked elsewhere: those uses are lost, as on a crash
     await this.checkpointer?.stop();
     if (!this.db.open) return;
     try {

@@ -1,3 +1,6 @@
+import { type Dispatcher, fetch } from 'undici';
+import { outboundAgent } from '../../net/outbound.js';
+
 /**
  * The siteverify call Turnstile and hCaptcha share: a form-encoded POST of the secret
  * and the widget's token, answered with JSON `{ success, "error-codes", … }`.
@@ -7,14 +10,19 @@ export type Verdict =
   | { kind: 'failed'; errorCodes: string[] }
   | { kind: 'unavailable'; reason: string };
 
+/** Every siteverify call goes out through the proxy the environment names (net/outbound.ts); made at the first call. */
+let dispatcher: Dispatcher | undefined;
+
 /** Error codes that mean the provider itself failed, not the browser. */
 const PROVIDER_FAULTS = new Set(['internal-error']);
 
 export async function siteverify(url: string, fields: Record<string, string>, timeoutMs: number): Promise<Verdict> {
-  let response: Response;
+  let response: Awaited<ReturnType<typeof fetch>>;
   let text: string;
   try {
+    dispatcher ??= outboundAgent({ keepAliveTimeout: 10_000 });
     response = await fetch(url, {
+      dispatcher,
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams(fields).toString(),

@@ -1,10 +1,18 @@
-import { createHash } from 'node:crypto';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ChecksumError, fetchModelFile, type ModelFile } from '../../../src/engine/local/download.js';
+import { ChecksumError, DownloadError, fetchModelFile, type ModelFile } from '../../../src/engine/local/download.js';
+import { startClosingHost } from '../../fakes/closing-host-fake.js';
 import { startFileHost, type FileHostFake } from '../../fakes/file-host-fake.js';
+import { startProxyFake, type ProxyFake } from '../../fakes/proxy-fake.js';
+import { assertBuilt, collectOutput, ROOT, track } from '../../support/cli.js';
+import { scaled } from '../../support/time.js';
 import { TINY_MODEL } from '../../support/service.js';
 
 const DATA = fs.readFileSync(TINY_MODEL);
@@ -90,9 +98,172 @@ describe('fetching a model file once, resumably, checksum-verified', () => {
     expect(fs.existsSync(target)).toBe(false);
   });
 
-  it('fails cleanly when nothing listens', async () => {
-    const offline = { ...file, url: 'http://127.0.0.1:9/model.gguf' };
-    await expect(fetchModelFile(offline, target)).rejects.toThrow();
+  it('names the cause of a failure: refused, DNS, TLS', async () => {
+    const refused = await fetchModelFile({ ...file, url: 'http://127.0.0.1:9/model.gguf' }, target, undefined, {}).catch((e: Error) => e);
+    expect(refused).toBeInstanceOf(DownloadError);
+    expect((refused as Error).message).toBe('the connection was refused (ECONNREFUSED 127.0.0.1:9)');
     expect(fs.existsSync(target)).toBe(false);
+
+    const unnamed = await fetchModelFile({ ...file, url: 'http://decide-test-host.invalid/model.gguf' }, target, undefined, {}).catch((e: Error) => e);
+    expect((unnamed as Error).message).toMatch(/^the host name decide-test-host\.invalid does not resolve \(DNS: (ENOTFOUND|EAI_AGAIN)\)$/);
+
+    const tls = await selfSignedHost(dir);
+    try {
+      const refusedTls = await fetchModelFile({ ...file, url: tls.url }, target, undefined, {}).catch((e: Error) => e);
+      expect((refusedTls as Error).message).toMatch(/^TLS failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\): a proxy that inspects TLS needs its CA certificate in NODE_EXTRA_CA_CERTS$/);
+    } finally {
+      await tls.close();
+    }
   });
 });
+
+describe('through a proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)', () => {
+  let host: FileHostFake;
+  let proxy: ProxyFake;
+  let dir: string;
+  let file: ModelFile;
+  beforeAll(async () => {
+    host = await startFileHost(DATA);
+    proxy = await startProxyFake();
+    file = { url: host.url, bytes: DATA.length, sha256: SHA256 };
+  });
+  afterAll(async () => {
+    await host.close();
+    await proxy.close();
+  });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-proxy-'));
+    proxy.seen.length = 0;
+    proxy.requireAuth(null);
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const target = () => path.join(dir, 'model.gguf');
+  const hostPort = () => new URL(host.url).host;
+
+  it('fetches through the proxy the environment names, either case, and around it for NO_PROXY hosts', async () => {
+    await fetchModelFile(file, target(), undefined, { HTTP_PROXY: proxy.url });
+    expect(fs.readFileSync(target()).equals(DATA)).toBe(true);
+    expect(proxy.seen).toEqual([`CONNECT ${hostPort()}`]);
+
+    fs.rmSync(target());
+    await fetchModelFile(file, target(), undefined, { http_proxy: proxy.url, NO_PROXY: 'example.org, 127.0.0.1' });
+    expect(proxy.seen).toHaveLength(1);
+    expect(fs.readFileSync(target()).equals(DATA)).toBe(true);
+  });
+
+  it('says the proxy refused the tunnel (407) and how to give it credentials, and passes them from the URL', async () => {
+    proxy.requireAuth('alice:s3cret');
+    const refused = await fetchModelFile(file, target(), undefined, { HTTP_PROXY: proxy.url }).catch((e: Error) => e);
+    expect((refused as Error).message).toBe(
+      `the proxy refused the tunnel with HTTP 407: the proxy wants credentials, put user:password@ in its URL (through HTTP_PROXY=${proxy.url})`,
+    );
+    const withCredentials = proxy.url.replace('http://', 'http://alice:s3cret@');
+    await fetchModelFile(file, target(), undefined, { HTTP_PROXY: withCredentials });
+    expect(fs.readFileSync(target()).equals(DATA)).toBe(true);
+    // The password is masked wherever the proxy is named.
+    const down = await fetchModelFile({ ...file, url: host.url.replace(/:\d+\//, ':9/') }, path.join(dir, 'other.gguf'), undefined, { HTTP_PROXY: withCredentials }).catch((e: Error) => e);
+    expect((down as Error).message).not.toContain('s3cret');
+  });
+
+  it('a proxy that cannot be reached is named', async () => {
+    const error = await fetchModelFile(file, target(), undefined, { HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }).catch((e: Error) => e);
+    expect((error as Error).message).toBe('the connection was refused (ECONNREFUSED 127.0.0.1:9) (through HTTPS_PROXY=http://127.0.0.1:9, HTTP_PROXY=http://127.0.0.1:9)');
+  });
+
+  it('a proxy variable that is no URL is refused by name', async () => {
+    await expect(fetchModelFile(file, target(), undefined, { HTTPS_PROXY: 'proxy.corp:3128' })).rejects.toThrow(
+      'HTTPS_PROXY must be a proxy URL such as http://proxy.example:3128; got "proxy.corp:3128"',
+    );
+  });
+});
+
+describe('from a mirror that closes the connection after the file (HTTP/1.0, python3 -m http.server)', () => {
+  const BIG = randomBytes(8_000_000);
+  const BIG_SHA = createHash('sha256').update(BIG).digest('hex');
+  let dir: string;
+  beforeAll(() => assertBuilt());
+  beforeEach(() => void (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-mirror-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /**
+   * Downloads `times` times in a child process with the built package: the crash this
+   * guards against was an AssertionError thrown from a socket's 'end' handler, which
+   * nothing can catch and which would take the test runner down with it.
+   */
+  async function downloadInChild(url: string, times: number) {
+    const script = `
+      const { fetchModelFile } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/engine/local/download.js')).href)});
+      const [url, bytes, sha256, dir, times] = process.argv.slice(1);
+      for (let i = 0; i < Number(times); i++) await fetchModelFile({ url, bytes: Number(bytes), sha256 }, dir + '/model-' + i + '.gguf', undefined, {});
+      console.log('fetched ' + times);`;
+    const child = track(spawn(process.execPath, ['--input-type=module', '-e', script, url, String(BIG.length), BIG_SHA, dir, String(times)], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    return collectOutput(child, `download from ${url}`, scaled(60_000));
+  }
+
+  it('a server that sends the file in bursts and closes with the last one: every download completes, no crash', async () => {
+    // Before the fix about half of these downloads crashed the process (undici's assert(!this.paused)).
+    const host = await startClosingHost(BIG);
+    try {
+      const result = await downloadInChild(host.url, 8);
+      expect(result.stderr).not.toContain('AssertionError');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toBe('fetched 8');
+      for (let i = 0; i < 8; i++) expect(fs.statSync(path.join(dir, `model-${i}.gguf`)).size).toBe(BIG.length);
+      expect(fs.readdirSync(dir).filter((name) => name.endsWith('.part'))).toEqual([]);
+
+      // The .part a crashed start left behind is resumed where it stopped.
+      const target = path.join(dir, 'resumed.gguf');
+      fs.writeFileSync(`${target}.part`, BIG.subarray(0, 3_000_000));
+      host.ranges.length = 0;
+      await fetchModelFile({ url: host.url, bytes: BIG.length, sha256: BIG_SHA }, target, undefined, {});
+      expect(host.ranges).toEqual(['bytes=3000000-']);
+      expect(fs.readFileSync(target).equals(BIG)).toBe(true);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('python3 -m http.server: every download completes, and a .part left behind is started over (it ignores Range)', async () => {
+    const served = path.join(dir, 'served');
+    fs.mkdirSync(served);
+    fs.writeFileSync(path.join(served, 'model.gguf'), BIG);
+    const python = track(spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', served], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`python3 -m http.server did not start: ${out}`)), scaled(10_000));
+        python.stdout!.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          const match = /port (\d+)/.exec(out);
+          if (match) {
+            clearTimeout(timer);
+            resolve(Number(match[1]));
+          }
+        });
+      });
+      const url = `http://127.0.0.1:${port}/model.gguf`;
+      const result = await downloadInChild(url, 5);
+      expect(result.stderr).not.toContain('AssertionError');
+      expect(result.code, result.stderr).toBe(0);
+
+      // It ignores Range (200 with the whole file): a .part left behind is started over, never appended to.
+      const target = path.join(dir, 'restarted.gguf');
+      fs.writeFileSync(`${target}.part`, BIG.subarray(0, 3_000_000));
+      await fetchModelFile({ url, bytes: BIG.length, sha256: BIG_SHA }, target, undefined, {});
+      expect(fs.readFileSync(target).equals(BIG)).toBe(true);
+    } finally {
+      python.kill('SIGKILL');
+    }
+  });
+});
+
+/** An https server on loopback with a certificate of its own making, as a TLS-inspecting proxy presents. */
+async function selfSignedHost(dir: string): Promise<{ url: string; close(): Promise<void> }> {
+  const key = path.join(dir, 'tls.key');
+  const cert = path.join(dir, 'tls.crt');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_req, res) => res.end('no'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `https://127.0.0.1:${port}/model.gguf`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
