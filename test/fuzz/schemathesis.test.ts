@@ -19,7 +19,9 @@ import { scaled } from '../support/time.js';
  *
  * Excluded, and why:
  * - `DELETE /v1/key` revokes the key the run authenticates with, which would leave
- *   every later request a 401 (revocation has tests of its own).
+ *   every later request a 401 (revocation has tests of its own). The operator's
+ *   `DELETE /v1/admin/keys/{ref}` stays in: a generated ref names no key, and one taken
+ *   from a key the run created revokes that key only.
  * - the check that a schema-valid request is accepted (`positive_data_acceptance`):
  *   the contract has rules JSON Schema cannot state (options distinct once trimmed, in
  *   NFC and case-insensitively; text lengths counted after that cleaning; a 64 KiB
@@ -42,7 +44,9 @@ describe.skipIf(!SCHEMATHESIS)(`Schemathesis against decide serve ${NEEDS_SCHEMA
       // on loopback), so any 5xx is decide's own: the OpenAI fake reads labels out of
       // the prompt, and prompts made of control characters defeat it.
       engine = await startSystemOneFake();
-      const server = await startServe(['--db', db], { DECIDE_SYSTEMONE_URL: engine.url, DECIDE_MODEL: 'fuzzed' });
+      // The operator API on, so its routes are fuzzed behind their own token like the rest.
+      const adminToken = 'fuzz-admin-token-0123456789abcdef';
+      const server = await startServe(['--db', db], { DECIDE_SYSTEMONE_URL: engine.url, DECIDE_MODEL: 'fuzzed', DECIDE_ADMIN_TOKEN: adminToken });
       const { key, passId } = await runJson<{ key: string; passId: string }>(['key', 'create', '--db', db]);
       await runJson(['pass', 'fund', '--pass', passId, '--credits', '100000', '--db', db]);
       // A browser's pass, so the pages' cookie routes are reached too, from the server's own Origin.
@@ -59,6 +63,8 @@ describe.skipIf(!SCHEMATHESIS)(`Schemathesis against decide serve ${NEEDS_SCHEMA
           `headers = { Origin = "${server.url}" }`,
           '[auth.openapi.bearer]',
           `bearer = "${key}"`,
+          '[auth.openapi.adminToken]',
+          `bearer = "${adminToken}"`,
           '[auth.openapi.passCookie]',
           `api_key = "${cookie.slice(cookie.indexOf('=') + 1)}"`,
           // A body past 64 KiB is refused with 413 before it is read: a rejection like any other.
