@@ -1,4 +1,4 @@
-import type { Target } from '../decision/temperature.js';
+import { describeScalings, type Target } from '../decision/scaling.js';
 import type { Halves } from '../eval/calibration-readings.js';
 import { signed, type Fit } from '../eval/calibrate.js';
 import type { Calibration } from '../ledger/store.js';
@@ -21,7 +21,7 @@ export function fitReport(fits: readonly Fit[]): string {
 
 /** The closing line: what serve now applies, and what was left as it was. */
 export function keptLine(fits: readonly Fit[], db: string, engine: string, model: string): string {
-  const kept = fits.filter((f) => f.kept).map((f) => `${f.target} ${f.temperature!.toFixed(2)}`);
+  const kept = fits.filter((f) => f.kept).map((f) => describeScalings({ [f.target]: { temperature: f.temperature!, offsets: f.storedOffsets ?? undefined } }));
   const ones = fits.filter((f) => f.stored === 1).map((f) => f.target);
   const untouched = fits.filter((f) => f.stored === null).map((f) => f.target);
   const applied = kept.length ? `decide serve applies ${kept.join(', ')} to ${engine} ${model}` : `decide serve applies no temperature to ${engine} ${model}`;
@@ -44,7 +44,7 @@ export function calibrationTable(all: readonly Calibration[]): string {
     c.engine,
     c.model,
     c.target,
-    c.temperature === 1 ? '1 (not kept: none applied)' : c.temperature.toFixed(2),
+    c.temperature === 1 && !c.offsets ? '1 (not kept: none applied)' : describeScalings({ [c.target]: { temperature: c.temperature, offsets: c.offsets ?? undefined } }).replace(`${c.target} `, ''),
     `${c.eceBefore.toFixed(3)} → ${c.eceAfter.toFixed(3)}`,
     c.fittedAt,
   ]);

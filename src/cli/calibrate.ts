@@ -82,7 +82,7 @@ async function save(db: string, of: { engine: string; model: string; debias: Deb
     for (const fit of fits) {
       if (fit.stored === null) continue;
       const eceAfter = fit.kept ? fit.eceAfter! : fit.eceBefore!;
-      await store.calibrations.save({ ...of, target: fit.target, temperature: fit.stored, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore!, eceAfter, fittedAt });
+      await store.calibrations.save({ ...of, target: fit.target, temperature: fit.stored, offsets: fit.storedOffsets, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore!, eceAfter, fittedAt });
     }
   });
 }

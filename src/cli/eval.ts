@@ -6,7 +6,7 @@ import { DecideError } from '../client/errors.js';
 import type { Depth } from '../contract/index.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
-import { type Temperatures, temperaturesOf } from '../decision/temperature.js';
+import { type Scalings, scalingsOf } from '../decision/scaling.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
 import { engineDecider } from '../eval/engine-decider.js';
 import { STRESS_COST } from '../ledger/rules.js';
@@ -142,17 +142,27 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | '
   }
   const engine = await startEngine(engineEnv(flags));
   const debias = flags.debias ?? defaultDebias(engine.name);
-  const temperatures =
-    calibratedBy === undefined ? {} : await storedTemperatures(calibratedBy, { engine: engine.name, model: calibrationModel(engineEnv(flags), engine), debias });
+  const scalings =
+    calibratedBy === undefined ? {} : await storedScalings(calibratedBy, { engine: engine.name, model: calibrationModel(engineEnv(flags), engine), debias });
   return {
-    engine: { name: engine.name, model: engine.model, debias, ...(calibratedBy === undefined ? {} : { temperatures }) },
-    decide: engineDecider(engine, timeoutMs, debias, temperatures),
+    engine: { name: engine.name, model: engine.model, debias, ...(calibratedBy === undefined ? {} : applied(scalings)) },
+    decide: engineDecider(engine, timeoutMs, debias, scalings),
     close: async () => engine.close?.(),
   };
 }
 
-async function storedTemperatures(db: string, of: { engine: string; model: string; debias: Debias }): Promise<Temperatures> {
-  return temperaturesOf(await withStore(db, ledgerLimits(), (store) => store.calibrations.list(of)));
+async function storedScalings(db: string, of: { engine: string; model: string; debias: Debias }): Promise<Scalings> {
+  return scalingsOf(await withStore(db, ledgerLimits(), (store) => store.calibrations.list(of)));
+}
+
+/** What the report says was applied: the temperatures, and the offsets where there are any. */
+function applied(scalings: Scalings): Pick<EvalReport['engine'], 'temperatures' | 'offsets'> {
+  const entries = Object.entries(scalings);
+  const offsets = entries.filter(([, s]) => s.offsets?.some((o) => o !== 0)).map(([target, s]) => [target, [...s.offsets!]]);
+  return {
+    temperatures: Object.fromEntries(entries.map(([target, s]) => [target, s.temperature])),
+    ...(offsets.length ? { offsets: Object.fromEntries(offsets) } : {}),
+  };
 }
 
 /**

@@ -21,7 +21,7 @@ import { engineEnv, engineStarter } from './engine-startup.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
 import { type Debias, defaultDebias } from '../decision/debias.js';
-import { describeTemperatures, type Temperatures, temperaturesOf } from '../decision/temperature.js';
+import { describeScalings, type Scalings, scalingsOf } from '../decision/scaling.js';
 import { checkEngine } from './engine-check.js';
 import { exposureWarnings } from './exposure.js';
 
@@ -88,7 +88,7 @@ export async function serve(flags: ServeFlags) {
     throw error;
   }
   const { store, engine, released, debias } = started;
-  const { service, temperatures, cookieSecret } = prepared;
+  const { service, scalings, cookieSecret } = prepared;
   server.use(
     createApp({
       service,
@@ -104,7 +104,7 @@ export async function serve(flags: ServeFlags) {
 
   process.stdout.write(`decide listening on ${server.url}\n`);
   process.stderr.write(
-    `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}, calibration ${describeTemperatures(temperatures)})` +
+    `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}, calibration ${describeScalings(scalings)})` +
       `${engine.endpoint ? ` at ${engine.endpoint}` : ''}, database ${ledgerName(flags.db)}` +
       `, browser ${config.pages ? `verification ${config.web.verifier.provider}` : 'pages off (DECIDE_WEB=off)'}` +
       `, operator API ${config.adminToken ? 'on' : 'off'}, metrics ${config.metricsToken ? 'behind a token' : 'public'}` +
@@ -154,18 +154,18 @@ async function start(flags: ServeFlags, config: ReturnType<typeof settings>, sta
   }
 }
 
-/** The service on the ledger and engine: the cookie secret, the temperatures `decide calibrate` fitted, the metrics. */
+/** The service on the ledger and engine: the cookie secret, the scalings `decide calibrate` fitted, the metrics. */
 async function prepare(started: { store: Store; engine: Engine; debias: Debias }, flags: ServeFlags, config: ReturnType<typeof settings>) {
   const { store, engine, debias } = started;
   const db = flags.db;
   let cookieSecret: string;
-  let temperatures: Temperatures;
+  let scalings: Scalings;
   try {
     // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
     cookieSecret = await resolveCookieSecret(config.web, store, new Date());
     // Fitted for this engine, model (its content, for a local file) and debiasing.
     const model = calibrationModel(engineEnv(flags), engine);
-    temperatures = temperaturesOf(await store.calibrations.list({ engine: engine.name, model, debias }));
+    scalings = scalingsOf(await store.calibrations.list({ engine: engine.name, model, debias }));
   } catch (error) {
     await store.close().catch(() => undefined);
     await engine.close?.();
@@ -177,9 +177,9 @@ async function prepare(started: { store: Store; engine: Engine; debias: Debias }
     limits: config.limits,
     engineTimeoutMs: config.engineTimeoutMs,
     debias,
-    temperatures,
+    scalings,
     warn,
     telemetry: new Telemetry({ processMetrics: true }),
   });
-  return { service, temperatures, cookieSecret };
+  return { service, scalings, cookieSecret };
 }

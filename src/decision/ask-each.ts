@@ -4,7 +4,7 @@ import { average, type Debias, ordersFor, readingName } from './debias.js';
 import { answerCount, type Order, presented, readPresented } from './orders.js';
 import type { Reading } from './outcome.js';
 import { DEFAULT_CONCURRENCY } from './run.js';
-import { calibrated, type Temperatures } from './temperature.js';
+import { calibrated, type Scalings } from './scaling.js';
 
 /** A caller's question as the engine is asked it, and the labels its reading carries. */
 export interface OwnQuestion {
@@ -54,7 +54,7 @@ export async function askEach(
   state: string,
   questions: ReadonlyMap<string, OwnQuestion>,
   engine: Engine,
-  options: { signal: AbortSignal; debias?: Debias; temperatures?: Temperatures; concurrency?: number },
+  options: { signal: AbortSignal; debias?: Debias; scalings?: Scalings; concurrency?: number },
 ): Promise<EachRead> {
   const asked = await mapBounded(
     [...questions],
@@ -65,7 +65,7 @@ export async function askEach(
       try {
         const reply = await engine.ask(state, inOrders, signal);
         const readings = orders.map((order, j) => readPresented(own.question, own.labels, id, reply.answers[readingName('q', j)], order));
-        return { id, reading: calibrated(average(readings), options.temperatures ?? {}), inputTokens: reply.inputTokens };
+        return { id, reading: calibrated(average(readings), options.scalings ?? {}), inputTokens: reply.inputTokens };
       } catch (error) {
         if (error instanceof EngineError && error.kind === 'bad_response' && !signal.aborted) {
           throw new EngineError('bad_response', `question ${named(id)}: ${error.message}`);

@@ -4,7 +4,7 @@ import type { Engine, EngineReply, Questions } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
-import { calibrated, calibratedSufficiency, type Temperatures } from './temperature.js';
+import { calibrated, calibratedSufficiency, type Scalings } from './scaling.js';
 import { type Debias, mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
 import { answerCount, MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import type { Order } from './orders.js';
@@ -57,7 +57,7 @@ export async function runDecision(
     signal: AbortSignal;
     concurrency?: number;
     debias?: Debias;
-    temperatures?: Temperatures;
+    scalings?: Scalings;
     /**
      * The answers listed in this order before any debiasing reorders them: how an
      * evaluation asks a yes/no question with No first, which a request cannot say.
@@ -68,7 +68,7 @@ export async function runDecision(
   const stress = request.depth === 'stress';
   const debias = options.debias ?? 'none';
   // Every reading of the decision is calibrated alike, so the checks compare like with like.
-  const calibrate = (reading: Reading) => calibrated(reading, options.temperatures ?? {});
+  const calibrate = (reading: Reading) => calibrated(reading, options.scalings ?? {});
   const fit = (reading: Reading) => weigh(calibrate(reading));
   const listing = options.presentation;
   const orders = ordersFor(answerCount(request), debias).map((order) => (listing ? order.map((i) => listing[i]) : order));
@@ -85,7 +85,7 @@ export async function runDecision(
           inputTokens,
           main: weigh(main),
           distribution: main.mode === 'noul' ? [main.yes, 1 - main.yes] : [...main.p],
-          contextSufficiency: round4(calibratedSufficiency(readSufficiency(answers, debias), options.temperatures ?? {})),
+          contextSufficiency: round4(calibratedSufficiency(readSufficiency(answers, debias), options.scalings ?? {})),
           reversed: !stress
             ? null
             : reused < 0

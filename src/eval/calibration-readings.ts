@@ -1,4 +1,4 @@
-import type { Target } from '../decision/temperature.js';
+import type { Target } from '../decision/scaling.js';
 import { splitHalves, type Half } from './halves.js';
 import { isSufficient } from './item.js';
 import type { Scored } from './metrics.js';

@@ -1,6 +1,6 @@
 import type { Debias } from '../decision/debias.js';
 import { runDecision } from '../decision/run.js';
-import type { Temperatures } from '../decision/temperature.js';
+import type { Scalings } from '../decision/scaling.js';
 import type { Engine } from '../engine/engine.js';
 import { engineFailure } from '../service/refusals.js';
 import type { Decider } from './run.js';
@@ -9,10 +9,10 @@ import type { Decider } from './run.js';
  * Decisions made in this process by the decision layer the service uses, without a
  * ledger: each with the service's deadline, its failures under the API's codes.
  */
-export function engineDecider(engine: Engine, timeoutMs: number, debias: Debias, temperatures: Temperatures = {}): Decider {
+export function engineDecider(engine: Engine, timeoutMs: number, debias: Debias, scalings: Scalings = {}): Decider {
   return async ({ request, presentation }) => {
     try {
-      return await runDecision(request, engine, { signal: AbortSignal.timeout(timeoutMs), debias, temperatures, presentation });
+      return await runDecision(request, engine, { signal: AbortSignal.timeout(timeoutMs), debias, scalings, presentation });
     } catch (error) {
       throw engineFailure(error);
     }

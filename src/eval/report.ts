@@ -32,6 +32,8 @@ export const EvalReport = z.object({
     debias: z.enum(DEBIAS_MODES).optional(),
     /** With `--db`: the temperatures applied, by target (empty when the ledger holds none for this engine and model). */
     temperatures: z.record(z.string(), z.number()).optional(),
+    /** With `--db`: the offsets applied with them, by target, where a fit has any (decision/scaling.ts). */
+    offsets: z.record(z.string(), z.array(z.number())).optional(),
   }),
   /** The depth every decision was asked at: at `stress`, `contextSufficiency` weighs the checks. */
   depth: Depth,

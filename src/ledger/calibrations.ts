@@ -13,6 +13,8 @@ export interface Calibration {
   debias: Debias;
   target: CalibrationTarget;
   temperature: number;
+  /** Offsets fitted with the temperature (decision/scaling.ts), or null: none. */
+  offsets: number[] | null;
   /** Readings it was fitted on, and held out to judge it. */
   fitted: number;
   heldOut: number;

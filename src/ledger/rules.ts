@@ -172,6 +172,8 @@ export interface CalibrationRow {
   debias: Calibration['debias'];
   target: Calibration['target'];
   temperature: number;
+  /** JSON text of the offsets, or null. */
+  offsets: string | null;
   fitted: number;
   held_out: number;
   ece_before: number;
@@ -186,6 +188,7 @@ export function calibrationOf(r: CalibrationRow): Calibration {
     debias: r.debias,
     target: r.target,
     temperature: r.temperature,
+    offsets: r.offsets === null ? null : (JSON.parse(r.offsets) as number[]),
     fitted: r.fitted,
     heldOut: r.held_out,
     eceBefore: r.ece_before,
@@ -194,8 +197,9 @@ export function calibrationOf(r: CalibrationRow): Calibration {
   };
 }
 
-export function checkCalibration(c: { temperature: number; fitted: number; heldOut: number; eceBefore: number; eceAfter: number }): void {
+export function checkCalibration(c: { temperature: number; offsets: number[] | null; fitted: number; heldOut: number; eceBefore: number; eceAfter: number }): void {
   if (!Number.isFinite(c.temperature) || c.temperature <= 0) throw new Error('A temperature must be a positive number.');
+  if (c.offsets !== null && (!Array.isArray(c.offsets) || c.offsets.length > 3 || !c.offsets.every(Number.isFinite))) throw new Error('Offsets are up to three finite numbers.');
   for (const n of [c.fitted, c.heldOut]) if (!Number.isSafeInteger(n) || n < 0) throw new Error('Reading counts must be non-negative integers.');
   for (const e of [c.eceBefore, c.eceAfter]) if (!Number.isFinite(e) || e < 0 || e > 1) throw new Error('An ECE lies in [0, 1].');
 }

@@ -9,7 +9,7 @@ import {
   type Usage,
 } from '../contract/index.js';
 import type { Debias } from '../decision/debias.js';
-import type { Temperatures } from '../decision/temperature.js';
+import type { Scalings } from '../decision/scaling.js';
 import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import { KeyNotActive } from '../ledger/keys.js';
@@ -33,8 +33,8 @@ export interface ServiceOptions {
   engineTimeoutMs: number;
   /** Order debiasing of every decision (decision/debias.ts); none by default. */
   debias?: Debias;
-  /** Temperatures fitted for this engine and model (decision/temperature.ts); none by default. */
-  temperatures?: Temperatures;
+  /** Scalings fitted for this engine and model (decision/temperature.ts); none by default. */
+  scalings?: Scalings;
   clock?: Clock;
   /** Decisions running (and waiting for an engine that declares its capacity) before new ones get 429 `engine_busy`. */
   maxInFlight?: number;
@@ -58,7 +58,7 @@ export class DecisionService {
   private readonly engine: Engine;
   private readonly clock: Clock;
   private readonly debias: Debias;
-  private readonly temperatures: Temperatures;
+  private readonly scalings: Scalings;
   private readonly paid: PaidRequests;
 
   constructor(options: ServiceOptions) {
@@ -71,7 +71,7 @@ export class DecisionService {
     this.limits = options.limits;
     this.clock = options.clock ?? systemClock;
     this.debias = options.debias ?? 'none';
-    this.temperatures = options.temperatures ?? {};
+    this.scalings = options.scalings ?? {};
     const maxInFlight = options.maxInFlight ?? 512;
     this.paid = new PaidRequests({
       store: this.store,
@@ -134,7 +134,7 @@ export class DecisionService {
         request,
         depth: request.depth,
         run: async (signal) => ({
-          made: await runDecision(request, this.engine, { signal, debias: this.debias, temperatures: this.temperatures }).catch((error: unknown) => {
+          made: await runDecision(request, this.engine, { signal, debias: this.debias, scalings: this.scalings }).catch((error: unknown) => {
             throw inCallersWords(error, request.question);
           }),
           units: 1,
@@ -162,7 +162,7 @@ export class DecisionService {
 
   /** A System One request: each question one standard decision, paid together (systemone.ts). */
   async systemOne(request: SystemOneRequest, context: DecideContext): Promise<PaidAnswer<SystemOneResponse>> {
-    const work = systemOneWork(request, this.engine, { debias: this.debias, temperatures: this.temperatures });
+    const work = systemOneWork(request, this.engine, { debias: this.debias, scalings: this.scalings });
     const labels = { channel: context.channel, mode: 'systemone', depth: 'standard' };
     return this.finished(labels, Object.keys(request.questions).length, context.caller, this.paid.run(work, context));
   }

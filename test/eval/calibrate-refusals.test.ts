@@ -40,7 +40,7 @@ describe('decide calibrate refuses what it cannot judge', () => {
 
   const seed = async (rows: Array<Pick<Calibration, 'engine' | 'model' | 'target' | 'temperature'> & Partial<Pick<Calibration, 'debias'>>>) => {
     const store = await openStore(db, LIMITS);
-    for (const row of rows) await store.calibrations.save({ debias: 'none', ...row, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
+    for (const row of rows) await store.calibrations.save({ debias: 'none', offsets: null, ...row, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
     await store.close();
   };
   const show = async () => JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'])).stdout) as Calibration[];
@@ -105,7 +105,7 @@ describe('decide calibrate --show and --reset', () => {
   const seed = async (engine: string, model: string) => {
     const store = await openStore(db, LIMITS);
     for (const target of ['choice', 'sufficiency'] as const) {
-      await store.calibrations.save({ engine, model, debias: engine === 'local' ? 'reverse' : 'none', target, temperature: 2, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
+      await store.calibrations.save({ engine, model, debias: engine === 'local' ? 'reverse' : 'none', target, temperature: 2, offsets: null, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
     }
     await store.close();
   };

@@ -64,8 +64,8 @@ describe('what an evaluation asks', () => {
     delete (twin as Partial<typeof CHOICE>).decisiveFact;
     const items = parseSet([line(CHOICE), line(twin)].join('\n'), 'set.jsonl');
     const plan = planEval(items);
-    // c1 as written and reversed, its twin as written (= c1 without the fact) and reversed.
-    expect(plan.asks.map((a) => `${a.id}:${a.variant}`)).toEqual(['c1:given', 'c1-nofact:given', 'c1:reversed', 'c1-nofact:reversed']);
+    // Item by item: c1 as written, reversed, then without its fact (its twin as written); the twin reversed.
+    expect(plan.asks.map((a) => `${a.id}:${a.variant}`)).toEqual(['c1:given', 'c1:reversed', 'c1-nofact:given', 'c1-nofact:reversed']);
     expect(plan.items[0].withoutFact).toBe(plan.items[1].given);
     const reversed = plan.asks.find((a) => a.variant === 'reversed')!.request;
     expect(reversed.mode === 'choice' && reversed.options).toEqual(['Carrier Red', 'Carrier Blue']);

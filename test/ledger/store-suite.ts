@@ -807,12 +807,13 @@ export function storeSuite(h: LedgerHarness): void {
   describe(`${h.name}: the operator's side`, () => operatorStoreSuite(h));
 
   describe(`${h.name}: fitted temperatures`, () => {
-    const fitted = (target: Calibration['target'], temperature: number, model = 'm1', debias: Calibration['debias'] = 'reverse'): Calibration => ({
+    const fitted = (target: Calibration['target'], temperature: number, model = 'm1', debias: Calibration['debias'] = 'reverse', offsets: number[] | null = null): Calibration => ({
       engine: 'local',
       model,
       debias,
       target,
       temperature,
+      offsets,
       fitted: 100,
       heldOut: 90,
       eceBefore: 0.25,
@@ -838,6 +839,20 @@ export function storeSuite(h: LedgerHarness): void {
       expect((await other.calibrations.list({ engine: 'local', model: 'm2', debias: 'reverse' }))[0].temperature).toBe(0.9);
       expect(await store.calibrations.reset({ engine: 'local', model: 'm1' })).toBe(3);
       expect(await store.calibrations.list()).toEqual([fitted('choice', 0.9, 'm2')]);
+    });
+
+    it('keeps the offsets fitted with a temperature, and gives them back as they were', async () => {
+      await open();
+      await store.calibrations.save(fitted('choice', 1.2, 'm1', 'none', [0.41, 0, -0.22]));
+      await store.calibrations.save(fitted('noul', 0.9, 'm1', 'none', [-0.3]));
+      expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'none' })).toEqual([
+        fitted('choice', 1.2, 'm1', 'none', [0.41, 0, -0.22]),
+        fitted('noul', 0.9, 'm1', 'none', [-0.3]),
+      ]);
+      // A refit without offsets clears them.
+      await store.calibrations.save(fitted('choice', 1, 'm1', 'none'));
+      expect((await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'none' }))[0].offsets).toBeNull();
+      await expect(store.calibrations.save(fitted('score', 1, 'm1', 'none', [Number.NaN]))).rejects.toThrow(/finite/);
     });
 
     it('refuses a temperature that is not a positive number', async () => {

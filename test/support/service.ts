@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Debias } from '../../src/decision/debias.js';
-import type { Temperatures } from '../../src/decision/temperature.js';
+import type { Scalings } from '../../src/decision/scaling.js';
 import { createOpenAIEngine } from '../../src/engine/openai.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import { createLocalEngine } from '../../src/engine/local/local.js';
@@ -57,9 +57,9 @@ export interface StartOptions {
   publicUrl?: string;
   /** The SQLite store's timing: expiry, sweep, how long a call waits for a lock. */
   ledger?: SqliteStoreOptions;
-  /** Order debiasing and fitted temperatures, as `decide serve` would apply them. */
+  /** Order debiasing and fitted scalings, as `decide serve` would apply them. */
   debias?: Debias;
-  temperatures?: Temperatures;
+  scalings?: Scalings;
   /** DECIDE_ADMIN_TOKEN: turns the operator API on with this token. */
   adminToken?: string;
   /** DECIDE_METRICS_TOKEN. */
@@ -83,7 +83,7 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
     clock: options.clock,
     maxInFlight: options.maxInFlight,
     debias: options.debias,
-    temperatures: options.temperatures,
+    scalings: options.scalings,
   });
   const logs: string[] = [];
   const web: WebOptions = { store, verifier: noVerification, cookieSecret: randomBytes(32).toString('base64url'), ...options.web };

@@ -133,7 +133,7 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
   });
 
   it('debiases and calibrates each question as configured: one reading per question, in both orders', async () => {
-    const key = await start({ debias: 'reverse', temperatures: { noul: 2 } });
+    const key = await start({ debias: 'reverse', scalings: { noul: { temperature: 2 } } });
     // A model that favours whatever it is shown first: 0.7 on the first answer, either way round.
     svc.fake.respond((body) => {
       const [first, second] = offeredOptions(body).map((o) => o.label);

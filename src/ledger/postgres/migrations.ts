@@ -281,6 +281,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE keys ADD COLUMN name text, ADD COLUMN last_used_at timestamptz;
   `,
+  // 12: a calibration is a temperature and offsets, as SQLite's step 11.
+  `
+  ALTER TABLE calibrations ADD COLUMN offsets text;
+  `,
 ];
 
 /** The table recording which steps a database has had. */

@@ -12,10 +12,10 @@ export class SqliteCalibrations implements Calibrations {
     private readonly tx: Transactions,
   ) {
     const p = (sql: string) => db.prepare(sql);
-    const columns = 'engine, model, debias, target, temperature, fitted, held_out, ece_before, ece_after, fitted_at';
+    const columns = 'engine, model, debias, target, temperature, offsets, fitted, held_out, ece_before, ece_after, fitted_at';
     this.s = {
-      save: p(`INSERT INTO calibrations (${columns}) VALUES (@engine, @model, @debias, @target, @temperature, @fitted, @heldOut, @eceBefore, @eceAfter, @fittedAt)
-               ON CONFLICT (engine, model, debias, target) DO UPDATE SET temperature = excluded.temperature, fitted = excluded.fitted,
+      save: p(`INSERT INTO calibrations (${columns}) VALUES (@engine, @model, @debias, @target, @temperature, @offsets, @fitted, @heldOut, @eceBefore, @eceAfter, @fittedAt)
+               ON CONFLICT (engine, model, debias, target) DO UPDATE SET temperature = excluded.temperature, offsets = excluded.offsets, fitted = excluded.fitted,
                  held_out = excluded.held_out, ece_before = excluded.ece_before, ece_after = excluded.ece_after, fitted_at = excluded.fitted_at`),
       of: p(`SELECT ${columns} FROM calibrations WHERE engine = ? AND model = ? AND debias = ? ORDER BY target`),
       all: p(`SELECT ${columns} FROM calibrations ORDER BY engine, model, debias, target`),
@@ -25,7 +25,7 @@ export class SqliteCalibrations implements Calibrations {
 
   async save(calibration: Calibration): Promise<void> {
     checkCalibration(calibration);
-    await this.tx.unlocked(() => this.s.save.run(calibration));
+    await this.tx.unlocked(() => this.s.save.run({ ...calibration, offsets: calibration.offsets === null ? null : JSON.stringify(calibration.offsets) }));
   }
 
   async list(of?: { engine: string; model: string; debias: Calibration['debias'] }): Promise<Calibration[]> {

@@ -239,6 +239,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE keys ADD COLUMN name TEXT;
   ALTER TABLE keys ADD COLUMN last_used_at TEXT;
   `,
+  // 11: a calibration is a temperature and offsets for places or for yes
+  // (decision/scaling.ts), as JSON text; null is none.
+  `
+  ALTER TABLE calibrations ADD COLUMN offsets TEXT;
+  `,
 ];
 
 /**
