@@ -126,7 +126,7 @@ describe('decide calibrate', () => {
     expect(await show()).toEqual([]);
   });
 
-  it('a bias toward the first place and one toward yes are fitted as offsets and divided out: eval --db finds neither, and the answers the bias stole come back', { timeout: scaled(300_000) }, async () => {
+  it('a bias toward the first place and one toward yes are fitted as offsets and divided out of the readings as served: flips halved, P(yes) back to the truth, and the answers the bias stole come back', { timeout: scaled(900_000) }, async () => {
     const set = copies(items, 4);
     const file = writeSet(dir, 'set.jsonl', set);
     const env = await simulated('biased', set, { ...FAIR, positionBias: 1.5, yesBias: 0.8 });
@@ -140,7 +140,7 @@ describe('decide calibrate', () => {
     expect(noul.offsets[0]).toBeLessThan(-0.4);
 
     const evaluate = async (flags: string[]) => {
-      const run = await decide(['eval', '--json', '--concurrency', '8', '--set', file, ...flags], { env, timeoutMs: scaled(120_000) });
+      const run = await decide(['eval', '--json', '--concurrency', '8', '--set', file, ...flags], { env, timeoutMs: scaled(300_000) });
       expect(run.code, run.stderr).toBe(0);
       return EvalReport.parse(JSON.parse(run.stdout));
     };
@@ -151,7 +151,15 @@ describe('decide calibrate', () => {
     expect(raw.intervals['positionBias.yes.bias'].low).toBeGreaterThan(0);
     // What the place gains is order alone and a calibration cannot undo it within one order, but it no longer decides answers.
     expect(calibrated.positionBias.complete.flipRate!).toBeLessThan(raw.positionBias.complete.flipRate! / 2);
-    expect(Math.abs(calibrated.positionBias.yes.bias!)).toBeLessThan(raw.positionBias.yes.bias! / 2);
+    // A fit sees the readings as served, Yes shown first: there the yes offset also takes back
+    // the first place's gain, so the served P(yes) comes to the truth. (Over eval's No-first
+    // readings, which serve never shows, the same offset over-corrects: docs/eval.md.)
+    const servedYesBias = (report: EvalReport) => {
+      const noul = report.records.filter((r) => r.mode === 'noul' && r.sufficient && r.given);
+      return noul.reduce((sum, r) => sum + r.given!.p[0] - (r.answer === 0 ? 1 : 0), 0) / noul.length;
+    };
+    expect(servedYesBias(raw)).toBeGreaterThan(0.1);
+    expect(Math.abs(servedYesBias(calibrated))).toBeLessThan(servedYesBias(raw) / 3);
     expect(calibrated.overall.accuracy!).toBeGreaterThan(raw.overall.accuracy!);
     expect(calibrated.overall.logLoss!).toBeLessThan(raw.overall.logLoss!);
   });
