@@ -33,7 +33,7 @@ export interface ServiceOptions {
   engineTimeoutMs: number;
   /** Order debiasing of every decision (decision/debias.ts); none by default. */
   debias?: Debias;
-  /** Scalings fitted for this engine and model (decision/temperature.ts); none by default. */
+  /** Scalings fitted for this engine and model (decision/scaling.ts); none by default. */
   scalings?: Scalings;
   clock?: Clock;
   /** Decisions running (and waiting for an engine that declares its capacity) before new ones get 429 `engine_busy`. */
