@@ -33,11 +33,6 @@ export interface ConformanceOptions {
   skip?: boolean;
   /** …and what it needs, said in the table's title. */
   needs?: string;
-  /**
-   * Why the engine cannot yet answer the format's largest questions (255 options, 10
-   * levels); that one test is then skipped, saying so. Every engine should, in time.
-   */
-  largestPending?: string;
 }
 
 const STATE = 'The service handles 40 requests a second.\nThe team knows SQL well.\nA backup runs nightly.';
@@ -159,16 +154,13 @@ export function describeEngineConformance(name: string, options: ConformanceOpti
       }
     });
 
-    it.skipIf(options.largestPending !== undefined)(
-      `answers the format's largest questions: a choice of 255 options and a score of 10 levels${options.largestPending ? ` (pending: ${options.largestPending})` : ''}`,
-      async () => {
-        const reply = await ask({ queue, urgency });
-        expectChoice(reply.answers.queue, queue);
-        expectScore(reply.answers.urgency, urgency);
-        const shown = presented(queue.instructions);
-        if (shown) expect(shown).toEqual(queue.criteria.map((o) => o.label));
-      },
-    );
+    it("answers the format's largest questions: a choice of 255 options and a score of 10 levels", async () => {
+      const reply = await ask({ queue, urgency });
+      expectChoice(reply.answers.queue, queue);
+      expectScore(reply.answers.urgency, urgency);
+      const shown = presented(queue.instructions);
+      if (shown) expect(shown).toEqual(queue.criteria.map((o) => o.label));
+    });
 
     it('reports inputTokens as a number or null', async () => {
       const reply = await ask({ risk });

@@ -5,6 +5,7 @@ import { Collector } from './collector.js';
 import { evaluateTree } from './prefix-tree.js';
 import { PromptLayout, type Reading, type TokenCache } from './prompt.js';
 import { answerOf, lettered } from './questions.js';
+import { readingsOf } from './readings.js';
 import { backendName, type Llama, type LlamaContext, type LlamaModel, LocalEngineError, loadRuntime, startLlama } from './runtime.js';
 import { SequencePool } from './sequences.js';
 import { defaultThreads } from './threads.js';
@@ -56,6 +57,7 @@ const COLLECT_EVERY = 500;
  * lettered choice (questions.ts) laid out so a decision's readings share their
  * prefixes (prompt.ts), evaluated once each (prefix-tree.ts); the answer is the
  * probabilities of the letters as the next token, read directly, with no sampling.
+ * A question of more answers than one reading letters is read in groups (readings.ts).
  */
 export async function createLocalEngine(options: LocalEngineOptions): Promise<LocalEngine> {
   const { modelPath } = options;
@@ -127,9 +129,9 @@ class TreeEngine implements LocalEngine {
 
   /**
    * Every reading of every call as one tree, so what the calls share (a stress
-   * decision's facts before the one left out) is evaluated once. `inputTokens` of a
-   * reply counts every prompt token of its readings, evaluated or reused, as a
-   * provider would bill them.
+   * decision's facts before the one left out, a grouped question's state) is
+   * evaluated once. `inputTokens` of a reply counts every prompt token of its
+   * readings, evaluated or reused, as a provider would bill them.
    */
   async askAll(calls: readonly Call[], signal: AbortSignal): Promise<EngineReply[]> {
     if (signal.aborted) throw new EngineError('timeout', 'the decision deadline passed before the local model was asked');
@@ -138,12 +140,15 @@ class TreeEngine implements LocalEngine {
     const tokens: TokenCache = new Map();
     const placed = calls.map(({ state, questions }) =>
       Object.entries(questions).map(([name, question]) => {
-        const reading = layout.reading(state, lettered(question), tokens);
-        if (reading.tokens.length > this.settings.contextSize) {
-          throw new EngineError('bad_response', `the local model could not answer: the prompt of "${name}" is ${reading.tokens.length} tokens, more than its context of ${this.settings.contextSize}`);
+        const own = readingsOf(layout, state, lettered(question), tokens, name);
+        for (const reading of own.readings) {
+          if (reading.tokens.length > this.settings.contextSize) {
+            throw new EngineError('bad_response', `the local model could not answer: the prompt of "${name}" is ${reading.tokens.length} tokens, more than its context of ${this.settings.contextSize}`);
+          }
         }
-        readings.push(reading);
-        return { name, question, index: readings.length - 1 };
+        const indexes = own.readings.map((_, i) => readings.length + i);
+        readings.push(...own.readings);
+        return { name, question, indexes, combine: own.combine };
       }),
     );
     let probabilities: number[][];
@@ -160,11 +165,11 @@ class TreeEngine implements LocalEngine {
     return placed.map((entries) => {
       const answers: Record<string, unknown> = {};
       let inputTokens = 0;
-      for (const { name, question, index } of entries) {
-        const p = probabilities[index];
-        if (!p || p.some((x) => !Number.isFinite(x))) throw new EngineError('bad_response', `the local model gave no usable answer to "${name}"`);
-        answers[name] = answerOf(question, p);
-        inputTokens += readings[index].tokens.length;
+      for (const { name, question, indexes, combine } of entries) {
+        const read = indexes.map((i) => probabilities[i]);
+        if (read.some((p) => !p || p.some((x) => !Number.isFinite(x)))) throw new EngineError('bad_response', `the local model gave no usable answer to "${name}"`);
+        answers[name] = answerOf(question, combine(read));
+        for (const i of indexes) inputTokens += readings[i].tokens.length;
       }
       this.#stats.promptTokens += inputTokens;
       return { answers, inputTokens } as EngineReply;

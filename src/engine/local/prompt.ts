@@ -14,6 +14,17 @@ import type { LlamaModel, NodeLlamaCpp, Token } from './runtime.js';
  *     B. {second answer}<template: end of user turn, start of the answer>
  *
  * and the answer is read off the next token: the probabilities of the letters.
+ * A question of more answers than MOST_LETTERS is read in groups (readings.ts): one
+ * reading asks for the group, ending
+ *
+ *     The answers are shown in groups. Reply with the letter of the group that holds the best answer to the question:
+ *     A.
+ *     - {first answer}
+ *     - {second answer}
+ *     B.
+ *     - …
+ *
+ * and each group is then a lettered reading of its answers alone, as above.
  *
  * Laid out so a decision's readings share the longest prefix, which the engine then
  * evaluates once (prefix-tree.ts): the question, then the state with its facts in
@@ -35,7 +46,16 @@ export interface Reading {
 /** Texts already tokenised for a job, by text. */
 export type TokenCache = Map<string, Token[]>;
 
-const LETTERS = 'ABCDEF';
+/**
+ * The letters one reading offers, A to T. Each must be one token (singleToken): it is
+ * in the tiny test model, SmolLM2 and Gemma 3 alike (all 26 are, checked), as in
+ * every common tokenizer. 20 as the remote engines read at most 20 labels at once
+ * (labels.ts), and since the group question offers a letter per group too, 20 × 20
+ * reach the format's 255 answers (grouped.ts `groupsOf`).
+ */
+const LETTERS = 'ABCDEFGHIJKLMNOPQRST';
+/** The most answers one reading letters; a question of more is read in groups (readings.ts). */
+export const MOST_LETTERS = LETTERS.length;
 /** Stand-ins for the user's text and the answer, found again in the rendered template. */
 const USER_MARK = '\u0000decide-user\u0000';
 const ANSWER_MARK = '\u0000decide-answer\u0000';
@@ -69,25 +89,42 @@ export class PromptLayout {
    * decision tokenised the same answers 36 times).
    */
   reading(state: string, question: LetteredQuestion, tokens: TokenCache = new Map()): Reading {
-    if (question.answers.length > LETTERS.length) throw new Error(`at most ${LETTERS.length} answers can be lettered; got ${question.answers.length}`);
+    const bodies = question.answers.map((text) => ` ${flat(text)}`);
+    return this.lettered(state, question.instruction, '\n\nReply with the letter of the best answer to the question:\n', bodies, tokens);
+  }
+
+  /**
+   * The reading that asks which of `groups` (the answers' indices, in presentation
+   * order) holds the best answer: every answer shown once, under its group's letter.
+   */
+  groupReading(state: string, question: LetteredQuestion, groups: readonly (readonly number[])[], tokens: TokenCache = new Map()): Reading {
+    const bodies = groups.map((members) => `\n${members.map((i) => `- ${flat(question.answers[i])}`).join('\n')}`);
+    const reply = '\n\nThe answers are shown in groups. Reply with the letter of the group that holds the best answer to the question:\n';
+    return this.lettered(state, question.instruction, reply, bodies, tokens);
+  }
+
+  /**
+   * The question, the state, `reply`, then `bodies` each after its letter and a full
+   * stop. Every part tokenised on its own (and cached), so the question and the state
+   * are the same tokens whichever reading follows them, and the prefix tree shares them.
+   */
+  private lettered(state: string, instruction: string, reply: string, bodies: readonly string[], tokens: TokenCache): Reading {
+    if (bodies.length > LETTERS.length) throw new Error(`at most ${LETTERS.length} answers can be lettered; got ${bodies.length}`);
     const cached = (text: string) => tokens.get(text) ?? tokens.set(text, this.tokenize(text)).get(text)!;
-    const prompt = [
-      ...this.head,
-      ...cached(`Question: ${question.instruction}\n\nText:\n`),
-      ...cached(state),
-      ...cached('\n\nReply with the letter of the best answer to the question:\n'),
-    ];
-    question.answers.forEach((text, i) => {
-      const last = i === question.answers.length - 1;
-      prompt.push(this.letterTokens[i], ...cached(`. ${text.replace(/\s*\n\s*/g, ' ')}${last ? '' : '\n'}`));
-    });
+    const prompt = [...this.head, ...cached(`Question: ${instruction}\n\nText:\n`), ...cached(state), ...cached(reply)];
+    bodies.forEach((body, i) => prompt.push(this.letterTokens[i], ...cached(`.${body}${i === bodies.length - 1 ? '' : '\n'}`)));
     prompt.push(...this.tail);
-    return { tokens: prompt, letters: this.letterTokens.slice(0, question.answers.length) };
+    return { tokens: prompt, letters: this.letterTokens.slice(0, bodies.length) };
   }
 
   private tokenize(text: string): Token[] {
     return this.model.tokenize(text, false, 'trimLeadingSpace');
   }
+}
+
+/** One line: a line break inside an answer would read as the start of another. */
+function flat(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
 }
 
 /** The rendered template before and after `mark`, special tokens kept. */

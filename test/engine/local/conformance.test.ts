@@ -14,5 +14,4 @@ describeEngineConformance('local', {
     return { engine, close: async () => engine.close?.() };
   },
   abortAfterMs: 1,
-  largestPending: "the local engine's reading is being rewritten to take every option",
 });

@@ -71,6 +71,23 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine through the service ${NEEDS_LOCAL_
     expect(res.body.access).toEqual({ type: 'pass', passCredits: 0 });
   });
 
+  it("answers the System One format's largest questions, 255 options and 10 levels, each charged as one standard decision", async () => {
+    const { key } = await svc.newKey();
+    const criteria = Object.fromEntries(Array.from({ length: 255 }, (_, i) => [`Queue ${i + 1}`, i % 3 ? null : `team ${i}`]));
+    const levels = Array.from({ length: 10 }, (_, i) => `urgency ${i}`);
+    const questions = { queue: { type: 'choice', criteria }, urgency: { type: 'score', criteria: levels } };
+    const res = await svc.call('POST', '/v1/systemone', { key, json: { state: 'The invoice was paid twice.', questions } });
+    expect(res.status).toBe(200);
+    const { queue, urgency } = res.body.answers;
+    expect(Object.keys(queue.probabilities)).toEqual(Object.keys(criteria));
+    expect(sum(queue.probabilities)).toBeCloseTo(1, 6);
+    expect(Object.keys(criteria)).toContain(queue.choice);
+    expect(Object.keys(urgency.probabilities)).toHaveLength(10);
+    expect(sum(urgency.probabilities)).toBeCloseTo(1, 6);
+    expect(res.body.model).toBe('llama-2-tiny-random');
+    expect((await svc.call('GET', '/v1/usage', { key })).body.freeUsed).toBe(2);
+  });
+
   it('serves concurrent decisions from one model, each charged once', async () => {
     const { key } = await svc.newKey();
     const answers = await Promise.all(
