@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 describe('examples/*.ts and the exported types', () => {
-  it('type-check under strict against the built package (`import … from "decide"`), with the type test', async () => {
+  it('type-check under strict against the built package (`import … from "decide-service"`), with the type test', async () => {
     for (const project of ['examples', 'test/types']) {
       const checked = await run(process.execPath, [TSC, '-p', project, '--noEmit']);
       expect(checked.stdout + checked.stderr, project).toBe('');
@@ -63,7 +63,7 @@ describe('examples/*.ts and the exported types', () => {
   });
 
   it('client.ts, compiled, decides once per mode against a real server and shows the usage left', async () => {
-    // Inside the package folder, so that `decide` resolves to the package itself.
+    // Inside the package folder, so that `decide-service` resolves to the package itself.
     const out = fs.mkdtempSync(path.join(EXAMPLES, '.out-'));
     closing.push(async () => fs.rmSync(out, { recursive: true, force: true }));
     const built = await run(process.execPath, [TSC, '-p', 'examples', '--outDir', out]);
