@@ -1,15 +1,13 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, cleanEnv, collectOutput, ROOT, track } from '../support/cli.js';
+import { assertBuilt, BIN, cleanEnv, ROOT, runProgram, type CliResult } from '../support/cli.js';
 import { scripted } from '../support/scripts.js';
 import { openSqliteStore } from '../../src/ledger/sqlite/store.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
-import { scaled } from '../support/time.js';
 
 /**
  * examples/ as a reader would use them: the TypeScript compiled under `strict` against
@@ -24,15 +22,9 @@ const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const DEFAULT_URL = 'http://127.0.0.1:8787';
 const KEY_SLOT = 'dcd_api_…';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<Run> {
-  const child = track(spawn(command, args, { cwd, env: cleanEnv({ PATH: `${binDir}${path.delimiter}${process.env.PATH}`, ...env }), stdio: ['ignore', 'pipe', 'pipe'] }));
-  return collectOutput(child, `${command} ${args.join(' ')}`, scaled(60_000));
+/** `command` with `decide` on the PATH, as after `npm install -g`. */
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runProgram(command, args, { env: { PATH: `${binDir}${path.delimiter}${process.env.PATH}`, ...env } });
 }
 
 let binDir: string;
