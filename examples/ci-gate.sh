@@ -7,7 +7,7 @@
 # from DECIDE_URL and DECIDE_API_KEY (a CI secret; never a flag, which `ps` shows).
 # In GitHub Actions, for instance:
 #
-#   - run: npm install -g ./decide-0.1.0.tgz   # this package (`npm pack` makes the file), wherever you keep it
+#   - run: npm install -g ./decide-service-0.1.0.tgz   # this package (`npm pack` makes the file), wherever you keep it
 #   - run: examples/ci-gate.sh "Should this build be deployed to production?" release-notes.md
 #     env:
 #       DECIDE_URL: https://decide.example.com

@@ -3,8 +3,8 @@
 //   DECIDE_URL=http://127.0.0.1:8787 DECIDE_API_KEY=dcd_api_… node client.js
 //
 // (compile it first, e.g. `npx tsc -p examples`, or paste it into your project,
-// where `decide` is a dependency).
-import { DecideClient, DecideError, type DecisionResponse } from 'decide';
+// where `decide-service` is a dependency).
+import { DecideClient, DecideError, type DecisionResponse } from 'decide-service';
 
 const client = new DecideClient({
   url: process.env.DECIDE_URL ?? 'http://127.0.0.1:8787',

@@ -1,5 +1,5 @@
 /**
- * The package's public entry (`import { DecideClient } from 'decide'`): the typed
+ * The package's public entry (`import { DecideClient } from 'decide-service'`): the typed
  * client, its errors, and the contract it speaks. It loads no server code, no CLI and
  * no terminal UI.
  */

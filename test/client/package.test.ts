@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, ROOT } from '../support/cli.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 
-/** A consumer's view: `import { DecideClient } from 'decide'` resolves to the built client. */
+/** A consumer's view: `import { DecideClient } from 'decide-service'` resolves to the built client. */
 function runModule(source: string, env: Record<string, string>, traceFile: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     process.execPath,
@@ -20,7 +20,7 @@ function runModule(source: string, env: Record<string, string>, traceFile: strin
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-describe("the package entry 'decide'", () => {
+describe("the package entry 'decide-service'", () => {
   let svc: Running;
   let dir: string;
   beforeAll(async () => {
@@ -37,7 +37,7 @@ describe("the package entry 'decide'", () => {
     const { key } = await svc.newKey();
     const trace = path.join(dir, 'trace.txt');
     const source = `
-      import { DecideClient, DecideError, DecisionResponse, isWellFormedKey } from 'decide';
+      import { DecideClient, DecideError, DecisionResponse, isWellFormedKey } from 'decide-service';
       const client = new DecideClient({ url: process.env.URL, apiKey: process.env.KEY });
       const answer = await client.decide({ mode: 'noul', question: 'Should we ship the release on Friday?',
         context: 'All tests pass. The on-call engineer is away next week.' });

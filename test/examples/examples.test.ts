@@ -1,15 +1,13 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, cleanEnv, collectOutput, ROOT, track } from '../support/cli.js';
+import { assertBuilt, BIN, cleanEnv, ROOT, runProgram, type CliResult } from '../support/cli.js';
 import { scripted } from '../support/scripts.js';
 import { openSqliteStore } from '../../src/ledger/sqlite/store.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
-import { scaled } from '../support/time.js';
 
 /**
  * examples/ as a reader would use them: the TypeScript compiled under `strict` against
@@ -24,15 +22,9 @@ const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const DEFAULT_URL = 'http://127.0.0.1:8787';
 const KEY_SLOT = 'dcd_api_…';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<Run> {
-  const child = track(spawn(command, args, { cwd, env: cleanEnv({ PATH: `${binDir}${path.delimiter}${process.env.PATH}`, ...env }), stdio: ['ignore', 'pipe', 'pipe'] }));
-  return collectOutput(child, `${command} ${args.join(' ')}`, scaled(60_000));
+/** `command` with `decide` on the PATH, as after `npm install -g`. */
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runProgram(command, args, { env: { PATH: `${binDir}${path.delimiter}${process.env.PATH}`, ...env } });
 }
 
 let binDir: string;
@@ -54,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('examples/*.ts and the exported types', () => {
-  it('type-check under strict against the built package (`import … from "decide"`), with the type test', async () => {
+  it('type-check under strict against the built package (`import … from "decide-service"`), with the type test', async () => {
     for (const project of ['examples', 'test/types']) {
       const checked = await run(process.execPath, [TSC, '-p', project, '--noEmit']);
       expect(checked.stdout + checked.stderr, project).toBe('');
@@ -63,7 +55,7 @@ describe('examples/*.ts and the exported types', () => {
   });
 
   it('client.ts, compiled, decides once per mode against a real server and shows the usage left', async () => {
-    // Inside the package folder, so that `decide` resolves to the package itself.
+    // Inside the package folder, so that `decide-service` resolves to the package itself.
     const out = fs.mkdtempSync(path.join(EXAMPLES, '.out-'));
     closing.push(async () => fs.rmSync(out, { recursive: true, force: true }));
     const built = await run(process.execPath, [TSC, '-p', 'examples', '--outDir', out]);

@@ -78,8 +78,20 @@ export function openaiEnv(fakeUrl: string, secret: string, extra: Record<string,
   return { DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: secret, DECIDE_MODEL: 'm', ...extra };
 }
 
-function spawnCli(args: string[], env: Record<string, string>, cwd = ROOT): ChildProcess {
-  return track(spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+/** Which `decide` a child runs, and from where: this clone's by default, or an installed package's. */
+export interface CliFrom {
+  bin?: string;
+  cwd?: string;
+}
+
+function spawnCli(args: string[], env: Record<string, string>, { bin = BIN, cwd = ROOT }: CliFrom = {}): ChildProcess {
+  return track(spawn(process.execPath, [bin, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** Runs any program to its end in `cwd` with the clean environment plus `env` (killed after `timeoutMs`, a scaled deadline). */
+export function runProgram(command: string, args: string[], { cwd = ROOT, env = {}, timeoutMs = scaled(60_000) }: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+  const child = track(spawn(command, args, { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+  return collectOutput(child, `${command} ${args.join(' ')}`, timeoutMs);
 }
 
 export interface ServeFixture {
@@ -142,7 +154,7 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
 
 /** Runs one command to its end from the folder `cwd`, as an operator in another folder would. */
 export function runCliIn(cwd: string, args: string[], env: Record<string, string> = {}, timeoutMs = scaled(8_000)): Promise<CliResult> {
-  return collectOutput(spawnCli(args, env, cwd), `decide ${args.join(' ')} (in ${cwd})`, timeoutMs);
+  return collectOutput(spawnCli(args, env, { cwd }), `decide ${args.join(' ')} (in ${cwd})`, timeoutMs);
 }
 
 /** Collects what `child` writes until it closes; kills it and rejects, naming `what`, after `timeoutMs`. */
@@ -190,9 +202,12 @@ export interface Serving {
 
 const LISTENING = /^decide listening on (http:\/\/\S+)$/;
 
-/** Starts `decide serve --port 0 …` and resolves once it prints where it listens (within `timeoutMs`, a scaled deadline). */
-export function startServe(args: string[], env: Record<string, string>, timeoutMs = scaled(8_000)): Promise<Serving> {
-  const child = spawnCli(['serve', '--port', '0', ...args], env);
+/**
+ * Starts `decide serve --port 0 …` and resolves once it prints where it listens (within
+ * `timeoutMs`, a scaled deadline); `from` names another installation's bin to run.
+ */
+export function startServe(args: string[], env: Record<string, string>, timeoutMs = scaled(8_000), from: CliFrom = {}): Promise<Serving> {
+  const child = spawnCli(['serve', '--port', '0', ...args], env, from);
   const stdout: string[] = [];
   const stderr: string[] = [];
   const raw = { stdout: '', stderr: '' };

@@ -1,7 +1,7 @@
 // Type test of the package's exported types, compiled under `strict` by
-// test/examples/examples.test.ts against the built declarations (`import … from 'decide'`).
+// test/examples/examples.test.ts against the built declarations (`import … from 'decide-service'`).
 // It runs nothing: each line either compiles, or carries @ts-expect-error and must not.
-import type { ChoiceResponse, DecideClient, DecisionResponse, NoulResponse, ScoreResponse } from 'decide';
+import type { ChoiceResponse, DecideClient, DecisionResponse, NoulResponse, ScoreResponse } from 'decide-service';
 
 declare const answer: DecisionResponse;
 declare const client: DecideClient;
