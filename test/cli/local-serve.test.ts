@@ -137,13 +137,13 @@ describe('decide serve on the local engine', () => {
     }
   });
 
-  it('without the optional node-llama-cpp (npm install --omit=optional): exit 78 saying how to install it', async () => {
+  it('without node-llama-cpp (an optional peer, not installed): exit 78 saying how to install it', async () => {
     const { db } = fresh();
     const hook = path.join(ROOT, 'test', 'support', 'hooks', 'without-node-llama-cpp.mjs');
     const result = await runCli(['serve', '--port', '0', '--db', db, '--model', TINY_MODEL], { NODE_OPTIONS: `--import ${hook}` }, scaled(20_000));
     expect(result.code).toBe(78);
-    expect(result.stderr).toContain('the local engine needs node-llama-cpp, an optional dependency that is not installed');
-    expect(result.stderr).toContain('npm install node-llama-cpp');
+    expect(result.stderr).toContain('the local engine needs node-llama-cpp, which is not installed');
+    expect(result.stderr).toContain('npm install node-llama-cpp@3');
     expect(result.stdout).toBe('');
   });
 

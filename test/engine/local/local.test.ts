@@ -7,6 +7,7 @@ import { runDecision } from '../../../src/decision/run.js';
 import { type Engine, EngineError } from '../../../src/engine/engine.js';
 import { createLocalEngine } from '../../../src/engine/local/local.js';
 import { LocalEngineError, loadRuntime, MISSING_RUNTIME } from '../../../src/engine/local/runtime.js';
+import { ROOT } from '../../support/cli.js';
 import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../../support/local-runtime.js';
 import { CHOICE, NOUL, SCORE } from '../../support/requests.js';
 import { startWithLocal, TINY_MODEL, TINY_MODEL_NAME } from '../../support/service.js';
@@ -102,10 +103,11 @@ describe('local engine start-up errors', () => {
     expect((error as Error).message).toMatch(new RegExp(`^cannot load the model ${corrupt}: .*is it a GGUF model file\\?`));
   });
 
-  it('says how to install node-llama-cpp when the optional package is missing', async () => {
+  it('says how to install node-llama-cpp, in the major version package.json accepts, when it is missing', async () => {
     const error = await loadRuntime('node-llama-cpp-not-installed').catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'runtime', message: MISSING_RUNTIME });
-    expect(MISSING_RUNTIME).toContain('npm install node-llama-cpp');
+    const range = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).peerDependencies['node-llama-cpp'];
+    expect(MISSING_RUNTIME).toContain(`npm install node-llama-cpp@${/^\^(\d+)\./.exec(range)![1]}`);
   });
 });
 
