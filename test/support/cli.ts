@@ -78,8 +78,12 @@ export function openaiEnv(fakeUrl: string, secret: string, extra: Record<string,
   return { DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: secret, DECIDE_MODEL: 'm', ...extra };
 }
 
-function spawnCli(args: string[], env: Record<string, string>, cwd = ROOT): ChildProcess {
-  return track(spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+/** How the CLI is started: node on bin/decide.js, or `npx decide` as a user in this folder types it (npm, then a shell, then decide). */
+export type Launcher = 'node' | 'npx';
+
+function spawnCli(args: string[], env: Record<string, string>, cwd = ROOT, launcher: Launcher = 'node'): ChildProcess {
+  const [command, ...first] = launcher === 'npx' ? ['npx', 'decide'] : [process.execPath, BIN];
+  return track(spawn(command, [...first, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 export interface ServeFixture {
@@ -190,9 +194,13 @@ export interface Serving {
 
 const LISTENING = /^decide listening on (http:\/\/\S+)$/;
 
-/** Starts `decide serve --port 0 …` and resolves once it prints where it listens (within `timeoutMs`, a scaled deadline). */
-export function startServe(args: string[], env: Record<string, string>, timeoutMs = scaled(8_000)): Promise<Serving> {
-  const child = spawnCli(['serve', '--port', '0', ...args], env);
+/**
+ * Starts `decide serve --port 0 …` and resolves once it prints where it listens (within
+ * `timeoutMs`, a scaled deadline). `child` is the launcher's process: decide itself
+ * under 'node', npm under 'npx'.
+ */
+export function startServe(args: string[], env: Record<string, string>, timeoutMs = scaled(8_000), launcher: Launcher = 'node'): Promise<Serving> {
+  const child = spawnCli(['serve', '--port', '0', ...args], env, ROOT, launcher);
   const stdout: string[] = [];
   const stderr: string[] = [];
   const raw = { stdout: '', stderr: '' };
