@@ -44,7 +44,7 @@ describe.skipIf(process.platform !== 'linux')('npx decide serve', () => {
 
   it('stops when npx is sent SIGTERM: the port closes and no process of it is left', { timeout: scaled(60_000) }, async () => {
     const { fake, tmp } = serve;
-    const served = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-npx'), scaled(30_000), 'npx');
+    const served = await startServe(['--db', tmp.db], openaiEnv(fake.url, 'sk-npx'), scaled(30_000), { launcher: 'npx' });
     const below = descendants(served.child.pid!);
     expect(below.length).toBeGreaterThan(0);
 

@@ -196,11 +196,16 @@ const LISTENING = /^decide listening on (http:\/\/\S+)$/;
 
 /**
  * Starts `decide serve --port 0 …` and resolves once it prints where it listens (within
- * `timeoutMs`, a scaled deadline). `child` is the launcher's process: decide itself
- * under 'node', npm under 'npx'.
+ * `timeoutMs`, a scaled deadline), from the package folder unless `cwd` says otherwise.
+ * `child` is the launcher's process: decide itself under 'node', npm under 'npx'.
  */
-export function startServe(args: string[], env: Record<string, string>, timeoutMs = scaled(8_000), launcher: Launcher = 'node'): Promise<Serving> {
-  const child = spawnCli(['serve', '--port', '0', ...args], env, ROOT, launcher);
+export function startServe(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = scaled(8_000),
+  { launcher = 'node', cwd = ROOT }: { launcher?: Launcher; cwd?: string } = {},
+): Promise<Serving> {
+  const child = spawnCli(['serve', '--port', '0', ...args], env, cwd, launcher);
   const stdout: string[] = [];
   const stderr: string[] = [];
   const raw = { stdout: '', stderr: '' };
