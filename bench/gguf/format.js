@@ -15,14 +15,15 @@ export const ALIGNMENT = 32;
 
 /** Metadata value types. */
 export const VALUE = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 };
-const FIXED_SIZE = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
 /**
  * Tensor types the generator writes: ggml's type id, values per block and bytes per
- * block. Q4_0 is an f16 scale and 32 four-bit values; Q8_0 an f16 scale and 32 bytes.
+ * block (and the file type a model of that type declares). Q4_0 is an f16 scale and
+ * 32 four-bit values; Q8_0 an f16 scale and 32 bytes.
  */
 export const TENSOR_TYPE = {
   f32: { id: 0, blockValues: 1, blockBytes: 4 },
+  f16: { id: 1, blockValues: 1, blockBytes: 2, fileType: 1 },
   q4_0: { id: 2, blockValues: 32, blockBytes: 18, fileType: 2 },
   q8_0: { id: 8, blockValues: 32, blockBytes: 34, fileType: 7 },
 };
@@ -35,64 +36,6 @@ export function tensorBytes(type, dims) {
 }
 
 export const align = (n, to = ALIGNMENT) => Math.ceil(n / to) * to;
-
-/**
- * The metadata entries of a GGUF file, each kept as its raw bytes beside its key, so
- * entries can be copied into another file unchanged whatever their type: the
- * generator takes the tokenizer from the tiny model this way.
- */
-export function readMetadata(buf) {
-  if (buf.toString('latin1', 0, 4) !== MAGIC) throw new Error('not a GGUF file (no GGUF magic)');
-  const version = buf.readUInt32LE(4);
-  if (version !== VERSION) throw new Error(`GGUF version ${version}; only version ${VERSION} is read`);
-  const count = Number(buf.readBigUInt64LE(16));
-  let at = 24;
-  const entries = [];
-  for (let i = 0; i < count; i++) {
-    const start = at;
-    const keyLength = Number(buf.readBigUInt64LE(at));
-    const key = buf.toString('utf8', at + 8, at + 8 + keyLength);
-    at += 8 + keyLength;
-    const type = buf.readUInt32LE(at);
-    at = skipValue(buf, at + 4, type);
-    entries.push({ key, raw: buf.subarray(start, at) });
-  }
-  return entries;
-}
-
-/** The items of a raw array entry from `readMetadata` whose items are strings, i32 or f32. */
-export function readArray(raw) {
-  let at = 8 + Number(raw.readBigUInt64LE(0));
-  if (raw.readUInt32LE(at) !== VALUE.array) throw new Error('not an array entry');
-  const itemType = raw.readUInt32LE(at + 4);
-  const n = Number(raw.readBigUInt64LE(at + 8));
-  at += 16;
-  const items = [];
-  for (let i = 0; i < n; i++) {
-    if (itemType === VALUE.string) {
-      const length = Number(raw.readBigUInt64LE(at));
-      items.push(raw.toString('utf8', at + 8, at + 8 + length));
-      at += 8 + length;
-    } else if (itemType === VALUE.i32) items.push(raw.readInt32LE((at += 4) - 4));
-    else if (itemType === VALUE.f32) items.push(raw.readFloatLE((at += 4) - 4));
-    else throw new Error(`arrays of GGUF type ${itemType} are not read`);
-  }
-  return { itemType, items };
-}
-
-function skipValue(buf, at, type) {
-  if (type === VALUE.string) return at + 8 + Number(buf.readBigUInt64LE(at));
-  if (type === VALUE.array) {
-    const itemType = buf.readUInt32LE(at);
-    const n = Number(buf.readBigUInt64LE(at + 4));
-    at += 12;
-    if (itemType in FIXED_SIZE) return at + n * FIXED_SIZE[itemType];
-    for (let i = 0; i < n; i++) at = skipValue(buf, at, itemType);
-    return at;
-  }
-  if (type in FIXED_SIZE) return at + FIXED_SIZE[type];
-  throw new Error(`unknown GGUF value type ${type}`);
-}
 
 /** Builds the bytes of a GGUF header piece by piece. */
 class Bytes {
@@ -119,8 +62,8 @@ class Bytes {
 }
 
 /**
- * A metadata entry of our own: `kind` is 'string', 'u32' or 'f32', or 'array' with
- * `value` { itemType, items } as `readArray` returns it.
+ * A metadata entry: `kind` is 'string', 'u32' or 'f32', or 'array' with `value`
+ * { itemType, items } (items strings, i32 or f32).
  */
 export const entry = (key, kind, value) => ({ key, kind, value });
 
@@ -132,16 +75,14 @@ function writeArray(out, { itemType, items }) {
 }
 
 /**
- * The header of a GGUF file: `metadata` holds entries made with `entry` or raw ones
- * from `readMetadata`; `tensors` are { name, dims, type } in data order. Returns the
+ * The header of a GGUF file: `metadata` holds entries made with `entry`; `tensors` are { name, dims, type } in data order. Returns the
  * header padded to the alignment, and each tensor's offset in the data section.
  */
 export function encodeHeader(metadata, tensors) {
   const out = new Bytes();
   out.push(Buffer.from(MAGIC, 'latin1')).u32(VERSION).u64(tensors.length).u64(metadata.length);
   for (const m of metadata) {
-    if (m.raw) out.push(m.raw);
-    else if (m.kind === 'array') writeArray(out.string(m.key), m.value);
+    if (m.kind === 'array') writeArray(out.string(m.key), m.value);
     else out.string(m.key).u32(VALUE[m.kind])[m.kind](m.value);
   }
   const offsets = [];

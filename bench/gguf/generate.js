@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // Writes GGUF models of realistic size for the bench, without downloading anything:
 // the shapes of Qwen2.5 0.5B and 1.5B (shapes.js), random quantised weights
-// (blocks.js), and the tokenizer of the shared tiny test model (tokenizer.js).
+// (blocks.js), and a vocabulary of its own (tokenizer.js). At its `test` size it is
+// also the tiny model every local-engine test runs on (test/support/tiny-model.ts).
 //
-//   node bench/gguf/generate.js [0.5b] [1.5b] [test] [--quant q4_0|q8_0] [--dir DIR]
+//   node bench/gguf/generate.js [0.5b] [1.5b] [test] [--quant q4_0|q8_0|f16] [--dir DIR]
+//
+// (`test` is f16 unless --quant says otherwise, the others Q4_0: shapes.js.)
 //
 // Files go to bench/.cache/models/ (never committed) and are reused when present; a
 // file is written under a temporary name and renamed into place once complete, so an
@@ -11,7 +14,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tinyModel } from '../lib/config.js';
 import { fillBlocks, random } from './blocks.js';
 import { encodeHeader, entry, TENSOR_TYPE, tensorBytes } from './format.js';
 import { architectureMetadata, parameters, SHAPES, tensors } from './shapes.js';
@@ -20,23 +22,26 @@ import { tokenizerMetadata } from './tokenizer.js';
 const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CACHE = path.join(BENCH, '.cache', 'models');
 /** Part of every file name: a change to what the generator writes gets new files, not stale ones. */
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 const SEED = 20_260_728;
 /** Tensor data is made and written this many bytes at a time (rounded to whole blocks). */
 const CHUNK_BYTES = 8 << 20;
 
-export const modelPath = (size, quant = 'q4_0', dir = CACHE) => path.join(dir, `decide-bench-${size}-${quant}-v${GENERATOR_VERSION}.gguf`);
+/** A size's own weight type (`test`: f16), else Q4_0. */
+const defaultQuant = (size) => SHAPES[size]?.quant ?? 'q4_0';
+
+export const modelPath = (size, quant = defaultQuant(size), dir = CACHE) => path.join(dir, `decide-bench-${size}-${quant}-v${GENERATOR_VERSION}.gguf`);
 
 /**
  * The model of `size` ('0.5b', '1.5b', 'test'), written if it is not in `dir` yet.
  * Returns its path, parameter count, bytes on disk and whether it was written now.
  */
-export function ensureModel(size, { quant = 'q4_0', dir = CACHE, tokenizerFrom = tinyModel(), progress = () => {} } = {}) {
+export function ensureModel(size, { quant = defaultQuant(size), dir = CACHE, progress = () => {} } = {}) {
   const shape = SHAPES[size];
   if (!shape) throw new Error(`unknown size "${size}"; one of ${Object.keys(SHAPES).join(', ')}`);
-  if (!TENSOR_TYPE[quant] || quant === 'f32') throw new Error(`unknown quantisation "${quant}"; q4_0 or q8_0`);
+  if (!TENSOR_TYPE[quant] || quant === 'f32') throw new Error(`unknown quantisation "${quant}"; q4_0, q8_0 or f16`);
   const file = modelPath(size, quant, dir);
-  const tokenizer = tokenizerMetadata(tokenizerFrom, shape.vocab);
+  const tokenizer = tokenizerMetadata(shape.vocab);
   const list = tensors(shape, tokenizer.vocab, quant).map((t) => ({ ...t, typeName: t.type, type: TENSOR_TYPE[t.type] }));
   const about = { path: file, parameters: parameters(list) };
   if (existsSync(file)) return { ...about, bytes: statSync(file).size, generated: false };
@@ -57,7 +62,7 @@ export function ensureModel(size, { quant = 'q4_0', dir = CACHE, tokenizerFrom =
     const next = random(SEED);
     let written = 0;
     for (const [i, t] of list.entries()) {
-      written += writeTensor(fd, t, next, offsets[i] - written);
+      written += writeTensor(fd, t, next, offsets[i] - written, shape.weightStd);
       progress(written, dataBytes);
     }
     writeSync(fd, Buffer.alloc(dataBytes - written));
@@ -72,20 +77,20 @@ export function ensureModel(size, { quant = 'q4_0', dir = CACHE, tokenizerFrom =
 }
 
 /** Writes `padding` zero bytes (to the tensor's aligned offset), then its data; returns the bytes written. */
-function writeTensor(fd, t, next, padding) {
+function writeTensor(fd, t, next, padding, std) {
   if (padding > 0) writeSync(fd, Buffer.alloc(padding));
   const total = tensorBytes(t.type, t.dims);
   const chunk = Buffer.alloc(Math.min(total, Math.floor(CHUNK_BYTES / t.type.blockBytes) * t.type.blockBytes));
   for (let done = 0; done < total; done += chunk.length) {
     const piece = chunk.subarray(0, Math.min(chunk.length, total - done));
-    fillBlocks(piece, t.typeName, t.type, next);
+    fillBlocks(piece, t.typeName, t.type, next, std);
     writeSync(fd, piece);
   }
   return padding + total;
 }
 
 async function main(args) {
-  let quant = 'q4_0';
+  let quant;
   let dir = CACHE;
   const sizes = [];
   for (let i = 0; i < args.length; i++) {

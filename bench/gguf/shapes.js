@@ -1,18 +1,24 @@
 // The shapes of the generated models: llama-architecture transformers with the
 // layers, widths and attention heads of Qwen2.5 0.5B and 1.5B Instruct (1.5B is
 // decide's default model), so each evaluated token costs what it costs in those
-// models. The vocabulary has Qwen's size, 151,936 tokens (the tiny test model's
-// 32,000, padded: tokenizer.js), so the embedding, the output head and the runtime's
-// per-vocabulary buffers are Qwen's size too: 0.49 B and 1.54 B parameters. Input and
-// output embeddings are tied, as in Qwen.
+// models. The vocabulary has Qwen's size, 151,936 tokens (tokenizer.js's, padded), so
+// the embedding, the output head and the runtime's per-vocabulary buffers are Qwen's
+// size too: 0.49 B and 1.54 B parameters. Input and output embeddings are tied, as in
+// Qwen.
 //
-// `test` is a few megabytes, for the test that a generated file loads and answers; it
-// keeps the tiny model's vocabulary as it is.
+// `test` is the tests' tiny model, answering in milliseconds, with llama 2's vocabulary
+// size (32,000 tokens; the file is a few megabytes, enough for the model-download
+// tests to cut and resume a transfer in). Its weights are f16, not quantised: llama.cpp
+// repacks Q4_0 weights for kernels whose rounding depends on how many tokens a batch
+// holds, and the tests compare answers given in different batches. Their spread is
+// wider than a trained model's, so that an answer depends on the text enough for a
+// test to tell two texts' answers apart: at 0.02 every answer sits within 0.001 of
+// even odds.
 
 export const SHAPES = {
   '0.5b': { layers: 24, width: 896, ffn: 4864, heads: 14, kvHeads: 2, vocab: 151_936 },
   '1.5b': { layers: 28, width: 1536, ffn: 8960, heads: 12, kvHeads: 2, vocab: 151_936 },
-  test: { layers: 2, width: 64, ffn: 128, heads: 4, kvHeads: 2 },
+  test: { layers: 2, width: 64, ffn: 128, heads: 4, kvHeads: 2, vocab: 32_000, quant: 'f16', weightStd: 0.3 },
 };
 
 /** As in Qwen2.5. */

@@ -1,20 +1,17 @@
 // The bench's settings, from the environment (see bench/README.md for each).
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureModel } from '../gguf/generate.js';
 
 export const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = path.resolve(BENCH, '..');
 
 /**
- * The shared tiny test model: BENCH_TINY_MODEL, else beside the checkout (as CI has
- * it), else the workplace's folder, which a git worktree elsewhere still finds.
+ * The tiny model: BENCH_TINY_MODEL, else the one the tests run on, gguf/generate.js's
+ * `test` size (written into bench/.cache/models/ the first time, in well under a second).
  */
 export function tinyModel() {
-  const name = 'llama-2-tiny-random.gguf';
-  const beside = path.resolve(ROOT, '..', 'shared', 'models', name);
-  const candidates = [process.env.BENCH_TINY_MODEL, beside, path.join('/work/shared/models', name)];
-  return candidates.find((file) => file && existsSync(file)) ?? beside;
+  return process.env.BENCH_TINY_MODEL || ensureModel('test').path;
 }
 
 function number(name, fallback, { integer = true, min = 0 } = {}) {

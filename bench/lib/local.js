@@ -7,8 +7,8 @@ import { tinyModel } from './config.js';
 /**
  * The GGUF file of the local rows, or why the row is skipped: no such file, or no
  * node-llama-cpp. `BENCH_LOCAL_MODEL` is a file, or a size gguf/generate.js writes
- * (`0.5b`, `1.5b`: written into bench/.cache/models/ if absent); else the shared
- * tiny model.
+ * (`0.5b`, `1.5b`: written into bench/.cache/models/ if absent); else the tiny
+ * model (config.js).
  */
 export async function localModel({ progress = () => {} } = {}) {
   try {

@@ -24,6 +24,7 @@ import { type Debias, defaultDebias } from '../decision/debias.js';
 import { describeScalings, type Scalings, scalingsOf } from '../decision/scaling.js';
 import { checkEngine } from './engine-check.js';
 import { exposureWarnings } from './exposure.js';
+import { stopWithNpm } from './parent-watch.js';
 
 export interface ServeFlags {
   port: number;
@@ -64,6 +65,7 @@ const warn = (line: string) => void process.stderr.write(`decide: ${line}\n`);
  * While the engine loads, the port answers /healthz and 503 for the rest.
  */
 export async function serve(flags: ServeFlags) {
+  stopWithNpm(warn);
   const config = settings(process.env);
   const env = engineEnv(flags);
   const startEngine = await engineStarter(env);

@@ -7,7 +7,7 @@ import { startProxyFake } from '../fakes/proxy-fake.js';
 import { CHOICE } from '../support/requests.js';
 import { assertBuilt, killChildren, openaiEnv, ROOT, runCli, runJson, startServe, tempDb, type TempDb } from '../support/cli.js';
 import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../support/local-runtime.js';
-import { TINY_MODEL } from '../support/service.js';
+import { TINY_MODEL, TINY_MODEL_NAME } from '../support/service.js';
 import { scaled } from '../support/time.js';
 
 /** `decide serve` on the embedded engine: `--model`, the default model in the cache, and every way it cannot start. */
@@ -46,10 +46,10 @@ describe('decide serve on the local engine', () => {
   it.skipIf(!LOCAL_RUNTIME)(`--model PATH.gguf: starts on that file, decides, and stops cleanly ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { db } = fresh();
     const serving = await startServe(['--db', db, '--model', TINY_MODEL], {}, scaled(20_000));
-    expect(await serving.waitForStderr(/engine local/)).toContain('engine local (model llama-2-tiny-random, debias reverse, calibration none)');
+    expect(await serving.waitForStderr(/engine local/)).toContain(`engine local (model ${TINY_MODEL_NAME}, debias reverse, calibration none)`);
     const { status, body } = await decide(serving.url, db);
     expect(status).toBe(200);
-    expect(body.model).toBe('llama-2-tiny-random');
+    expect(body.model).toBe(TINY_MODEL_NAME);
     expect((await serving.stop()).code).toBe(0);
   });
 
@@ -137,13 +137,13 @@ describe('decide serve on the local engine', () => {
     }
   });
 
-  it('without the optional node-llama-cpp (npm install --omit=optional): exit 78 saying how to install it', async () => {
+  it('without node-llama-cpp (an optional peer, not installed): exit 78 saying how to install it', async () => {
     const { db } = fresh();
     const hook = path.join(ROOT, 'test', 'support', 'hooks', 'without-node-llama-cpp.mjs');
     const result = await runCli(['serve', '--port', '0', '--db', db, '--model', TINY_MODEL], { NODE_OPTIONS: `--import ${hook}` }, scaled(20_000));
     expect(result.code).toBe(78);
-    expect(result.stderr).toContain('the local engine needs node-llama-cpp, an optional dependency that is not installed');
-    expect(result.stderr).toContain('npm install node-llama-cpp');
+    expect(result.stderr).toContain('the local engine needs node-llama-cpp, which is not installed');
+    expect(result.stderr).toContain('npm install node-llama-cpp@3');
     expect(result.stdout).toBe('');
   });
 

@@ -6,8 +6,9 @@ import { startFileHost, type FileHostFake } from '../fakes/file-host-fake.js';
 import { assertBuilt, killChildren, ROOT, runCli, tempDb, type TempDb } from '../support/cli.js';
 
 /**
- * `npm install --omit=optional`, then `decide serve` with nothing configured: it must
- * say node-llama-cpp is missing before it fetches anything, not after a 1 GB download.
+ * decide installed without node-llama-cpp, then `decide serve` with nothing configured:
+ * it must say node-llama-cpp is missing before it fetches anything, not after a 1 GB
+ * download.
  */
 describe('decide serve without node-llama-cpp and without a model', () => {
   let host: FileHostFake;

@@ -1,37 +1,11 @@
-import net from 'node:net';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { call } from '../support/api.js';
 import { openaiEnv, runJson, startServe, useServeFixture, waitUntil } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
 import { audit, chargeStates } from '../ledger/helpers.js';
+import { connect, refusedWithin } from '../support/ports.js';
 import { gate, scaled } from '../support/time.js';
-
-/** Resolves with the error code of a fresh TCP connection (or 'connected'). */
-function connect(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
-}
-
-/**
- * Polls until a fresh connection is refused. The signal line is written just before the
- * listener closes, so the first attempt can still race the close by a few microseconds.
- */
-async function refusedWithin(port: number, ms: number): Promise<string> {
-  const deadline = Date.now() + ms;
-  let outcome = await connect(port);
-  while (outcome !== 'ECONNREFUSED' && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    outcome = await connect(port);
-  }
-  return outcome;
-}
 
 /** An HTTP client that keeps its connections open for ten minutes, as long-lived clients do. */
 function keepAliveClient() {

@@ -20,6 +20,17 @@ function runModule(source: string, env: Record<string, string>, traceFile: strin
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
+/** `npm …` in the project: its standard output. */
+function npm(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm ${args[0]} exited ${code}`))));
+  });
+}
+
 describe("the package entry 'decide-service'", () => {
   let svc: Running;
   let dir: string;
@@ -67,13 +78,7 @@ describe("the package entry 'decide-service'", () => {
   });
 
   it('npm pack holds the LICENSE, examples/ and every file the README and docs link to', async () => {
-    const packed = await new Promise<string>((resolve, reject) => {
-      const child = spawn('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.once('error', reject);
-      child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm pack exited ${code}`))));
-    });
+    const packed = await npm(['pack', '--dry-run', '--json', '--ignore-scripts']);
     const files = new Set<string>(JSON.parse(packed)[0].files.map((f: { path: string }) => f.path));
     for (const name of ['LICENSE', 'README.md', 'bin/decide.js', 'dist/client/index.d.ts', 'examples/client.ts', 'examples/ci-gate.sh', 'examples/operator.sh']) {
       expect(files, name).toContain(name);
@@ -90,5 +95,25 @@ describe("the package entry 'decide-service'", () => {
     );
     expect(linked.length).toBeGreaterThan(5);
     for (const { doc, target } of linked) expect(files, `${doc} links to ${target}`).toContain(target);
+  });
+
+  /**
+   * The local engine's runtime (node-llama-cpp, ~700 MB of native binaries) is left out
+   * by installing decide plainly, not with `npm install --omit=optional`: that flag
+   * cannot pick one package, and also strips the native bindings vitest's bundler
+   * needs. So it is an optional peer (a user adds it beside decide, and npm holds it to
+   * the range) and a dev dependency (the tests run on it), and a production tree has
+   * none of it.
+   */
+  it('node-llama-cpp comes apart from decide: an optional peer, a dev dependency here, in no production tree', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.peerDependenciesMeta['node-llama-cpp']).toEqual({ optional: true });
+    expect(pkg.devDependencies['node-llama-cpp']).toBe(pkg.peerDependencies['node-llama-cpp']);
+    expect({ ...pkg.dependencies, ...pkg.optionalDependencies }).not.toHaveProperty('node-llama-cpp');
+
+    // npm's own view of the installed tree: what `npm install --omit=dev` would keep.
+    const names: string[] = JSON.parse(await npm(['query', '.prod'])).map((p: { name: string }) => p.name);
+    expect(names).toContain('better-sqlite3');
+    expect(names.filter((name) => name.includes('node-llama-cpp'))).toEqual([]);
   });
 });

@@ -3,11 +3,11 @@ import { EvalReport } from '../../src/eval/report.js';
 import { decide, killAll } from '../cli-client/helpers.js';
 import { assertBuilt } from '../support/cli.js';
 import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../support/local-runtime.js';
-import { TINY_MODEL } from '../support/service.js';
+import { TINY_MODEL, TINY_MODEL_NAME } from '../support/service.js';
 import { scaled } from '../support/time.js';
 
 /**
- * The whole command end to end on the shared tiny model, in process, as `decide
+ * The whole command end to end on the tiny model, in process, as `decide
  * serve --model` would run it. Its weights are random: the figures sit near chance,
  * and only their plumbing is checked.
  */
@@ -20,7 +20,7 @@ describe.skipIf(!LOCAL_RUNTIME)(`decide eval on the tiny local model ${NEEDS_LOC
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/local engine: 1 thread on \w+, context \d+ tokens, 8 sequences/);
     const report = EvalReport.parse(JSON.parse(run.stdout));
-    expect(report.engine).toEqual({ name: 'local', model: 'llama-2-tiny-random', debias: 'reverse' });
+    expect(report.engine).toEqual({ name: 'local', model: TINY_MODEL_NAME, debias: 'reverse' });
     expect(report.failed.count).toBe(0);
     expect(report.set.items).toBe(24);
     expect(report.overall.n).toBe(report.set.sufficient);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHOICE, NOUL } from '../support/requests.js';
+import { holdLock, type LockHolder } from '../ledger/lock-holder.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 
 /** One sample's value from Prometheus text: `name{labels} value`, labels in any order. */
@@ -78,6 +79,33 @@ describe('health, readiness and metrics, scraped as a load balancer and Promethe
       expect(other.logs.find((line) => line.startsWith('readiness: the engine check fails: openai engine refused the key at'))).toBeDefined();
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('/readyz when the ledger cannot take a write', () => {
+  it('turns 503 naming the ledger while another process holds its write lock, says why only to the operator, and 200 once it is free', async () => {
+    // A SQLite file takes no write while another process (a sqlite3 shell, a script)
+    // holds its lock: the readiness check's empty write waits the lock wait, meant to run out here.
+    const svc = await startWithOpenAI({ ledger: { lockWaitMs: 300 } });
+    let lock: LockHolder | undefined;
+    try {
+      expect((await svc.call('GET', '/readyz')).status).toBe(200);
+      lock = await holdLock(svc.dbPath);
+      const res = await svc.call('GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toEqual({ status: 'not_ready', checks: { ledger: 'failing', engine: 'ok' } });
+      const said = svc.logs.find((line) => line.startsWith('readiness: the ledger check fails: '));
+      expect(said).toMatch(/lock/);
+      expect(res.text).not.toMatch(/lock/);
+
+      await lock.release();
+      expect((await svc.call('GET', '/readyz')).body).toEqual({ status: 'ready', checks: { ledger: 'ok', engine: 'ok' } });
+      expect(svc.logs).toContain('readiness: the ledger check passes again');
+    } finally {
+      if (lock?.holding) await lock.release();
+      await svc.close();
     }
   });
 });

@@ -78,14 +78,19 @@ export function openaiEnv(fakeUrl: string, secret: string, extra: Record<string,
   return { DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: secret, DECIDE_MODEL: 'm', ...extra };
 }
 
-/** Which `decide` a child runs, and from where: this clone's by default, or an installed package's. */
+/** How the CLI is started: node on bin/decide.js, or `npx decide` as a user in this folder types it (npm, then a shell, then decide). */
+export type Launcher = 'node' | 'npx';
+
+/** Which `decide` a child runs, from where and how: this clone's by default, or an installed package's bin. */
 export interface CliFrom {
   bin?: string;
   cwd?: string;
+  launcher?: Launcher;
 }
 
-function spawnCli(args: string[], env: Record<string, string>, { bin = BIN, cwd = ROOT }: CliFrom = {}): ChildProcess {
-  return track(spawn(process.execPath, [bin, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+function spawnCli(args: string[], env: Record<string, string>, { bin = BIN, cwd = ROOT, launcher = 'node' }: CliFrom = {}): ChildProcess {
+  const [command, ...first] = launcher === 'npx' ? ['npx', 'decide'] : [process.execPath, bin];
+  return track(spawn(command, [...first, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** Runs any program to its end in `cwd` with the clean environment plus `env` (killed after `timeoutMs`, a scaled deadline). */
@@ -204,7 +209,9 @@ const LISTENING = /^decide listening on (http:\/\/\S+)$/;
 
 /**
  * Starts `decide serve --port 0 …` and resolves once it prints where it listens (within
- * `timeoutMs`, a scaled deadline); `from` names another installation's bin to run.
+ * `timeoutMs`, a scaled deadline); `from` names another installation's bin to run, the
+ * folder to run it in, or `npx` to start it as a user in this folder would. `child` is
+ * the launcher's process: decide itself under 'node', npm under 'npx'.
  */
 export function startServe(args: string[], env: Record<string, string>, timeoutMs = scaled(8_000), from: CliFrom = {}): Promise<Serving> {
   const child = spawnCli(['serve', '--port', '0', ...args], env, from);

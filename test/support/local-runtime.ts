@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 
 /**
- * node-llama-cpp is an optional dependency (`npm install --omit=optional` leaves it
- * out), and without it the local engine cannot run at all. Tests that run the local
- * engine skip, saying so, when it cannot be resolved:
+ * node-llama-cpp is an optional peer dependency: a development install has it (a dev
+ * dependency too), an install of the package has it only when added beside decide,
+ * and without it the local engine cannot run at all. Tests that run the local engine
+ * skip, saying so, when it cannot be resolved:
  *
  *   describe.skipIf(!LOCAL_RUNTIME)(`… ${NEEDS_LOCAL_RUNTIME}`, () => …)
  *
@@ -23,4 +24,4 @@ function resolvable(name: string): boolean {
 export const LOCAL_RUNTIME = resolvable('node-llama-cpp');
 
 /** Said in the title of every test that needs it, so a skipped one says why. */
-export const NEEDS_LOCAL_RUNTIME = '(needs node-llama-cpp, an optional dependency)';
+export const NEEDS_LOCAL_RUNTIME = '(needs node-llama-cpp, an optional peer dependency)';

@@ -20,21 +20,11 @@ import { noVerification } from '../../src/web/verify/verifier.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
 import { startSystemOneFake } from '../fakes/systemone-fake.js';
 import { call, type CallOptions } from './api.js';
+import { TINY_MODEL } from './tiny-model.js';
 import { scaled } from './time.js';
 
-/**
- * The shared test model (random weights, 1.7 MB), never copied into the project:
- * `../shared/models/` beside the project, as the workplace lays it out; a clone made
- * elsewhere finds it through DECIDE_TEST_MODEL or the workplace's own folder.
- */
-export const TINY_MODEL = findTinyModel();
-
-function findTinyModel(): string {
-  const name = 'llama-2-tiny-random.gguf';
-  const beside = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/models', name);
-  const candidates = [process.env.DECIDE_TEST_MODEL, beside, path.join('/work/shared/models', name)];
-  return candidates.find((file) => file && fs.existsSync(file)) ?? beside;
-}
+/** The tiny model, generated before the tests start (tiny-model.ts). */
+export { TINY_MODEL, TINY_MODEL_NAME } from './tiny-model.js';
 
 /** The engine's provider key: it must never show up in the database or the logs. */
 export const ENGINE_SECRET = 'sk-engine-5ecret-0f-the-provider-7788';

@@ -109,10 +109,14 @@ async function resume(file: ModelFile, part: string, dispatcher: Dispatcher, pro
  * written, so the next attempt resumes after them.
  */
 async function receive(body: Dispatcher.ResponseData['body'], part: string, have: number, total: number, progress?: Progress): Promise<void> {
-  const sink = await open(part, have > 0 ? 'a' : 'w');
+  // Listened to before the file is open: a connection that drops while it opens
+  // reports its error then, once, and a body listened to only afterwards would wait
+  // for an end that never comes (seen: a download hung for good).
+  const opening = open(part, have > 0 ? 'a' : 'w');
+  opening.catch(() => undefined); // its failure is met below, however late; not an unhandled rejection meanwhile
   let written = have;
   let queued = 0;
-  let writing: Promise<unknown> = Promise.resolve();
+  let writing: Promise<unknown> = opening;
   try {
     await new Promise<void>((resolve, reject) => {
       let failure: unknown;
@@ -120,7 +124,7 @@ async function receive(body: Dispatcher.ResponseData['body'], part: string, have
         queued += chunk.length;
         writing = writing.then(async () => {
           if (failure) return;
-          await sink.write(chunk);
+          await (await opening).write(chunk);
           queued -= chunk.length;
           written += chunk.length;
           progress?.(written, total);
@@ -139,7 +143,7 @@ async function receive(body: Dispatcher.ResponseData['body'], part: string, have
       body.once('error', (error) => void settle(error));
     });
   } finally {
-    await sink.close();
+    await (await opening).close();
   }
 }
 

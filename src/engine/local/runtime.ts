@@ -1,7 +1,7 @@
 /**
  * The part of node-llama-cpp the local engine uses, described here rather than
- * imported: the package is optional, and `npm install --omit=optional` must still
- * build and run everything else.
+ * imported: the package is an optional peer dependency (installed on its own, beside
+ * decide), and without it everything else must still build and run.
  */
 export interface NodeLlamaCpp {
   getLlama(options: {
@@ -95,8 +95,9 @@ export class LocalEngineError extends Error {
   }
 }
 
-export const MISSING_RUNTIME = `the local engine needs node-llama-cpp, an optional dependency that is not installed
-  (npm install --omit=optional leaves it out). Install it with: npm install node-llama-cpp
+export const MISSING_RUNTIME = `the local engine needs node-llama-cpp, which is not installed: it is installed apart
+  from decide, as its native binaries are large. Install it beside decide with: npm install node-llama-cpp@3
+  (npm install -g node-llama-cpp@3 when decide is installed with -g),
   or configure a remote engine instead (DECIDE_ENGINE=openai|systemone|anthropic, see the README).`;
 
 /**

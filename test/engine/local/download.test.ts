@@ -190,13 +190,13 @@ describe('from a mirror that closes the connection after the file (HTTP/1.0, pyt
    * guards against was an AssertionError thrown from a socket's 'end' handler, which
    * nothing can catch and which would take the test runner down with it.
    */
-  async function downloadInChild(url: string, times: number) {
+  async function downloadInChild(url: string, times: number, nodeOptions: string[] = []) {
     const script = `
       const { fetchModelFile } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/engine/local/download.js')).href)});
       const [url, bytes, sha256, dir, times] = process.argv.slice(1);
       for (let i = 0; i < Number(times); i++) await fetchModelFile({ url, bytes: Number(bytes), sha256 }, dir + '/model-' + i + '.gguf', undefined, {});
       console.log('fetched ' + times);`;
-    const child = track(spawn(process.execPath, ['--input-type=module', '-e', script, url, String(BIG.length), BIG_SHA, dir, String(times)], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(spawn(process.execPath, [...nodeOptions, '--input-type=module', '-e', script, url, String(BIG.length), BIG_SHA, dir, String(times)], { stdio: ['ignore', 'pipe', 'pipe'] }));
     return collectOutput(child, `download from ${url}`, scaled(60_000));
   }
 
@@ -218,6 +218,20 @@ describe('from a mirror that closes the connection after the file (HTTP/1.0, pyt
       await fetchModelFile({ url: host.url, bytes: BIG.length, sha256: BIG_SHA }, target, undefined, {});
       expect(host.ranges).toEqual(['bytes=3000000-']);
       expect(fs.readFileSync(target).equals(BIG)).toBe(true);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('a connection that drops while the .part file is being opened: the download resumes, it does not hang', async () => {
+    // Before the fix the body's error went out before anything listened, and the download waited for good.
+    const host = await startFileHost(BIG);
+    try {
+      host.script({ cutAfter: 700_000 }, {});
+      const result = await downloadInChild(host.url, 1, ['--import', path.join(ROOT, 'test/support/hooks/slow-file-open.mjs')]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(host.ranges.slice(0, 1)).toEqual(['']);
+      expect(fs.readFileSync(path.join(dir, 'model-0.gguf')).equals(BIG)).toBe(true);
     } finally {
       await host.close();
     }

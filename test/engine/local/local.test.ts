@@ -7,9 +7,10 @@ import { runDecision } from '../../../src/decision/run.js';
 import { type Engine, EngineError } from '../../../src/engine/engine.js';
 import { createLocalEngine } from '../../../src/engine/local/local.js';
 import { LocalEngineError, loadRuntime, MISSING_RUNTIME } from '../../../src/engine/local/runtime.js';
+import { ROOT } from '../../support/cli.js';
 import { LOCAL_RUNTIME, NEEDS_LOCAL_RUNTIME } from '../../support/local-runtime.js';
 import { CHOICE, NOUL, SCORE } from '../../support/requests.js';
-import { startWithLocal, TINY_MODEL } from '../../support/service.js';
+import { startWithLocal, TINY_MODEL, TINY_MODEL_NAME } from '../../support/service.js';
 
 /**
  * The local engine on the tiny random-weights model: the answers are random, so
@@ -34,7 +35,7 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine through the service ${NEEDS_LOCAL_
     const labels = 'options' in request ? request.options : request.levels;
     expect(Object.keys(res.body.result.probabilities)).toEqual(labels);
     expect(sum(res.body.result.probabilities)).toBeCloseTo(1, 6);
-    expect(res.body.model).toBe('llama-2-tiny-random');
+    expect(res.body.model).toBe(TINY_MODEL_NAME);
     expect(res.body.inputTokens).toBeGreaterThan(0);
     expect(res.body.contextSufficiency).toBeGreaterThanOrEqual(0);
     expect(res.body.access).toEqual({ type: 'free', freeRemaining: 19 });
@@ -119,10 +120,11 @@ describe('local engine start-up errors', () => {
     expect((error as Error).message).toMatch(new RegExp(`^cannot load the model ${corrupt}: .*is it a GGUF model file\\?`));
   });
 
-  it('says how to install node-llama-cpp when the optional package is missing', async () => {
+  it('says how to install node-llama-cpp, in the major version package.json accepts, when it is missing', async () => {
     const error = await loadRuntime('node-llama-cpp-not-installed').catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'runtime', message: MISSING_RUNTIME });
-    expect(MISSING_RUNTIME).toContain('npm install node-llama-cpp');
+    const range = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).peerDependencies['node-llama-cpp'];
+    expect(MISSING_RUNTIME).toContain(`npm install node-llama-cpp@${/^\^(\d+)\./.exec(range)![1]}`);
   });
 });
 
@@ -187,11 +189,19 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes eval
     const together = await Promise.all(Array.from({ length: 8 }, () => decide(engine)));
     // Every number of the outcome (its result, checks, sufficiency, tokens), in order.
     const numbers = (outcome: typeof alone) => JSON.stringify(outcome).match(/-?\d+(\.\d+)?(e-?\d+)?/g)!.map(Number);
+    // Alike to three places, not to the last bit: llama.cpp's sums round differently
+    // in a batch of another size (a few 1e-5 here), while answers read off another
+    // reading's state would be off by the gap between the readings' answers, which
+    // is more than that (checked just below).
+    const places = 3;
+    const probabilities = (alone.stress!.checks.map((c) => c.result) as { probabilities: Record<string, number> }[]).map((r) => r.probabilities.PostgreSQL);
+    const gaps = probabilities.flatMap((p, i) => probabilities.slice(i + 1).map((q) => Math.abs(p - q)));
+    expect(Math.min(...gaps)).toBeGreaterThan(10 ** -places / 2);
     for (const outcome of together) {
       expect(outcome.stress!.checks.map((c) => c.kind)).toEqual(alone.stress!.checks.map((c) => c.kind));
       const [a, b] = [numbers(outcome), numbers(alone)];
       expect(a).toHaveLength(b.length);
-      a.forEach((n, i) => expect(n).toBeCloseTo(b[i], 6));
+      a.forEach((n, i) => expect(n).toBeCloseTo(b[i], places));
     }
   });
 

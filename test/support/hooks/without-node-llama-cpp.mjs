@@ -1,5 +1,6 @@
-// `node --import` this file to run decide as if `npm install --omit=optional` had left
-// node-llama-cpp out: resolving it fails the way a missing package does.
+// `node --import` this file to run decide as if node-llama-cpp (an optional peer
+// dependency) had not been installed beside it: resolving it fails the way a missing
+// package does.
 import { register } from 'node:module';
 
 register(
