@@ -45,7 +45,10 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: more options than one reading let
       const alone = await ask(choice(members));
       const share = sum(members.map((o) => p[o.label]));
       shares.push(share);
-      for (const { label } of members) expect(p[label] / share, label).toBeCloseTo(alone.p[label], 6);
+      // Equal up to the float noise of llama.cpp batching the readings differently (up to
+      // about 1 % of a probability over 255 options' long prompts): within 5 % of each
+      // other, or 1e-4 apart; options in a wrong order or a wrong group miss by far more.
+      for (const { label } of members) expect(Math.abs(p[label] / share - alone.p[label]), label).toBeLessThan(Math.max(1e-4, alone.p[label] / 20));
     }
     // The groups' shares are read off the group reading, not assumed from their sizes.
     expect(Math.max(...shares.map((share, g) => Math.abs(share - sizes[g] / n)))).toBeGreaterThan(1e-4);

@@ -85,7 +85,7 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine through the service ${NEEDS_LOCAL_
     expect(Object.keys(criteria)).toContain(queue.choice);
     expect(Object.keys(urgency.probabilities)).toHaveLength(10);
     expect(sum(urgency.probabilities)).toBeCloseTo(1, 6);
-    expect(res.body.model).toBe('llama-2-tiny-random');
+    expect(res.body.model).toBe(TINY_MODEL_NAME);
     expect((await svc.call('GET', '/v1/usage', { key })).body.freeUsed).toBe(2);
   });
 
