@@ -50,10 +50,12 @@ describe.skipIf(process.platform !== 'linux')('npx decide serve', () => {
 
     try {
       served.child.kill('SIGTERM');
-      await served.waitForStderr(/^decide: SIGTERM, finishing in-flight requests$/, scaled(10_000));
+      // npm exits first; decide, which holds the same output, goes on writing until it
+      // has stopped: 'close' comes once both are done, so its lines are read after it.
+      await served.exited;
       expect(served.stderr).toContainEqual(expect.stringMatching(/^decide: the process npm ran decide under \(pid \d+\) has ended: stopping as on SIGTERM$/));
+      expect(served.stderr).toContain('decide: SIGTERM, finishing in-flight requests');
       expect(await refusedWithin(served.port, scaled(5_000))).toBe('ECONNREFUSED');
-      await served.exited; // npm gone, and decide's output closed: decide has exited too
       await waitUntil(() => [served.child.pid!, ...below].every(gone), 'every process of npx decide serve to end', scaled(10_000));
     } finally {
       // The fixture ends npx only: an orphan left by a failure here is ended by its pid.
