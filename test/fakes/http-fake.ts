@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { parseKeepingOrder } from '../../src/json/key-order.js';
 import { scaled } from '../support/time.js';
+import { seeded } from '../../src/eval/random.js';
 
 /**
  * The HTTP side shared by the protocol fakes: a real server on 127.0.0.1:0 that records
@@ -290,17 +291,8 @@ export function fnv1a(text: string): number {
   return hash;
 }
 
-/** mulberry32: a tiny deterministic PRNG in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: a tiny deterministic PRNG in [0, 1), the one the evaluation's resampling uses. */
+export const mulberry32 = seeded;
 
 /** `count` weights drawn uniformly from [0.25, 1.25) by mulberry32(seed), scaled to sum to `total`. */
 export function seededDistribution(seed: number, count: number, total = 1): number[] {
