@@ -5,7 +5,8 @@ import type { DecisionResponse } from '../contract/answer.js';
 import type { DecisionRequest } from '../contract/decision.js';
 import type { KeyRevoked, Metrics, Usage } from '../contract/records.js';
 import { DecideError, isServiceCode } from './errors.js';
-import { DEFAULT_RETRY, parseRetryAfter, retryDelay, sleep, type RetryPolicy } from './retry.js';
+import { parseRetryAfter } from '../net/retry-after.js';
+import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry.js';
 
 /** Arrays may be readonly on the way in (`as const` requests), as the client only reads them. */
 type ReadonlyArrays<T> = T extends unknown ? { [K in keyof T]: T[K] extends string[] ? readonly string[] : T[K] } : never;
@@ -212,7 +213,8 @@ export class DecideClient {
     const json = parseJson(text);
 
     if (status < 200 || status >= 300) {
-      const retryAfter = parseRetryAfter(flat['retry-after']);
+      const waitMs = parseRetryAfter(flat['retry-after']);
+      const retryAfter = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
       const failure = json as { error?: unknown; code?: unknown } | undefined;
       if (failure && typeof failure.error === 'string' && isServiceCode(failure.code)) {
         throw new DecideError(status, failure.code, failure.error, retryAfter);

@@ -44,15 +44,6 @@ export function retryDelay(error: DecideError, retry: number, policy: RetryPolic
   return wait > policy.maxWaitMs ? undefined : wait;
 }
 
-/** `Retry-After` as delay-seconds or an HTTP date, in whole seconds; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!raw) return undefined;
-  if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw));
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
-
 /** setTimeout as a promise that an AbortSignal cuts short (rejecting with its reason). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
