@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../../src/net/retry.js';
 import { Deadline } from '../../src/engine/deadline.js';
 import { normalise } from '../../src/engine/distribution.js';
 import { EngineError } from '../../src/engine/engine.js';
@@ -92,15 +93,15 @@ describe('distribution and deadline', () => {
     expect(normalise([1e308, 1e308])).toBeNull();
   });
 
-  it('says which deadline fired', async () => {
+  it('says which deadline fired, as the reason its signal aborts with', async () => {
     const own = new Deadline(new AbortController().signal, 50, 'p');
-    const err = await failureOf(own.sleep(1000));
+    const err = await failureOf(sleep(1000, own.signal));
     expect(err.message).toContain('within 50 ms');
     own.dispose();
     const caller = new AbortController();
     const theirs = new Deadline(caller.signal, 10_000, 'p');
     setTimeout(() => caller.abort(), 20);
-    expect((await failureOf(theirs.sleep(1000))).message).toContain("decision's deadline");
+    expect((await failureOf(sleep(1000, theirs.signal))).message).toContain("decision's deadline");
     theirs.dispose();
   });
 });
