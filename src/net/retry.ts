@@ -1,8 +1,9 @@
 /**
  * Trying something again after it failed, for every part of decide that does: the typed
  * client (the service said "busy"), the engines (a provider said 429), the PostgreSQL
- * ledger (a serialization failure, a lost connection). Each keeps its own policy, as
- * the data below; this file holds the loop.
+ * ledger (a serialization failure, a lost connection), the SQLite ledger (a lock held
+ * by another process). Each keeps its own policy, as the data below; this file holds
+ * the loop.
  *
  * No import beyond the language: the published client loads this file.
  */
