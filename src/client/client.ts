@@ -5,7 +5,9 @@ import type { DecisionResponse } from '../contract/answer.js';
 import type { DecisionRequest } from '../contract/decision.js';
 import type { KeyRevoked, Metrics, Usage } from '../contract/records.js';
 import { DecideError, isServiceCode } from './errors.js';
-import { DEFAULT_RETRY, parseRetryAfter, retryDelay, sleep, type RetryPolicy } from './retry.js';
+import { parseRetryAfter } from '../net/retry-after.js';
+import { withRetries } from '../net/retry.js';
+import { DEFAULT_RETRY, retryOptions, type RetryPolicy } from './retry.js';
 
 /** Arrays may be readonly on the way in (`as const` requests), as the client only reads them. */
 type ReadonlyArrays<T> = T extends unknown ? { [K in keyof T]: T[K] extends string[] ? readonly string[] : T[K] } : never;
@@ -156,17 +158,14 @@ export class DecideClient {
   }
 
   async #call<T>(route: Route<T>, options: CallOptions): Promise<Answer<T>> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return { ...(await this.#once(route, options.signal)), attempts: attempt };
-      } catch (error) {
-        if (!(error instanceof DecideError) || !route.retry) throw error;
-        const delayMs = retryDelay(error, attempt, this.#policy, route.idempotencyKey !== undefined);
-        if (delayMs === undefined) throw error;
-        this.#onRetry?.({ attempt, delayMs, error });
-        await sleep(delayMs, options.signal);
-      }
-    }
+    const once = async (attempts: number) => ({ ...(await this.#once(route, options.signal)), attempts });
+    if (!route.retry) return once(1);
+    return withRetries(once, {
+      ...retryOptions(this.#policy, route.idempotencyKey !== undefined),
+      signal: options.signal,
+      // Only a DecideError is retryable (retryOptions), so only one reaches onRetry.
+      onRetry: (event) => this.#onRetry?.({ ...event, error: event.error as DecideError }),
+    });
   }
 
   async #once<T>(route: Route<T>, signal: AbortSignal | undefined): Promise<Omit<Answer<T>, 'attempts'>> {
@@ -212,7 +211,8 @@ export class DecideClient {
     const json = parseJson(text);
 
     if (status < 200 || status >= 300) {
-      const retryAfter = parseRetryAfter(flat['retry-after']);
+      const waitMs = parseRetryAfter(flat['retry-after']);
+      const retryAfter = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
       const failure = json as { error?: unknown; code?: unknown } | undefined;
       if (failure && typeof failure.error === 'string' && isServiceCode(failure.code)) {
         throw new DecideError(status, failure.code, failure.error, retryAfter);

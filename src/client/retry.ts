@@ -1,4 +1,5 @@
-import type { DecideError } from './errors.js';
+import type { RetryOptions } from '../net/retry.js';
+import { DecideError } from './errors.js';
 
 /**
  * What the client retries, and how long it waits. Only answers that say "nothing was
@@ -34,37 +35,18 @@ export function isRetryable(error: DecideError, idempotent: boolean): boolean {
 }
 
 /**
- * How long to wait before retry number `retry` (1-based), or undefined when the
- * error should be returned instead (not retryable, retries used up, or asked to wait
- * longer than `maxWaitMs`).
+ * The policy as net/retry.ts runs it: attempts, which failures, the backoff, and a
+ * wait longer than `maxWaitMs` (Retry-After's or the backoff's) not made at all.
  */
-export function retryDelay(error: DecideError, retry: number, policy: RetryPolicy, idempotent: boolean): number | undefined {
-  if (retry > policy.retries || !isRetryable(error, idempotent)) return undefined;
-  const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : policy.baseDelayMs * 2 ** (retry - 1);
-  return wait > policy.maxWaitMs ? undefined : wait;
-}
-
-/** `Retry-After` as delay-seconds or an HTTP date, in whole seconds; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!raw) return undefined;
-  if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw));
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
-
-/** setTimeout as a promise that an AbortSignal cuts short (rejecting with its reason). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export function retryOptions(policy: RetryPolicy, idempotent: boolean): Omit<RetryOptions, 'signal' | 'onRetry'> {
+  return {
+    attempts: policy.retries + 1,
+    retryable: (error) => error instanceof DecideError && isRetryable(error, idempotent),
+    backoff: { baseMs: policy.baseDelayMs },
+    retryAfterMs: (error) => {
+      const seconds = (error as DecideError).retryAfter;
+      return seconds === undefined ? undefined : seconds * 1000;
+    },
+    maxWaitMs: policy.maxWaitMs,
+  };
 }

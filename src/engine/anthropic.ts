@@ -1,8 +1,9 @@
 import type { Env } from '../config/variables.js';
 import { z } from 'zod';
+import { parseRetryAfter } from '../net/retry-after.js';
 import type { Deadline } from './deadline.js';
 import { EngineError, type Engine, type Question } from './engine.js';
-import { parseRetryAfter, RateLimited, statusFailure } from './http-failures.js';
+import { RateLimited, statusFailure } from './http-failures.js';
 import { perQuestionEngine, type OneAnswer } from './per-question.js';
 import { jsonPoster } from './post-json.js';
 import { answerFromLabels, renderProbabilityQuestion } from './prompt.js';

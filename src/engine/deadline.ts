@@ -7,7 +7,8 @@ type Why = 'caller' | 'timeout' | 'cancelled';
  * One engine call's time budget: the caller's signal (the decision's deadline) and the
  * engine's own `timeoutMs`, whichever comes first, folded into a single signal that
  * every HTTP attempt and retry wait listens to. Remembering which one fired lets the
- * error say why, since transports only report "aborted".
+ * error say why, since transports only report "aborted"; the signal's reason is that
+ * error.
  */
 export class Deadline {
   readonly signal: AbortSignal;
@@ -62,22 +63,6 @@ export class Deadline {
     }
   }
 
-  /** Waits `ms`, or rejects with `failure()` as soon as the deadline fires. */
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.expired) return reject(this.failure());
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(this.failure());
-      };
-      const timer = setTimeout(() => {
-        this.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      this.signal.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
   dispose(): void {
     clearTimeout(this.#timer);
     this.#caller.removeEventListener('abort', this.#onCallerAbort);
@@ -87,6 +72,7 @@ export class Deadline {
     if (this.#why) return;
     this.#why = why;
     clearTimeout(this.#timer);
-    this.#controller.abort(new Error(`engine call aborted (${why})`));
+    // The reason is the error to report, so whatever the signal cuts short (a retry's wait) can throw it as is.
+    this.#controller.abort(this.failure());
   }
 }

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '../net/retry-after.js';
 import { EngineError } from './engine.js';
 
 /**
@@ -15,16 +16,6 @@ export class RateLimited extends Error {
     super(`${provider} engine answered HTTP ${status}`);
     this.name = 'RateLimited';
   }
-}
-
-/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | null | undefined, now = Date.now()): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw == null || raw.trim() === '') return undefined;
-  const seconds = Number(raw.trim());
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** EngineError carries whole seconds, as the service's own `Retry-After` header does. */

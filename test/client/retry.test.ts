@@ -1,7 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DecideClient, DecideError, type RetryEvent } from '../../src/client/index.js';
-import { parseRetryAfter } from '../../src/client/retry.js';
 import { closedPort } from '../support/ports.js';
 import { NOUL } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
@@ -124,6 +123,34 @@ describe('retries against a scripted stub', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
+  it.each(['1e3', '0x10', '-1', '1.5', ' 5x'])('Retry-After: %j is no Retry-After: the client waits its own backoff, neither 1000 s nor none', async (value) => {
+    stub.script(busy(value), busy(value), busy(value));
+    const events: RetryEvent[] = [];
+    // When the first wait is planned, a timer of half the backoff starts: the retry must
+    // not have reached the stub when it fires (both timers are this process's, so the
+    // order holds however slow the machine).
+    let requestsAtHalfTheBackoff: number | undefined;
+    const timers: NodeJS.Timeout[] = [];
+    const watched = new DecideClient({
+      url: stub.url,
+      apiKey: KEY,
+      retry: { baseDelayMs: 50 },
+      onRetry: (e) => {
+        events.push(e);
+        if (e.attempt === 1) timers.push(setTimeout(() => (requestsAtHalfTheBackoff = stub.requests.length), 25));
+      },
+    });
+    const error = await failure(watched.decide(NOUL));
+    for (const timer of timers) clearTimeout(timer);
+    expect(error).toMatchObject({ status: 429, code: 'engine_busy', retryAfter: undefined });
+    expect(stub.requests).toHaveLength(3);
+    expect(events.map((e) => [e.attempt, e.delayMs])).toEqual([
+      [1, 50],
+      [2, 100],
+    ]);
+    expect(requestsAtHalfTheBackoff, 'requests at the stub when half the first backoff had passed').toBe(1);
+  });
+
   it.each([
     ['429 free_limit_reached', { status: 429, body: { error: 'free allowance used', code: 'free_limit_reached' }, headers: { 'retry-after': '1' } }],
     ['402 pass_required', { status: 402, body: { error: 'stress needs a funded pass', code: 'pass_required' } }],
@@ -232,14 +259,6 @@ describe('retries against a scripted stub', () => {
     await expect(call).rejects.toThrow('caller gave up');
   });
 
-  it('parses Retry-After as seconds or an HTTP date', () => {
-    const now = Date.parse('2026-11-22T10:00:00.000Z');
-    expect(parseRetryAfter('5', now)).toBe(5);
-    expect(parseRetryAfter('0.2', now)).toBe(1);
-    expect(parseRetryAfter('Sun, 22 Nov 2026 10:00:07 GMT', now)).toBe(7);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
-  });
 });
 
 describe('a lost answer is retried without a second charge', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../../src/net/retry.js';
 import { Deadline } from '../../src/engine/deadline.js';
 import { normalise } from '../../src/engine/distribution.js';
 import { EngineError } from '../../src/engine/engine.js';
-import { parseRetryAfter, statusFailure, withoutKey } from '../../src/engine/http-failures.js';
+import { retryAfterSeconds, statusFailure, withoutKey } from '../../src/engine/http-failures.js';
 import { labelDistribution, labelMasses, letterLabels, levelLabels } from '../../src/engine/labels.js';
 import { answerFromLabels, noulPresentsNoFirst, renderQuestion } from '../../src/engine/prompt.js';
 import { failureOf, ln } from './helpers.js';
@@ -72,18 +73,10 @@ describe('prompt', () => {
 });
 
 describe('http failures', () => {
-  it('reads Retry-After as seconds or an HTTP date', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
-    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter('-1', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
-  });
-
-  it('rounds Retry-After up to whole seconds for 5xx', () => {
-    expect(statusFailure('p', 502, '1.2')).toMatchObject({ kind: 'unavailable', retryAfter: 2 });
+  it('carries a 5xx Retry-After on as whole seconds, rounded up; ignores one that is no Retry-After', () => {
+    expect(statusFailure('p', 502, '7')).toMatchObject({ kind: 'unavailable', retryAfter: 7 });
+    expect(statusFailure('p', 502, '1.2')).toMatchObject({ kind: 'unavailable', retryAfter: undefined });
+    expect(retryAfterSeconds(1200)).toBe(2);
     expect(statusFailure('p', 418)).toMatchObject({ kind: 'bad_response' });
   });
 
@@ -100,15 +93,15 @@ describe('distribution and deadline', () => {
     expect(normalise([1e308, 1e308])).toBeNull();
   });
 
-  it('says which deadline fired', async () => {
+  it('says which deadline fired, as the reason its signal aborts with', async () => {
     const own = new Deadline(new AbortController().signal, 50, 'p');
-    const err = await failureOf(own.sleep(1000));
+    const err = await failureOf(sleep(1000, own.signal));
     expect(err.message).toContain('within 50 ms');
     own.dispose();
     const caller = new AbortController();
     const theirs = new Deadline(caller.signal, 10_000, 'p');
     setTimeout(() => caller.abort(), 20);
-    expect((await failureOf(theirs.sleep(1000))).message).toContain("decision's deadline");
+    expect((await failureOf(sleep(1000, theirs.signal))).message).toContain("decision's deadline");
     theirs.dispose();
   });
 });

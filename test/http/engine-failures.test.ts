@@ -108,6 +108,15 @@ describe('engine failures through the OpenAI-compatible engine', () => {
     expect(calls).toBe(3);
   });
 
+  it('a provider 429 with Retry-After: 1e3 is read as no Retry-After: retried after the short default, not engine_busy for 1000 s', async () => {
+    const { key } = await svc.newKey();
+    let calls = 0;
+    svc.fake.respond(() => (++calls === 1 ? { status: 429, headers: { 'retry-after': '1e3' } } : {}));
+    const res = await svc.call('POST', '/v1/decisions', { key, json: NOUL });
+    expect(res.status).toBe(200);
+    expect(calls).toBe(3);
+  });
+
   it('refunds all 5 credits when one check of a stress decision fails', async () => {
     const { key } = await svc.newKey(5);
     // Only the call that lacks the fact about transactions fails.

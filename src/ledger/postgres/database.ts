@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { withRetries, type RetryOptions } from '../../net/retry.js';
 
 /**
  * Connecting to PostgreSQL: the URL, the schema, the pool and the transaction helper.
@@ -108,6 +109,7 @@ export function prepared<K extends string>(group: string, texts: Record<K, strin
 
 /** SQLSTATEs after which PostgreSQL has rolled the whole transaction back, so it can run again. */
 const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+/** Attempts at a transaction that lost a deadlock or a serialization conflict. */
 const ATTEMPTS = 5;
 
 export function isRetryable(error: unknown): boolean {
@@ -137,17 +139,12 @@ export function isConnectionLoss(error: unknown): boolean {
  * connection that failed is discarded, not returned to the pool.
  */
 export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      if (!isConnectionLoss(error) || attempt >= lossAttempts(pool)) throw error;
-      await backOff(attempt);
-      continue;
-    }
+  /** Whether the attempt that just failed had sent its COMMIT. */
+  let committing = false;
+  const once = async (): Promise<T> => {
+    committing = false;
+    const client = await pool.connect();
     let broken: Error | undefined;
-    let committing = false;
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -160,29 +157,32 @@ export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient
       } catch (rollbackError) {
         broken = rollbackError as Error;
       }
-      const lost = isConnectionLoss(error);
-      if (lost) broken ??= error as Error;
-      // pg refuses, without sending it, a statement on a connection it already knows is
-      // dead: then even a COMMIT certainly did not happen.
-      const unsent = lost && /not queryable/.test((error as Error).message);
-      const again = isRetryable(error) || (lost && (!committing || unsent));
-      // Every idle connection of the pool may have died with this one; each attempt
-      // discards one, so allow one more attempt than the pool has connections.
-      if (!again || attempt >= (lost ? lossAttempts(pool) : ATTEMPTS)) throw error;
+      if (isConnectionLoss(error)) broken ??= error as Error;
+      throw error;
     } finally {
       client.release(broken);
     }
-    await backOff(attempt);
-  }
+  };
+  return withRetries(once, {
+    ...retries(pool),
+    retryable: (error, attempt) => {
+      if (isRetryable(error)) return attempt < ATTEMPTS;
+      // pg refuses, without sending it, a statement on a connection it already knows is
+      // dead: then even a COMMIT certainly did not happen.
+      return isConnectionLoss(error) && (!committing || /not queryable/.test((error as Error).message));
+    },
+  });
 }
 
-function lossAttempts(pool: pg.Pool): number {
-  return Math.max(ATTEMPTS, ((pool as unknown as { options?: { max?: number } }).options?.max ?? 10) + 1);
-}
-
-/** Lets the transaction that won go first (or the server come back). */
-function backOff(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 250) + Math.random() * 10));
+/**
+ * Attempts and waits for the ledger's retries. Every idle connection of the pool may
+ * have died with a lost one; each attempt discards one, so a lost connection is
+ * allowed one more attempt than the pool has connections. The backoff lets the
+ * transaction that won go first (or the server come back).
+ */
+function retries(pool: pg.Pool): Omit<RetryOptions, 'retryable'> {
+  const max = (pool as unknown as { options?: { max?: number } }).options?.max ?? 10;
+  return { attempts: Math.max(ATTEMPTS, max + 1), backoff: { baseMs: 2, maxMs: 250, jitterMs: 10 } };
 }
 
 /**
@@ -191,12 +191,5 @@ function backOff(attempt: number): Promise<void> {
  * makes a second run change nothing.
  */
 export async function queryAgain<R extends pg.QueryResultRow = any>(pool: pg.Pool, sql: string | pg.QueryConfig, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await pool.query<R>(sql, params);
-    } catch (error) {
-      if (!isConnectionLoss(error) || attempt >= lossAttempts(pool)) throw error;
-      await backOff(attempt);
-    }
-  }
+  return withRetries(() => pool.query<R>(sql, params), { ...retries(pool), retryable: isConnectionLoss });
 }

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { withRetries } from '../../net/retry.js';
 import { ledgerUnavailable } from '../unavailable.js';
 
 /**
@@ -27,18 +27,19 @@ const BROKEN = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PROTOCOL|CORRUPT|NOTADB)/;
  */
 export async function whenUnlocked<T>(work: () => T, waitMs: number = LOCK_WAIT_MS): Promise<T> {
   const deadline = performance.now() + waitMs;
-  let pause = FIRST_PAUSE_MS;
-  for (;;) {
-    try {
-      return work();
-    } catch (error) {
-      const code = sqliteCode(error);
-      if (code && BROKEN.test(code)) throw ledgerUnavailable(`the database file failed: ${code}`, error);
-      if (!code || !LOCKED.test(code)) throw error;
-      if (performance.now() + pause > deadline) throw ledgerUnavailable('the database is locked by another process', error);
-      await sleep(pause);
-      pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
-    }
+  try {
+    // The first attempt runs at once, within this call, as `work()` alone would.
+    return await withRetries(async () => work(), {
+      attempts: Infinity,
+      retryable: (error) => LOCKED.test(sqliteCode(error) ?? ''),
+      backoff: { baseMs: FIRST_PAUSE_MS, maxMs: LONGEST_PAUSE_MS },
+      maxWaitMs: () => deadline - performance.now(),
+    });
+  } catch (error) {
+    const code = sqliteCode(error);
+    if (code && BROKEN.test(code)) throw ledgerUnavailable(`the database file failed: ${code}`, error);
+    if (code && LOCKED.test(code)) throw ledgerUnavailable('the database is locked by another process', error);
+    throw error;
   }
 }
 
