@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { DecideError } from '../client/errors.js';
 import type { Depth } from '../contract/index.js';
 import { engineTimeoutFromEnv } from '../engine/from-env.js';
-import { type Debias, defaultDebias } from '../decision/debias.js';
+import { defaultDebias } from '../decision/debias.js';
 import { type Scalings, scalingsOf } from '../decision/scaling.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
 import { engineDecider } from '../eval/engine-decider.js';
@@ -25,6 +25,7 @@ import { engineEnv, startEngine } from './engine-startup.js';
 import { calibrationModel } from './engine-identity.js';
 import { confirm } from './input.js';
 import { evalProgress } from './eval-progress.js';
+import type { Debias } from '../contract/debias.js';
 
 /** The set shipped in the package, beside dist/. */
 export const DEFAULT_SET = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../eval/decisions.jsonl');

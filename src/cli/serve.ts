@@ -20,11 +20,12 @@ import { calibrationModel } from './engine-identity.js';
 import { engineEnv, engineStarter } from './engine-startup.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
-import { type Debias, defaultDebias } from '../decision/debias.js';
+import { defaultDebias } from '../decision/debias.js';
 import { describeScalings, type Scalings, scalingsOf } from '../decision/scaling.js';
 import { checkEngine } from './engine-check.js';
 import { exposureWarnings } from './exposure.js';
 import { stopWithNpm } from './parent-watch.js';
+import type { Debias } from '../contract/debias.js';
 
 export interface ServeFlags {
   port: number;
