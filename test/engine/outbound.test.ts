@@ -1,12 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { engineFromEnv } from '../../src/engine/from-env.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { Fake } from '../fakes/http-fake.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
 import { startProxyFake, type ProxyFake } from '../fakes/proxy-fake.js';
 import { startSystemOneFake } from '../fakes/systemone-fake.js';
-import { closedPort, failureOf, fund, noDeadline, STATE } from './helpers.js';
+import { closedPort, failureOf, fund, noDeadline, STATE, engineFromEnv } from './helpers.js';
 
 /**
  * Every remote engine as a user behind a corporate proxy configures it: the same

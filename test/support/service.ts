@@ -1,4 +1,4 @@
-import type { TrustProxy } from '../../src/http/client-ip.js';
+import type { TrustProxy } from '../../src/config/trust-proxy.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseEngine } from '../../src/engine/choice.js';
+import { chooseEngine } from '../../src/config/engine.js';
 
 describe('chooseEngine', () => {
   it('DECIDE_ENGINE wins over whatever else is set, in any case', () => {
