@@ -62,6 +62,19 @@ describe.each(KINDS)('the $kind engine, behind a proxy', ({ start, env, models }
     expect(proxy.seen).toEqual([]);
   });
 
+  it('goes through the proxy it was configured with, never one the process environment names behind its back', async () => {
+    const before = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = proxy.url;
+    try {
+      proxy.seen.length = 0;
+      await engine({}).ask(STATE, { fund }, noDeadline());
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      if (before === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = before;
+    }
+  });
+
   it('an unreachable proxy is a 503 kind of failure, not a hang', async () => {
     const port = await closedPort();
     const failure = await failureOf(engine({ HTTP_PROXY: `http://127.0.0.1:${port}` }).ask(STATE, { fund }, noDeadline()));
