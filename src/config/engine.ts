@@ -124,10 +124,15 @@ function baseUrl(env: Env, name: VariableName, fallback: string): string {
   return (setting(env, name, httpUrl) ?? fallback).replace(/\/+$/, '');
 }
 
-/** The platform's per-user cache folder, where downloaded models live. */
+/**
+ * The platform's per-user cache folder, where downloaded models live: from `env`
+ * (XDG_CACHE_HOME, HOME, LOCALAPPDATA), the user's home folder as the system knows it
+ * where HOME is unset.
+ */
 function cacheDir(env: Env): string {
   if (env.XDG_CACHE_HOME?.trim()) return env.XDG_CACHE_HOME.trim();
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches');
-  if (process.platform === 'win32') return env.LOCALAPPDATA?.trim() || join(homedir(), 'AppData', 'Local');
-  return join(homedir(), '.cache');
+  const home = env.HOME?.trim() || homedir();
+  if (process.platform === 'darwin') return join(home, 'Library', 'Caches');
+  if (process.platform === 'win32') return env.LOCALAPPDATA?.trim() || join(home, 'AppData', 'Local');
+  return join(home, '.cache');
 }
