@@ -4,12 +4,13 @@ import { sizesOf, slotsOf } from '../eval/calibration-readings.js';
 import { planEval } from '../eval/plan.js';
 import type { Outcome } from '../eval/run.js';
 import { calibrationTable, describeSizes, fitReport, keptLine } from './calibrate-view.js';
-import { type Debias, defaultDebias } from '../decision/debias.js';
+import { defaultDebias } from '../decision/debias.js';
 import { calibrationModel, engineIdentity } from './engine-identity.js';
 import { engineEnv } from './engine-startup.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
 import { askShowingProgress, DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
+import type { Debias } from '../contract/debias.js';
 
 export interface CalibrateFlags extends Pick<EvalFlags, 'set' | 'limit' | 'concurrency' | 'json' | 'model' | 'threads' | 'debias'> {
   db: string;

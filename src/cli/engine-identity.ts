@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { envValue, type Env } from '../config/variables.js';
-import { chooseEngine } from '../engine/choice.js';
+import { chooseEngine } from '../config/engine.js';
 import { DEFAULT_MODEL } from '../engine/local/default-model.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { modelFingerprint } from './model-fingerprint.js';

@@ -1,52 +1,60 @@
 import { existsSync } from 'node:fs';
-import { envValue, type Env } from '../config/variables.js';
+import { type EngineConfig, readEngineConfig } from '../config/config.js';
+import type { LocalSettings } from '../config/engine.js';
+import type { ProxySettings } from '../config/proxy.js';
+import type { Env } from '../config/variables.js';
 import type { Engine } from '../engine/engine.js';
-import { engineFromEnv } from '../engine/from-env.js';
 import { DEFAULT_MODEL, defaultModelSource } from '../engine/local/default-model.js';
 import { fetchModelFile } from '../engine/local/download.js';
 import { createLocalEngine, describeSettings } from '../engine/local/local.js';
 import { LocalEngineError, loadRuntime } from '../engine/local/runtime.js';
-import { threadsFromEnv } from '../engine/local/threads.js';
+import { providerEngine } from '../engine/provider.js';
 import { localModelName } from './engine-identity.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { progressPrinter } from './progress.js';
 
 /**
- * The engine `decide serve` and `decide eval` run on, as chooseEngine
- * (engine/choice.ts) picks it: the provider's, else the embedded local engine on
+ * The engine `decide serve` and `decide eval` run on, as the configuration
+ * (config/engine.ts) chooses it: the provider's, else the embedded local engine on
  * `--model`/`DECIDE_MODEL`, else on the default model, fetched once into the user's
  * cache, on `--threads`/`DECIDE_THREADS` threads. Every failure is a Failure whose sentence says what to do; a local
  * engine that starts says on one line how it runs.
  */
-export async function startEngine(env: Env): Promise<Engine> {
-  return (await engineStarter(env))();
+export async function startEngine(config: EngineConfig): Promise<Engine> {
+  return engineStarter(config)();
 }
 
 /**
- * What startEngine does, in two steps: the configuration read now (a provider's
- * engine made, which is cheap, or the local engine's settings checked), every mistake
- * a Failure; the returned start does the heavy part, if any (node-llama-cpp, the
- * model's download, its loading). `decide serve` binds its port between the two.
+ * What startEngine does, in two steps: a provider's engine made now, which is cheap
+ * (a proxy it cannot use is a Failure); the returned start does the heavy part, if
+ * any (node-llama-cpp, the model's download, its loading). `decide serve` binds its
+ * port between the two.
  */
-export async function engineStarter(env: Env): Promise<() => Promise<Engine>> {
-  let remote: Engine | null;
+export function engineStarter(config: EngineConfig): () => Promise<Engine> {
+  const { settings, timeoutMs, proxy } = config;
+  if (settings.kind === 'local') return () => startLocalEngine(settings, config.threads, proxy);
+  let remote: Engine;
   try {
-    remote = engineFromEnv(env);
+    remote = providerEngine(settings, { timeoutMs, proxy });
   } catch (error) {
     throw new Failure((error as Error).message, EXIT.config);
   }
-  if (remote) return async () => remote;
-
-  let threads: number;
-  try {
-    threads = threadsFromEnv(env);
-  } catch (error) {
-    throw new Failure((error as Error).message, EXIT.config);
-  }
-  return () => startLocalEngine(env, threads);
+  return async () => remote;
 }
 
-async function startLocalEngine(env: Env, threads: number): Promise<Engine> {
+/**
+ * The engine section of the configuration, from the flags (`--model`, `--threads`)
+ * over their variables; a bad value is a Failure (exit 78) naming it.
+ */
+export function engineConfig(flags: { model?: string; threads?: number }, env: Env = process.env): EngineConfig {
+  try {
+    return readEngineConfig(engineEnv(flags, env));
+  } catch (error) {
+    throw new Failure((error as Error).message, EXIT.config);
+  }
+}
+
+async function startLocalEngine(settings: LocalSettings, threads: number | undefined, proxy: ProxySettings): Promise<Engine> {
   // The runtime first: without it no model is of use, least of all a 1 GB download.
   try {
     await loadRuntime();
@@ -54,8 +62,8 @@ async function startLocalEngine(env: Env, threads: number): Promise<Engine> {
     if (error instanceof LocalEngineError) throw new Failure(`local engine: ${error.message}`, EXIT.config);
     throw error;
   }
-  const explicit = envValue(env, 'DECIDE_MODEL');
-  const modelPath = explicit || (await defaultModel(env));
+  const explicit = settings.modelPath;
+  const modelPath = explicit || (await defaultModel(settings, proxy));
   try {
     const engine = await createLocalEngine({ modelPath, model: localModelName(explicit), threads });
     process.stderr.write(`decide: local engine: ${describeSettings(engine.settings)}\n`);
@@ -78,15 +86,15 @@ export function engineEnv(flags: { model?: string; threads?: number }, env: Env 
   };
 }
 
-async function defaultModel(env: Env): Promise<string> {
-  const source = defaultModelSource(env);
+async function defaultModel(settings: LocalSettings, proxy: ProxySettings): Promise<string> {
+  const source = defaultModelSource(settings.defaultModel);
   if (existsSync(source.path)) return source.path;
   const size = `${(DEFAULT_MODEL.bytes / 1e9).toFixed(1)} GB`;
   process.stderr.write(
     `decide: no engine configured: using the local engine with ${DEFAULT_MODEL.name} (${size}), fetched once into ${source.path}\n`,
   );
   try {
-    await fetchModelFile(source, source.path, progressPrinter(process.stderr), env);
+    await fetchModelFile(source, source.path, progressPrinter(process.stderr), proxy);
   } catch (error) {
     throw new Failure(
       `cannot fetch the default model from ${source.url}: ${(error as Error).message}.\n` +

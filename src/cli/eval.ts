@@ -4,8 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { DecideError } from '../client/errors.js';
 import type { Depth } from '../contract/index.js';
-import { engineTimeoutFromEnv } from '../engine/from-env.js';
-import { type Debias, defaultDebias } from '../decision/debias.js';
+import { defaultDebias } from '../decision/debias.js';
 import { type Scalings, scalingsOf } from '../decision/scaling.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
 import { engineDecider } from '../eval/engine-decider.js';
@@ -21,10 +20,11 @@ import { reliabilitySvg } from '../eval/svg.js';
 import { connect, explain, retryNotice } from './client-call.js';
 import { CLIENT_EXIT, EXIT, exitFor, Failure } from './exit-codes.js';
 import { shownUrl, type ConnectionFlags } from './config.js';
-import { engineEnv, startEngine } from './engine-startup.js';
+import { engineConfig, engineEnv, startEngine } from './engine-startup.js';
 import { calibrationModel } from './engine-identity.js';
 import { confirm } from './input.js';
 import { evalProgress } from './eval-progress.js';
+import type { Debias } from '../contract/debias.js';
 
 /** The set shipped in the package, beside dist/. */
 export const DEFAULT_SET = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../eval/decisions.jsonl');
@@ -134,13 +134,9 @@ export function loadSet(file: string, limit: number | undefined): EvalItem[] {
 
 /** The engine `decide serve` would run, from the same flags and environment. */
 export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | 'debias'>, calibratedBy?: string): Promise<Target> {
-  let timeoutMs: number;
-  try {
-    timeoutMs = engineTimeoutFromEnv();
-  } catch (error) {
-    throw new Failure((error as Error).message, EXIT.config);
-  }
-  const engine = await startEngine(engineEnv(flags));
+  const config = engineConfig(flags);
+  const timeoutMs = config.timeoutMs;
+  const engine = await startEngine(config);
   const debias = flags.debias ?? defaultDebias(engine.name);
   const scalings =
     calibratedBy === undefined ? {} : await storedScalings(calibratedBy, { engine: engine.name, model: calibrationModel(engineEnv(flags), engine), debias });

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describeLocation, isPostgresUrl, NoLedger, openStore, type OpenOptions } from '../ledger/open.js';
 import { sqliteCode } from '../ledger/sqlite/busy.js';
 import type { Limits, Store } from '../ledger/store.js';
-import { limitsFromEnv } from '../service/limits.js';
+import { siteLimits } from '../config/config.js';
+import { limitsOf } from '../service/limits.js';
 import { EXIT, Failure } from './exit-codes.js';
 
 /**
@@ -74,7 +75,7 @@ const oneLine = (text: string) => text.split('\n')[0].trim();
 /** The ledger's limits from the environment; a bad variable is a configuration error, not the database's. */
 export function ledgerLimits(): Limits {
   try {
-    return limitsFromEnv();
+    return limitsOf(siteLimits(process.env));
   } catch (error) {
     throw new Failure((error as Error).message, EXIT.config);
   }

@@ -1,30 +1,25 @@
-import { envRaw, type Env } from '../config/variables.js';
-import { setting } from '../config/parse.js';
-import { webSwitch } from '../config/schemas.js';
-import { adminTokenFromEnv, metricsTokenFromEnv } from '../config/tokens.js';
-import { ipv6PrefixFromEnv } from '../config/parse.js';
-import { engineTimeoutFromEnv } from '../engine/from-env.js';
-import { parseTrustProxy } from '../http/client-ip.js';
+import { type Config, readConfig } from '../config/config.js';
 import type { Engine } from '../engine/engine.js';
 import { createApp } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
 import { startingApp } from '../server/starting.js';
-import { expiryMarginFromEnv, openStore } from '../ledger/open.js';
+import { openStore } from '../ledger/open.js';
 import { ledgerName } from './operator/ledger.js';
-import type { Limits, Store } from '../ledger/store.js';
-import { limitsFromEnv } from '../service/limits.js';
+import type { Store } from '../ledger/store.js';
+import { limitsOf } from '../service/limits.js';
 import { DecisionService } from '../service/service.js';
 import { Telemetry } from '../telemetry/metrics.js';
-import { resolveCookieSecret, webConfigFromEnv, type WebConfig } from '../web/config.js';
+import { resolveCookieSecret, webConfig } from '../web/config.js';
 import { calibrationModel } from './engine-identity.js';
 import { engineEnv, engineStarter } from './engine-startup.js';
 import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
-import { type Debias, defaultDebias } from '../decision/debias.js';
+import { defaultDebias } from '../decision/debias.js';
 import { describeScalings, type Scalings, scalingsOf } from '../decision/scaling.js';
 import { checkEngine } from './engine-check.js';
 import { exposureWarnings } from './exposure.js';
 import { stopWithNpm } from './parent-watch.js';
+import type { Debias } from '../contract/debias.js';
 
 export interface ServeFlags {
   port: number;
@@ -37,23 +32,20 @@ export interface ServeFlags {
   checkEngine?: boolean;
 }
 
-/** Every setting `serve` reads, read before anything starts: a mistake is exit 78 naming the variable. */
-function settings(env: Env) {
+/**
+ * Every setting `serve` reads (config/config.ts), from the environment with the
+ * engine's flags over their variables, read once before anything starts: a mistake
+ * is exit 78 naming the variable. What runs below is handed these, and reads no
+ * environment.
+ */
+function settings(flags: ServeFlags) {
+  let config: Config;
   try {
-    return {
-      limits: limitsFromEnv() as Limits,
-      engineTimeoutMs: engineTimeoutFromEnv(),
-      expiryMarginMs: expiryMarginFromEnv(),
-      web: webConfigFromEnv() as WebConfig,
-      pages: (setting(env, 'DECIDE_WEB', webSwitch) ?? 'on') === 'on',
-      adminToken: adminTokenFromEnv(env),
-      metricsToken: metricsTokenFromEnv(env),
-      trustProxy: parseTrustProxy(envRaw(env, 'DECIDE_TRUST_PROXY')),
-      ipv6Prefix: ipv6PrefixFromEnv(),
-    };
+    config = readConfig(engineEnv(flags));
   } catch (error) {
     throw new Failure((error as Error).message, EXIT.config);
   }
+  return { ...config, limits: limitsOf(config.ledger.limits), browser: webConfig(config.web, config.engine.proxy) };
 }
 
 const warn = (line: string) => void process.stderr.write(`decide: ${line}\n`);
@@ -66,9 +58,8 @@ const warn = (line: string) => void process.stderr.write(`decide: ${line}\n`);
  */
 export async function serve(flags: ServeFlags) {
   stopWithNpm(warn);
-  const config = settings(process.env);
-  const env = engineEnv(flags);
-  const startEngine = await engineStarter(env);
+  const config = settings(flags);
+  const startEngine = engineStarter(config.engine);
 
   let server: RunningServer;
   try {
@@ -78,7 +69,7 @@ export async function serve(flags: ServeFlags) {
     if (code === 'EADDRINUSE') throw new Failure(`port ${flags.port} on ${flags.host} is already in use; choose another with --port`, EXIT.unavailable);
     throw new Failure(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, EXIT.unavailable);
   }
-  for (const line of exposureWarnings(flags.host, config.web.verifier.provider, config.pages)) warn(line);
+  for (const line of exposureWarnings(flags.host, config.web.verify.provider, config.web.pages)) warn(line);
 
   let started: Awaited<ReturnType<typeof start>>;
   let prepared: Awaited<ReturnType<typeof prepare>>;
@@ -94,12 +85,12 @@ export async function serve(flags: ServeFlags) {
   server.use(
     createApp({
       service,
-      trustProxy: config.trustProxy,
-      ipv6Prefix: config.ipv6Prefix,
+      trustProxy: config.http.trustProxy,
+      ipv6Prefix: config.http.ipv6Prefix,
       publicUrl: config.web.publicUrl,
-      web: config.pages ? { store, verifier: config.web.verifier, cookieSecret } : undefined,
-      admin: config.adminToken ? { store, token: config.adminToken } : undefined,
-      metricsToken: config.metricsToken,
+      web: config.web.pages ? { store, verifier: config.browser.verifier, cookieSecret } : undefined,
+      admin: config.http.adminToken ? { store, token: config.http.adminToken } : undefined,
+      metricsToken: config.http.metricsToken,
       warn,
     }),
   );
@@ -108,8 +99,8 @@ export async function serve(flags: ServeFlags) {
   process.stderr.write(
     `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}, calibration ${describeScalings(scalings)})` +
       `${engine.endpoint ? ` at ${engine.endpoint}` : ''}, database ${ledgerName(flags.db)}` +
-      `, browser ${config.pages ? `verification ${config.web.verifier.provider}` : 'pages off (DECIDE_WEB=off)'}` +
-      `, operator API ${config.adminToken ? 'on' : 'off'}, metrics ${config.metricsToken ? 'behind a token' : 'public'}` +
+      `, browser ${config.web.pages ? `verification ${config.web.verify.provider}` : 'pages off (DECIDE_WEB=off)'}` +
+      `, operator API ${config.http.adminToken ? 'on' : 'off'}, metrics ${config.http.metricsToken ? 'behind a token' : 'public'}` +
       (released ? `, released ${released} interrupted reservation(s)` : '') +
       '\n',
   );
@@ -133,7 +124,7 @@ async function start(flags: ServeFlags, config: ReturnType<typeof settings>, sta
   let store: Store;
   try {
     // PostgreSQL: a reservation outlives its decision's deadline (plus the margin) only if its server died.
-    store = await openStore(flags.db, config.limits, { decisionDeadlineMs: config.engineTimeoutMs, expiryMarginMs: config.expiryMarginMs });
+    store = await openStore(flags.db, config.limits, { decisionDeadlineMs: config.engine.timeoutMs, expiryMarginMs: config.ledger.expiryMarginMs });
   } catch (error) {
     throw ledgerFailure(flags.db, error);
   }
@@ -147,7 +138,7 @@ async function start(flags: ServeFlags, config: ReturnType<typeof settings>, sta
       throw ledgerFailure(flags.db, error);
     }
     engine = await startEngine();
-    await checkEngine(engine, { strict: flags.checkEngine ?? false, timeoutMs: Math.min(config.engineTimeoutMs, 10_000), warn });
+    await checkEngine(engine, { strict: flags.checkEngine ?? false, timeoutMs: Math.min(config.engine.timeoutMs, 10_000), warn });
     return { store, engine, released, debias: flags.debias ?? defaultDebias(engine.name) };
   } catch (error) {
     await engine?.close?.().catch(() => undefined);
@@ -164,7 +155,7 @@ async function prepare(started: { store: Store; engine: Engine; debias: Debias }
   let scalings: Scalings;
   try {
     // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
-    cookieSecret = await resolveCookieSecret(config.web, store, new Date());
+    cookieSecret = await resolveCookieSecret(config.browser, store, new Date());
     // Fitted for this engine, model (its content, for a local file) and debiasing.
     const model = calibrationModel(engineEnv(flags), engine);
     scalings = scalingsOf(await store.calibrations.list({ engine: engine.name, model, debias }));
@@ -177,7 +168,7 @@ async function prepare(started: { store: Store; engine: Engine; debias: Debias }
     store,
     engine,
     limits: config.limits,
-    engineTimeoutMs: config.engineTimeoutMs,
+    engineTimeoutMs: config.engine.timeoutMs,
     debias,
     scalings,
     warn,

@@ -76,9 +76,3 @@ export const share = z
   .regex(/^(0?\.\d+|1(\.0*)?|\d{1,3}(\.\d+)?%)$/, 'a share above 0 and up to 1, such as 0.9 or 90%')
   .transform((value) => (value.endsWith('%') ? Number(value.slice(0, -1)) / 100 : Number(value)))
   .refine((n) => n > 0 && n <= 1, 'a share above 0 and up to 1, such as 0.9 or 90%');
-
-
-/** DECIDE_IPV6_PREFIX: 64 unless set (http/client-ip.ts). */
-export function ipv6PrefixFromEnv(env: Env = process.env): number {
-  return setting(env, 'DECIDE_IPV6_PREFIX', wholeNumber(16, 128, 'a prefix length from 16 to 128 bits')) ?? 64;
-}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DEBIAS_MODES } from '../decision/debias-modes.js';
 import { oneOf, wholeNumber } from './parse.js';
 import { MAX_THREADS } from './variables.js';
+import { DEBIAS_MODES } from '../contract/debias.js';
 
 /**
  * The schema of each variable with a rule (./variables.ts lists them all), apart from

@@ -11,7 +11,7 @@ export const MIN_TOKEN_CHARS = 32;
  * process only: the ledger never holds it. A token too short, or a file that cannot
  * be read, throws naming the variable, never the token.
  */
-export function adminTokenFromEnv(env: Env = process.env): string | null {
+export function adminTokenFromEnv(env: Env): string | null {
   const inline = envRaw(env, 'DECIDE_ADMIN_TOKEN');
   const file = envValue(env, 'DECIDE_ADMIN_TOKEN_FILE');
   if (inline?.trim() && file) throw new Error('set DECIDE_ADMIN_TOKEN or DECIDE_ADMIN_TOKEN_FILE, not both');
@@ -28,7 +28,7 @@ export function adminTokenFromEnv(env: Env = process.env): string | null {
 }
 
 /** `DECIDE_METRICS_TOKEN`, or null: then `GET /metrics` answers anyone. */
-export function metricsTokenFromEnv(env: Env = process.env): string | null {
+export function metricsTokenFromEnv(env: Env): string | null {
   const token = envRaw(env, 'DECIDE_METRICS_TOKEN');
   return token?.trim() ? checked('DECIDE_METRICS_TOKEN', token) : null;
 }

@@ -3,7 +3,8 @@
  * The README's Configuration table is checked against this one by a test, so a new
  * variable is added here first. This module imports nothing: `decide --help` loads it
  * (the flags' defaults come from here) and must load only commander. The parsers,
- * which need zod, are in ./schemas.ts (and ./parse.ts, the one way to read them).
+ * which need zod, are in ./schemas.ts (and ./parse.ts, the one way to read them);
+ * ./config.ts reads them into the typed configuration the commands hand down.
  */
 
 export const DEFAULT_PORT = 8787;

@@ -1,10 +1,11 @@
 import { type Engine, EngineError, type Question } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
-import { average, type Debias, ordersFor, readingName } from './debias.js';
+import { average, ordersFor, readingName } from './debias.js';
 import { answerCount, type Order, presented, readPresented } from './orders.js';
 import type { Reading } from './outcome.js';
 import { DEFAULT_CONCURRENCY } from './run.js';
 import { calibrated, type Scalings } from './scaling.js';
+import type { Debias } from '../contract/debias.js';
 
 /** A caller's question as the engine is asked it, and the labels its reading carries. */
 export interface OwnQuestion {

@@ -3,6 +3,7 @@ import type { Answer, Questions } from '../engine/engine.js';
 import type { Reading } from './outcome.js';
 import { identityOrder, type Order, readYes, reversedOrder } from './orders.js';
 import { MAIN, mainQuestion, readMain, SUFFICIENCY, sufficiencyQuestion } from './questions.js';
+import type { Debias } from '../contract/debias.js';
 
 /**
  * Order debiasing. A model reading options in one order favours some places (the
@@ -19,10 +20,6 @@ import { MAIN, mainQuestion, readMain, SUFFICIENCY, sufficiencyQuestion } from '
  * The sufficiency probe, a yes/no question, is asked in both orders whenever
  * debiasing is on.
  */
-
-import type { Debias } from './debias-modes.js';
-
-export { DEBIAS_MODES, type Debias } from './debias-modes.js';
 
 /**
  * Unless the operator chooses: on the local engine readings cost only local compute,

@@ -5,11 +5,12 @@ import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
 import { calibrated, calibratedSufficiency, type Scalings } from './scaling.js';
-import { type Debias, mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
+import { mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
 import { answerCount, MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import type { Order } from './orders.js';
 import { stressOf } from './stress.js';
 import { groundedSufficiency } from './sufficiency.js';
+import type { Debias } from '../contract/debias.js';
 
 export interface DecisionOutcome {
   result: DecisionResult;

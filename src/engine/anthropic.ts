@@ -1,4 +1,4 @@
-import type { Env } from '../config/variables.js';
+import type { ProxySettings } from '../config/proxy.js';
 import { z } from 'zod';
 import { parseRetryAfter } from '../net/retry-after.js';
 import type { Deadline } from './deadline.js';
@@ -19,8 +19,8 @@ export interface AnthropicEngineOptions {
   timeoutMs?: number;
   /** Connections kept to the API; a stress decision makes ~15 calls at once. Default 64. */
   maxConnections?: number;
-  /** Where the proxy settings come from (net/outbound.ts); process.env by default. */
-  env?: Env;
+  /** The proxy its calls go through (config/proxy.ts); none when absent. */
+  proxy?: ProxySettings;
 }
 
 const PROVIDER = 'anthropic';
@@ -57,7 +57,7 @@ export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
   const root = options.baseUrl.replace(/\/+$/, '');
   const http = jsonPoster({
     url: `${root}/v1/messages`,
-    env: options.env,
+    proxy: options.proxy,
     headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION },
     provider: PROVIDER,
     maxConnections: connections,

@@ -1,4 +1,4 @@
-import type { Env } from '../config/variables.js';
+import type { ProxySettings } from '../config/proxy.js';
 import type { Deadline } from './deadline.js';
 import { type Engine, EngineError, type Question } from './engine.js';
 import { combineGroups, groupedPrompts, groupsOf } from './grouped.js';
@@ -34,8 +34,8 @@ export interface OpenAIEngineOptions {
    * returns fewer top logprobs needs fewer.
    */
   labelsPerReading?: number;
-  /** Where the proxy settings come from (net/outbound.ts); process.env by default. */
-  env?: Env;
+  /** The proxy its calls go through (config/proxy.ts); none when absent. */
+  proxy?: ProxySettings;
 }
 
 const PROVIDER = 'openai';
@@ -54,7 +54,7 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
   const root = options.baseUrl.replace(/\/+$/, '');
   const http = jsonPoster({
     url: `${root}/chat/completions`,
-    env: options.env,
+    proxy: options.proxy,
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     provider: PROVIDER,
     maxConnections: connections,

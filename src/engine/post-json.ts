@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { Env } from '../config/variables.js';
+import type { ProxySettings } from '../config/proxy.js';
 import { describeFailure } from '../net/failure.js';
 import { outboundAgent } from '../net/outbound.js';
 import { AnswerTooLarge, readCapped, tooLargeFailure } from './answer-size.js';
@@ -38,13 +38,13 @@ export function jsonPoster(options: {
   classify?: ClassifyStatus;
   /** The request body's JSON; default JSON.stringify (the systemone wire keeps its key order). */
   serialize?: (payload: unknown) => string;
-  /** Where the proxy settings come from (net/outbound.ts); process.env by default. */
-  env?: Env;
+  /** The proxy its calls go through (config/proxy.ts); none when absent. */
+  proxy?: ProxySettings;
 }): JsonPoster {
-  const { url, provider, classify, serialize = JSON.stringify, env = process.env } = options;
+  const { url, provider, classify, serialize = JSON.stringify, proxy } = options;
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   const { 'content-type': _sent, ...getHeaders } = headers;
-  const agent = outboundAgent({ connections: options.maxConnections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 }, env);
+  const agent = outboundAgent({ connections: options.maxConnections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 }, proxy);
 
   async function refusal(response: Awaited<ReturnType<typeof request>>, deadline: Deadline): Promise<EngineError | RateLimited> {
     const { statusCode } = response;
@@ -101,7 +101,7 @@ export function jsonPoster(options: {
         response = await request(target, { method: 'GET', headers: getHeaders, signal, dispatcher: agent });
       } catch (err) {
         if (signal.aborted) throw new EngineError('timeout', `${provider} engine did not answer ${target} in time`);
-        throw new EngineError('unavailable', `${provider} engine cannot be reached at ${target}: ${describeFailure(err, env)}`);
+        throw new EngineError('unavailable', `${provider} engine cannot be reached at ${target}: ${describeFailure(err, proxy)}`);
       }
       await response.body.dump().catch(() => undefined);
       const status = response.statusCode;

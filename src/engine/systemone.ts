@@ -1,4 +1,4 @@
-import type { Env } from '../config/variables.js';
+import type { ProxySettings } from '../config/proxy.js';
 import { hasOrder, stringifyInOrder } from '../json/key-order.js';
 import { Deadline } from './deadline.js';
 import type { Engine, EngineReply, Questions } from './engine.js';
@@ -16,8 +16,8 @@ export interface SystemOneEngineOptions {
   timeoutMs?: number;
   /** Connections kept to the server. Default 32. */
   maxConnections?: number;
-  /** Where the proxy settings come from (net/outbound.ts); process.env by default. */
-  env?: Env;
+  /** The proxy its calls go through (config/proxy.ts); none when absent. */
+  proxy?: ProxySettings;
 }
 
 const PROVIDER = 'systemone';
@@ -38,7 +38,7 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
   const root = options.baseUrl.replace(/\/+$/, '');
   const http = jsonPoster({
     url: `${root}/v1/systemone`,
-    env: options.env,
+    proxy: options.proxy,
     // Servers that need no key (a local vLLM) get no Authorization header at all.
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     provider: PROVIDER,

@@ -1,9 +1,9 @@
-import type { Debias } from '../decision/debias.js';
 import { runDecision } from '../decision/run.js';
 import type { Scalings } from '../decision/scaling.js';
 import type { Engine } from '../engine/engine.js';
 import { engineFailure } from '../service/refusals.js';
 import type { Decider } from './run.js';
+import type { Debias } from '../contract/debias.js';
 
 /**
  * Decisions made in this process by the decision layer the service uses, without a

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { Depth } from '../contract/index.js';
-import { DEBIAS_MODES } from '../decision/debias.js';
 import { intervals } from './bootstrap.js';
 import { Figures, figuresOf, headline } from './figures.js';
 import { HALVES, type Half } from './halves.js';
@@ -9,6 +8,7 @@ import { ItemRecord } from './records.js';
 import type { Outcome } from './run.js';
 import { shortcutBaselines, ShortcutReport } from './shortcuts.js';
 import type { EvalItem } from './item.js';
+import { DEBIAS_MODES } from '../contract/debias.js';
 
 export { type QualityFigures } from './figures.js';
 

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { ServiceError } from '../contract/index.js';
-import type { Caller } from '../ledger/store.js';
 import type { DecisionService } from '../service/service.js';
 import type { AppEnv } from './env.js';
+import type { Caller } from '../contract/caller.js';
 
 export const UNAUTHORIZED = 'the API key is missing, unknown or revoked; send Authorization: Bearer <key>';
 

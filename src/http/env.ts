@@ -1,4 +1,4 @@
-import type { Caller } from '../ledger/store.js';
+import type { Caller } from '../contract/caller.js';
 
 /** What middleware hands to handlers. */
 export type AppEnv = {

@@ -1,6 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
-import { clientAddress, limitKey, NO_PROXY, type TrustProxy } from './client-ip.js';
+import { NO_PROXY, type TrustProxy } from '../config/trust-proxy.js';
+import { clientAddress, limitKey } from './client-ip.js';
 import type { AppEnv } from './env.js';
 
 /**

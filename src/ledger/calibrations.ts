@@ -1,8 +1,8 @@
+import type { Debias } from '../contract/debias.js';
 /** What a temperature is fitted for: the main answer of each mode, and the sufficiency probe. */
 export const CALIBRATION_TARGETS = ['choice', 'noul', 'score', 'sufficiency'] as const;
 export type CalibrationTarget = (typeof CALIBRATION_TARGETS)[number];
 
-import type { Debias } from '../decision/debias-modes.js';
 
 /** A fitted temperature of one engine, model and order debiasing, for one target (`decide calibrate`). */
 export interface Calibration {

@@ -1,8 +1,7 @@
 import type { Access } from '../contract/index.js';
-import type { Caller } from './keys.js';
-import type { Channel, MetricsRow } from './metrics.js';
-
-export type Depth = 'standard' | 'stress';
+import type { Depth } from '../contract/decision.js';
+import type { MetricsRow } from './metrics.js';
+import type { Caller, Channel } from '../contract/caller.js';
 
 export interface ReserveRequest {
   caller: Caller;

@@ -1,9 +1,4 @@
-/** Who is asking: resolved from a key fingerprint. */
-export interface Caller {
-  keyId: string;
-  passId: string;
-  keyHint: string;
-}
+import type { Caller } from '../contract/caller.js';
 
 export interface CreatedKey {
   /** Shown once, never stored. */

@@ -1,4 +1,4 @@
-import type { Caller } from './keys.js';
+import type { Caller } from '../contract/caller.js';
 
 /** How long a server answers a key from what it looked up: a minute of a busy key's requests spared a round trip each. */
 export const KNOWN_FOR_MS = 60_000;

@@ -1,5 +1,4 @@
-/** The channel a decision came through. */
-export type Channel = 'api' | 'web';
+import type { Channel } from '../contract/caller.js';
 
 export interface MetricsRow {
   channel: Channel;

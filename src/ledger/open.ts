@@ -5,10 +5,6 @@ import { openSqliteStore } from './sqlite/store.js';
 import { createPool, parsePostgresUrl, redactPostgresUrl } from './postgres/database.js';
 import { VERSION_TABLE } from './postgres/migrations.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres/store.js';
-import { DEFAULT_EXPIRY_MARGIN_MS } from './rules.js';
-import { setting } from '../config/parse.js';
-import { expiryMarginMs } from '../config/schemas.js';
-import type { Env } from '../config/variables.js';
 
 /** True when `--db` names a PostgreSQL server rather than a SQLite file. */
 export function isPostgresUrl(location: string): boolean {
@@ -69,18 +65,6 @@ async function mustExist(location: string): Promise<void> {
   } finally {
     await pool.end();
   }
-}
-
-/**
- * `DECIDE_EXPIRY_MARGIN_MS`: how long past the decision deadline a PostgreSQL
- * reservation (and a running idempotency record) outlives a server that died, before
- * any server gives it back. Default 60000; 0 and up, in whole milliseconds. Small
- * values let a chaos run recover quickly; in production a margin shorter than the
- * longest stall of a live server serves that server's late decisions free. Blank
- * counts as unset; a bad value throws an Error naming the variable.
- */
-export function expiryMarginFromEnv(env: Env = process.env): number {
-  return setting(env, 'DECIDE_EXPIRY_MARGIN_MS', expiryMarginMs) ?? DEFAULT_EXPIRY_MARGIN_MS;
 }
 
 /** `--db` as it may be shown in messages and logs: a URL's password masked. */

@@ -1,6 +1,7 @@
 import { DEFAULT_ENGINE_TIMEOUT_MS, DEFAULT_EXPIRY_MARGIN_MS } from '../config/variables.js';
 import type { Access } from '../contract/index.js';
-import type { Calibration, Channel, Limits, MetricsRow, Refusal, Reservation, ReserveOutcome, ReserveRequest } from './store.js';
+import type { Calibration, Limits, MetricsRow, Refusal, Reservation, ReserveOutcome, ReserveRequest } from './store.js';
+import type { Channel } from '../contract/caller.js';
 
 /**
  * The rules both ledger implementations (SQLite and PostgreSQL) apply the same way;
@@ -120,24 +121,6 @@ export interface MetricsColumns {
 /** A channel's figures of the day; zeros when it has no row yet. */
 export function metricsRow(channel: Channel, row: MetricsColumns | undefined): MetricsRow {
   return { channel, samples: row?.samples ?? 0, totalMs: row?.total_ms ?? 0, uncharged: row?.uncharged ?? 0 };
-}
-
-const DAY_MS = 86_400_000;
-let lastDay = { day: '', from: 0, until: 0 };
-
-/**
- * `YYYY-MM-DD` of the UTC day `now` falls in: the day of the free allowance, of the
- * site's and the page's per-IP limits, and of the metrics. Throws for an invalid Date.
- */
-export function utcDay(now: Date): string {
-  // A decision asks several times, and toISOString is the costly part: the day last
-  // asked for is kept with its bounds. NaN (an invalid Date) is in no day's bounds.
-  const ms = now.getTime();
-  if (ms >= lastDay.from && ms < lastDay.until) return lastDay.day;
-  const day = now.toISOString().slice(0, 10);
-  const from = Date.parse(day);
-  lastDay = { day, from, until: from + DAY_MS };
-  return day;
 }
 
 export function checkLimits(limits: Limits): Limits {

@@ -1,4 +1,5 @@
-import type { Caller, CreatedKey, RevokedKey } from './keys.js';
+import type { CreatedKey, RevokedKey } from './keys.js';
+import type { Caller } from '../contract/caller.js';
 
 /**
  * The browser's side of the ledger: passes verified once and keys created from a page,

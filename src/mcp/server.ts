@@ -2,11 +2,11 @@ import { McpServer, type AuthInfo, type CallToolResult, type McpServerFactory, t
 import { ServiceError, DecisionRequest, describeIssues } from '../contract/index.js';
 import { UNAUTHORIZED } from '../http/auth.js';
 import type { LogLine } from '../http/access-log.js';
-import type { Caller } from '../ledger/store.js';
 import type { DecisionService } from '../service/service.js';
 import { MCP_PROTOCOL_VERSIONS, SERVER_INFO } from './protocol.js';
 import { decisionText, errorResult, successResult, usageText } from './summary.js';
 import { NoArguments, TOOL_DEPTH, TOOLS } from './tools.js';
+import type { Caller } from '../contract/caller.js';
 
 const INSTRUCTIONS = `Structured decisions: give a question, the facts and the options (or a yes/no question, or three levels) and get probabilities, a signal and how sufficient the facts were.
 weigh_decision is the everyday tool; stress_test_decision checks whether the answer survives reversed options and each fact removed; get_usage tells what is left.`;

@@ -1,5 +1,5 @@
+import type { ProxySettings } from '../config/proxy.js';
 import { describeProxies } from './outbound.js';
-import type { Env } from '../config/variables.js';
 
 /** Node's and undici's codes for a certificate or TLS handshake that failed. */
 const TLS = /^(CERT_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO|ERR_TLS_|ERR_SSL_|HOSTNAME_MISMATCH)/;
@@ -8,14 +8,14 @@ const TLS = /^(CERT_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO|ERR_TLS_|ERR_SSL_|HOSTNAM
  * Why a call to another server failed, in words an operator can act on, with the
  * code it came from: the name did not resolve (DNS), the connection was refused or
  * timed out, TLS failed, the proxy refused the tunnel, or the connection dropped.
- * undici's `fetch failed` hides all of this in `cause`; this walks the chain. When a
- * proxy is configured, says which, since its refusal looks like the server's.
+ * undici's `fetch failed` hides all of this in `cause`; this walks the chain. When the
+ * call went through a proxy (`proxy`), says which, since its refusal looks like the server's.
  */
-export function describeFailure(error: unknown, env: Env = process.env): string {
+export function describeFailure(error: unknown, proxy: ProxySettings = {}): string {
   const chain: Array<Error & { code?: unknown; hostname?: unknown; address?: unknown; port?: unknown }> = [];
   for (let e: unknown = error; e instanceof Error && chain.length < 6; e = e.cause) chain.push(e);
-  const proxy = describeProxies(env);
-  const via = proxy ? ` (through ${proxy})` : '';
+  const through = describeProxies(proxy);
+  const via = through ? ` (through ${through})` : '';
   const tunnel = chain.map((e) => /Proxy response \((\d+)\)/.exec(e.message)).find(Boolean);
   if (tunnel) {
     const hint = tunnel[1] === '407' ? ': the proxy wants credentials, put user:password@ in its URL' : '';

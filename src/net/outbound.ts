@@ -1,27 +1,17 @@
 import { type Agent, EnvHttpProxyAgent } from 'undici';
-import type { Env } from '../config/variables.js';
-
-/** The proxy settings as curl and most tools read them: either case, the lower one first. */
-function proxySettings(env: Env): { httpProxy?: string; httpsProxy?: string; noProxy?: string } {
-  const read = (name: string) => {
-    const value = (env[name.toLowerCase()] ?? env[name])?.trim();
-    return value ? value : undefined;
-  };
-  return { httpProxy: read('HTTP_PROXY'), httpsProxy: read('HTTPS_PROXY'), noProxy: read('NO_PROXY') ?? '' };
-}
+import type { ProxySettings } from '../config/proxy.js';
 
 /**
  * The dispatcher of every call decide makes to another server (the engines, the model
  * download, browser verification): undici's EnvHttpProxyAgent, which sends a call
  * through `HTTPS_PROXY` (https://) or `HTTP_PROXY` (http://, and https:// when
  * HTTPS_PROXY is unset), tunnelling with CONNECT, unless `NO_PROXY` names its host;
- * with none set it is a plain keep-alive Agent. Read from `env` (the engine's), not
- * from process.env behind the caller's back. A proxy URL undici cannot use throws
- * naming its variable.
+ * with none set it is a plain keep-alive Agent. The settings are the ones the edge
+ * read (config/proxy.ts), passed explicitly; none given means no proxy. A proxy URL
+ * undici cannot use throws naming its variable.
  */
-export function outboundAgent(options: Agent.Options = {}, env: Env = process.env): EnvHttpProxyAgent {
-  const settings = proxySettings(env);
-  for (const [name, value] of [['HTTPS_PROXY', settings.httpsProxy], ['HTTP_PROXY', settings.httpProxy]] as const) {
+export function outboundAgent(options: Agent.Options = {}, proxy: ProxySettings = {}): EnvHttpProxyAgent {
+  for (const [name, value] of [['HTTPS_PROXY', proxy.httpsProxy], ['HTTP_PROXY', proxy.httpProxy]] as const) {
     if (value === undefined) continue;
     let url: URL | undefined;
     try {
@@ -33,16 +23,16 @@ export function outboundAgent(options: Agent.Options = {}, env: Env = process.en
       throw new Error(`${name} must be a proxy URL such as http://proxy.example:3128; got "${withoutPassword(value)}"`);
     }
   }
-  // '' rather than undefined: undici would fall back to process.env for an unset one.
-  return new EnvHttpProxyAgent({ ...options, httpProxy: settings.httpProxy ?? '', httpsProxy: settings.httpsProxy ?? '', noProxy: settings.noProxy });
+  // '' rather than undefined: undici would fall back to the process's own environment for an unset one.
+  return new EnvHttpProxyAgent({ ...options, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? '', noProxy: proxy.noProxy ?? '' });
 }
 
 /**
- * The proxy variables set, as a message can quote them (a password masked), or '':
+ * The proxies in use, as a message can quote them (a password masked), or '':
  * a failed call names the proxy it may have gone through, so "refused" is read right.
  */
-export function describeProxies(env: Env = process.env): string {
-  const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
+export function describeProxies(proxy: ProxySettings): string {
+  const { httpProxy, httpsProxy, noProxy } = proxy;
   const parts = [
     httpsProxy && `HTTPS_PROXY=${withoutPassword(httpsProxy)}`,
     httpProxy && `HTTP_PROXY=${withoutPassword(httpProxy)}`,

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { accessLog, stdoutLog, type LogLine } from '../http/access-log.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed, notFound, onError } from '../http/errors.js';
-import type { TrustProxy } from '../http/client-ip.js';
+import type { TrustProxy } from '../config/trust-proxy.js';
 import { hostCheck } from '../http/host-check.js';
 import { requestContext, trustOf } from '../http/request-context.js';
 import { requestId } from '../http/request-id.js';

@@ -1,9 +1,9 @@
 import { ServiceError } from '../contract/index.js';
-import type { Depth } from '../ledger/store.js';
 import { EngineError } from '../engine/engine.js';
 import { WaitingLine } from '../engine/waiting-line.js';
 import { DepthTimes } from './depth-times.js';
 import { processLoopDelay } from './loop-delay.js';
+import type { Depth } from '../contract/decision.js';
 
 export interface AdmissionOptions {
   /** Decisions the engine works on at once. */

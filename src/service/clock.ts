@@ -3,8 +3,6 @@ export type Clock = () => Date;
 
 export const systemClock: Clock = () => new Date();
 
-/** `YYYY-MM-DD` of the UTC day `now` falls in: the ledger's own rule, so the service's days are the ledger's. */
-export { utcDay } from '../ledger/rules.js';
 
 export function nextUtcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));

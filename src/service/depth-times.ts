@@ -1,4 +1,4 @@
-import type { Depth } from '../ledger/store.js';
+import type { Depth } from '../contract/decision.js';
 
 /** Weight of the newest measurement in the running means. */
 const SMOOTHING = 0.2;

@@ -1,6 +1,4 @@
-import { setting } from '../config/parse.js';
-import { dailyLimit } from '../config/schemas.js';
-import { DEFAULT_FREE_PER_IP, DEFAULT_FREE_PER_SITE, type Env } from '../config/variables.js';
+import type { SiteLimits } from '../config/config.js';
 import type { Limits } from '../ledger/store.js';
 
 /** The contract's free allowance is fixed; the site's limits are the operator's to set. */
@@ -14,10 +12,7 @@ export const KEYS_PER_IP_PER_DAY = 2;
  */
 export const PASSES_PER_IP_PER_DAY = 5;
 
-export function limitsFromEnv(env: Env = process.env): Limits {
-  return {
-    freePerKey: FREE_PER_KEY,
-    freePerIp: setting(env, 'DECIDE_FREE_PER_IP', dailyLimit) ?? DEFAULT_FREE_PER_IP,
-    freePerSite: setting(env, 'DECIDE_FREE_PER_SITE', dailyLimit) ?? DEFAULT_FREE_PER_SITE,
-  };
+/** The ledger's limits: the contract's allowance per key, and the site's as the operator set them. */
+export function limitsOf(site: SiteLimits): Limits {
+  return { freePerKey: FREE_PER_KEY, ...site };
 }

@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type Access, ServiceError, type Timing } from '../contract/index.js';
-import type { Caller, Channel, CommitOutcome, Depth, Limits, Settlement, Store } from '../ledger/store.js';
+import type { CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
 import type { Admission, Slot } from './admission.js';
-import { type Clock, utcDay } from './clock.js';
+import { type Clock } from './clock.js';
 import { withDeadline } from './deadline.js';
 import { GiveBack } from './give-back.js';
 import { metricsRecord } from './metrics.js';
 import { engineFailure, refusal, revokedKey } from './refusals.js';
+import type { Caller, Channel } from '../contract/caller.js';
+import type { Depth } from '../contract/decision.js';
+import { utcDay } from '../contract/utc-day.js';
 
 export interface DecideContext {
   caller: Caller;

@@ -1,7 +1,8 @@
 import { ServiceError } from '../contract/index.js';
 import { EngineError } from '../engine/engine.js';
-import type { Depth, Limits, Refusal } from '../ledger/store.js';
+import type { Limits, Refusal } from '../ledger/store.js';
 import { secondsToMidnight } from './clock.js';
+import type { Depth } from '../contract/decision.js';
 
 /** The ledger's refusal as the contract words it. */
 export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits, units = 1): ServiceError {

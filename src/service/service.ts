@@ -8,20 +8,22 @@ import {
   type Metrics,
   type Usage,
 } from '../contract/index.js';
-import type { Debias } from '../decision/debias.js';
 import type { Scalings } from '../decision/scaling.js';
 import { runDecision } from '../decision/run.js';
 import type { Engine } from '../engine/engine.js';
 import { KeyNotActive } from '../ledger/keys.js';
-import type { Caller, Limits, Store } from '../ledger/store.js';
+import type { Limits, Store } from '../ledger/store.js';
 import type { SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
-import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock, utcDay } from './clock.js';
+import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock } from './clock.js';
 import { Admission } from './admission.js';
 import { metricsRecord } from './metrics.js';
 import { inCallersWords, revokedKey } from './refusals.js';
 import { type DecideContext, type PaidAnswer, PaidRequests } from './paid.js';
 import { systemOneWork } from './systemone.js';
 import { type DecisionLabels, Telemetry } from '../telemetry/metrics.js';
+import type { Caller } from '../contract/caller.js';
+import { utcDay } from '../contract/utc-day.js';
+import type { Debias } from '../contract/debias.js';
 
 export type { DecideContext } from './paid.js';
 

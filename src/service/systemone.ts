@@ -1,11 +1,11 @@
 import { type Content, contentText, type SystemOneAnswer, type SystemOneQuestion, type SystemOneRequest, type SystemOneResponse } from '../contract/systemone.js';
 import { askEach, type EachRead, type OwnQuestion } from '../decision/ask-each.js';
-import type { Debias } from '../decision/debias.js';
 import { expectedLevel, peakConfidence, type Reading, round4, topIndex } from '../decision/outcome.js';
 import type { Scalings } from '../decision/scaling.js';
 import type { Engine, Question } from '../engine/engine.js';
 import { keysInOrder, orderedObject, stringifyInOrder } from '../json/key-order.js';
 import type { PaidWork } from './paid.js';
+import type { Debias } from '../contract/debias.js';
 
 /** What a question without instructions asks. */
 const UNSAID: Record<Question['type'], string> = {

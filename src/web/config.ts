@@ -1,63 +1,26 @@
-import { z } from 'zod';
 import { randomBytes } from 'node:crypto';
-import { httpUrl, setting } from '../config/parse.js';
-import { envRaw, envValue, type Env } from '../config/variables.js';
+import type { ProxySettings } from '../config/proxy.js';
+import type { WebSettings } from '../config/web.js';
 import type { Store } from '../ledger/store.js';
-import { noVerification, providerVerifier, VERIFY_PROVIDERS, type Verifier, type VerifyProvider } from './verify/verifier.js';
+import { noVerification, providerVerifier, type Verifier } from './verify/verifier.js';
 
-/**
- * The browser side's configuration, from the environment only (secrets never travel
- * as flags, which every user of the machine sees in `ps`):
- *
- * - DECIDE_VERIFY=none|turnstile|hcaptcha (default none: local use, clearly labelled);
- * - DECIDE_VERIFY_SITE_KEY, DECIDE_VERIFY_SECRET: the provider's widget and secret keys;
- * - DECIDE_VERIFY_URL: the siteverify endpoint, for tests against a loopback fake;
- * - DECIDE_COOKIE_SECRET: signs the pass cookie (≥ 32 characters); without it a secret
- *   is generated once and kept in the database, so restarts keep browsers' passes;
- * - DECIDE_PUBLIC_URL: the origin browsers use (https://decide.example.com), when a
- *   proxy in front makes it differ from what the server sees.
- */
+/** The browser side as it runs: the verifier the settings (config/web.ts) name, the cookie's secret and the public origin. */
 export interface WebConfig {
   verifier: Verifier;
   cookieSecret: string | null;
   publicUrl: string | null;
 }
 
-export const MIN_COOKIE_SECRET = 32;
 export const COOKIE_SECRET_SETTING = 'cookie_secret';
 
-const verifyProvider = z.enum(VERIFY_PROVIDERS as [VerifyProvider, ...VerifyProvider[]], { error: `one of ${VERIFY_PROVIDERS.join(', ')}` });
-
-export function webConfigFromEnv(env: Env = process.env): WebConfig {
-  const provider = setting(env, 'DECIDE_VERIFY', verifyProvider) ?? 'none';
-  let verifier = noVerification;
-  if (provider !== 'none') {
-    const siteKey = envValue(env, 'DECIDE_VERIFY_SITE_KEY');
-    const secret = envValue(env, 'DECIDE_VERIFY_SECRET');
-    if (!siteKey) throw new Error(`DECIDE_VERIFY=${provider} needs DECIDE_VERIFY_SITE_KEY (the widget's site key)`);
-    if (!secret) throw new Error(`DECIDE_VERIFY=${provider} needs DECIDE_VERIFY_SECRET (in the environment, never a flag)`);
-    verifier = providerVerifier({ provider, siteKey, secret, verifyUrl: urlOf(env, 'DECIDE_VERIFY_URL')?.href });
-  }
-
-  // As written, not trimmed: every character of a signing secret counts.
-  const cookieSecret = envRaw(env, 'DECIDE_COOKIE_SECRET') || null;
-  if (cookieSecret !== null && cookieSecret.length < MIN_COOKIE_SECRET) {
-    throw new Error(`DECIDE_COOKIE_SECRET must be at least ${MIN_COOKIE_SECRET} characters (or unset: one is kept in the database)`);
-  }
-
-  const publicUrl = urlOf(env, 'DECIDE_PUBLIC_URL');
-  if (publicUrl && publicUrl.pathname !== '/') {
-    throw new Error('DECIDE_PUBLIC_URL must be an origin only (https://decide.example.com), without a path');
-  }
-  return { verifier, cookieSecret, publicUrl: publicUrl?.origin ?? null };
+/** The browser side from its settings; its verifier calls the provider through `proxy`. */
+export function webConfig(settings: WebSettings, proxy: ProxySettings): WebConfig {
+  const { verify, cookieSecret, publicUrl } = settings;
+  const verifier = verify.provider === 'none' ? noVerification : providerVerifier({ ...verify, proxy });
+  return { verifier, cookieSecret, publicUrl };
 }
 
 /** The operator's cookie secret, or the one the database keeps (created at `now` by the first server to ask). */
 export async function resolveCookieSecret(config: WebConfig, store: Store, now: Date): Promise<string> {
   return config.cookieSecret ?? store.web.setting(COOKIE_SECRET_SETTING, randomBytes(32).toString('base64url'), now);
-}
-
-function urlOf(env: Env, name: 'DECIDE_VERIFY_URL' | 'DECIDE_PUBLIC_URL'): URL | null {
-  const value = setting(env, name, httpUrl);
-  return value === undefined ? null : new URL(value);
 }

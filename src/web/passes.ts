@@ -6,10 +6,12 @@ import {
   type PassRecord,
   type WebDecisionRequest,
 } from '../contract/index.js';
-import type { Caller, Store } from '../ledger/store.js';
-import { secondsToMidnight, utcDay } from '../service/clock.js';
+import type { Store } from '../ledger/store.js';
+import { secondsToMidnight } from '../service/clock.js';
 import { KEYS_PER_IP_PER_DAY, PASSES_PER_IP_PER_DAY } from '../service/limits.js';
 import type { DecideAnswer, DecisionService } from '../service/service.js';
+import type { Caller } from '../contract/caller.js';
+import { utcDay } from '../contract/utc-day.js';
 
 /**
  * What the browser's routes do with a pass: create it (at most 5 per IP per UTC day),

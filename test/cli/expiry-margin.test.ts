@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { expiryMarginFromEnv } from '../../src/ledger/open.js';
+import { expiryMargin } from '../../src/config/config.js';
 import { call } from '../support/api.js';
 import { openaiEnv, runCli, runJson, startServe, useServeFixture } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
@@ -12,12 +12,12 @@ import { eventually, gate, scaled } from '../support/time.js';
  */
 describe('DECIDE_EXPIRY_MARGIN_MS', () => {
   it('reads whole milliseconds, 0 and up; blank or unset is 60000', () => {
-    expect(expiryMarginFromEnv({})).toBe(60_000);
-    expect(expiryMarginFromEnv({ DECIDE_EXPIRY_MARGIN_MS: '  ' })).toBe(60_000);
-    expect(expiryMarginFromEnv({ DECIDE_EXPIRY_MARGIN_MS: '0' })).toBe(0);
-    expect(expiryMarginFromEnv({ DECIDE_EXPIRY_MARGIN_MS: ' 1500 ' })).toBe(1_500);
+    expect(expiryMargin({})).toBe(60_000);
+    expect(expiryMargin({ DECIDE_EXPIRY_MARGIN_MS: '  ' })).toBe(60_000);
+    expect(expiryMargin({ DECIDE_EXPIRY_MARGIN_MS: '0' })).toBe(0);
+    expect(expiryMargin({ DECIDE_EXPIRY_MARGIN_MS: ' 1500 ' })).toBe(1_500);
     for (const bad of ['soon', '-1', '1.5', '1e3', '0x10', '99999999999']) {
-      expect(() => expiryMarginFromEnv({ DECIDE_EXPIRY_MARGIN_MS: bad })).toThrow(
+      expect(() => expiryMargin({ DECIDE_EXPIRY_MARGIN_MS: bad })).toThrow(
         `DECIDE_EXPIRY_MARGIN_MS must be a whole number of milliseconds, 0 or more; got "${bad}"`,
       );
     }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT, Failure } from '../../src/cli/exit-codes.js';
 import { withStore } from '../../src/cli/ledger-access.js';
-import { limitsFromEnv } from '../../src/service/limits.js';
+import { siteLimits } from '../../src/config/config.js';
+import { limitsOf } from '../../src/service/limits.js';
 import { tempDb, type TempDb } from '../support/cli.js';
 
 /**
@@ -21,7 +22,7 @@ describe('withStore closes the ledger whatever the work does', () => {
     let seenOpen = false;
     const failure = new Failure('no pass pass_x', EXIT.notFound);
     await expect(
-      withStore(tmp.db, limitsFromEnv({}), async (store) => {
+      withStore(tmp.db, limitsOf(siteLimits({})), async (store) => {
         await store.passes.create(new Date());
         seenOpen = open(tmp.db);
         throw failure;
@@ -33,7 +34,7 @@ describe('withStore closes the ledger whatever the work does', () => {
 
   it("any other error of the work becomes a Failure naming the database, after the store is closed", async () => {
     tmp = tempDb();
-    const error = await withStore(tmp.db, limitsFromEnv({}), async () => {
+    const error = await withStore(tmp.db, limitsOf(siteLimits({})), async () => {
       throw new Error('disk I/O error');
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Failure);
@@ -44,9 +45,9 @@ describe('withStore closes the ledger whatever the work does', () => {
 
   it('the value of the work is returned once the store is closed', async () => {
     tmp = tempDb();
-    const pass = await withStore(tmp.db, limitsFromEnv({}), (store) => store.passes.create(new Date()));
+    const pass = await withStore(tmp.db, limitsOf(siteLimits({})), (store) => store.passes.create(new Date()));
     expect(pass.passId).toMatch(/^pass_/);
     expect(open(tmp.db)).toBe(false);
-    expect(await withStore(tmp.db, limitsFromEnv({}), (store) => store.passes.show(pass.passId))).toMatchObject({ passId: pass.passId, passCredits: 0 });
+    expect(await withStore(tmp.db, limitsOf(siteLimits({})), (store) => store.passes.show(pass.passId))).toMatchObject({ passId: pass.passId, passCredits: 0 });
   });
 });

@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { engineFromEnv } from '../../src/engine/from-env.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
 import { startSystemOneFake } from '../fakes/systemone-fake.js';
 import { scaled } from '../support/time.js';
-import { failureOf, noDeadline } from './helpers.js';
+import { failureOf, noDeadline, engineFromEnv } from './helpers.js';
 
 const opened: Engine[] = [];
 const made = (env: Record<string, string | undefined>) => {

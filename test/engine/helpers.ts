@@ -1,7 +1,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { EngineError, type ChoiceQuestion, type NoulQuestion, type ScoreQuestion } from '../../src/engine/engine.js';
+import { readEngineConfig } from '../../src/config/config.js';
+import { type Engine, EngineError, type ChoiceQuestion, type NoulQuestion, type ScoreQuestion } from '../../src/engine/engine.js';
+import { providerEngine } from '../../src/engine/provider.js';
+
+/**
+ * The provider engine `env` configures, as `decide serve` makes it: the variables
+ * read by the configuration (config/config.ts), the engine built from what it read;
+ * null when the local engine is chosen.
+ */
+export function engineFromEnv(env: Record<string, string | undefined>): Engine | null {
+  const { settings, timeoutMs, proxy } = readEngineConfig(env);
+  return settings.kind === 'local' ? null : providerEngine(settings, { timeoutMs, proxy });
+}
 
 /** The EngineError an ask rejects with; fails the test if it resolves or throws something else. */
 export async function failureOf(promise: Promise<unknown>): Promise<EngineError> {

@@ -1,12 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { engineFromEnv } from '../../src/engine/from-env.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { Fake } from '../fakes/http-fake.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
 import { startProxyFake, type ProxyFake } from '../fakes/proxy-fake.js';
 import { startSystemOneFake } from '../fakes/systemone-fake.js';
-import { closedPort, failureOf, fund, noDeadline, STATE } from './helpers.js';
+import { closedPort, failureOf, fund, noDeadline, STATE, engineFromEnv } from './helpers.js';
 
 /**
  * Every remote engine as a user behind a corporate proxy configures it: the same
@@ -61,6 +60,19 @@ describe.each(KINDS)('the $kind engine, behind a proxy', ({ start, env, models }
     proxy.seen.length = 0;
     await engine({ http_proxy: proxy.url, no_proxy: '127.0.0.1' }).ask(STATE, { fund }, noDeadline());
     expect(proxy.seen).toEqual([]);
+  });
+
+  it('goes through the proxy it was configured with, never one the process environment names behind its back', async () => {
+    const before = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = proxy.url;
+    try {
+      proxy.seen.length = 0;
+      await engine({}).ask(STATE, { fund }, noDeadline());
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      if (before === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = before;
+    }
   });
 
   it('an unreachable proxy is a 503 kind of failure, not a hang', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { clientAddress, limitKey, parseTrustProxy } from '../../src/http/client-ip.js';
+import { parseTrustProxy } from '../../src/config/trust-proxy.js';
+import { clientAddress, limitKey } from '../../src/http/client-ip.js';
 import { NOUL } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { browserOf } from '../web/helpers.js';

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Caller, ReserveOutcome, Store } from '../../src/ledger/store.js';
+import type { ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { buildChild, startChild } from './child.js';
 import type { ChildConfig, ChildReport } from './fixtures/ledger-child.js';
 import { cleanup, IP, LIMITS, newCaller, NOW, tempDir } from './helpers.js';
 import type { LedgerHarness } from './store-suite.js';
 import { scaled } from '../support/time.js';
+import type { Caller } from '../../src/contract/caller.js';
 
 /**
  * Concurrent reserves never overspend: within one process, between two store

@@ -2,8 +2,9 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Caller, Limits, Store } from '../../src/ledger/store.js';
+import type { Limits, Store } from '../../src/ledger/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/ledger/sqlite/store.js';
+import type { Caller } from '../../src/contract/caller.js';
 
 export const DAY = '2026-11-22';
 export const NEXT_DAY = '2026-11-23';

@@ -3,12 +3,13 @@ import { describeLocation, openStore } from '../../src/ledger/open.js';
 import { createPool, parsePostgresUrl, redactPostgresUrl } from '../../src/ledger/postgres/database.js';
 import { MIGRATIONS, migrate, VERSION_TABLE } from '../../src/ledger/postgres/migrations.js';
 import { openPostgresStore, PostgresStore, type PostgresStoreOptions } from '../../src/ledger/postgres/store.js';
-import type { Caller, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
+import type { Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { DAY, IP, LIMITS, newCaller, NOW } from './helpers.js';
 import { postgresHarness } from './postgres-harness.js';
 import { dropSchema, newSchemaName, PG_URL, PgLedger, withAdmin } from './postgres-helpers.js';
 import { storeSuite } from './store-suite.js';
 import { eventually } from '../support/time.js';
+import type { Caller } from '../../src/contract/caller.js';
 
 // The Store contract, shared with SQLite (test/ledger/sqlite.test.ts).
 storeSuite(postgresHarness());

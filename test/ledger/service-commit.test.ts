@@ -3,13 +3,14 @@ import { DecisionRequest } from '../../src/contract/index.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { openPostgresStore, type PostgresStoreOptions } from '../../src/ledger/postgres/store.js';
-import type { Caller, Store } from '../../src/ledger/store.js';
+import type { Store } from '../../src/ledger/store.js';
 import { DecisionService } from '../../src/service/service.js';
 import { startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
 import { NOUL } from '../support/requests.js';
 import { chargeStates, cleanup, IP, LIMITS, newCaller, open as openSqlite, tempDir } from './helpers.js';
 import { PgLedger } from './postgres-helpers.js';
 import { eventually, scaled } from '../support/time.js';
+import type { Caller } from '../../src/contract/caller.js';
 
 /**
  * The service's commit, where the ledger meets the answer: what a decision whose

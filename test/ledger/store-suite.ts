@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
 import { KeyNotActive } from '../../src/ledger/keys.js';
-import type { Calibration, Caller, Channel, CommitOutcome, CreatedKey, Limits, ReserveOutcome, ReserveRequest, Settlement, Store } from '../../src/ledger/store.js';
+import type { Calibration, CommitOutcome, CreatedKey, Limits, ReserveOutcome, ReserveRequest, Settlement, Store } from '../../src/ledger/store.js';
 import { DAY, IP, NEXT, newCaller, NOW } from './helpers.js';
 import { unitsStoreSuite } from './units-suite.js';
 import { webStoreSuite } from './web-suite.js';
 import { operatorStoreSuite } from './operator-suite.js';
+import type { Caller, Channel } from '../../src/contract/caller.js';
 
 /**
  * What one ledger implementation gives the conformance suite. Each test gets a fresh,

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Caller, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
+import type { Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { IP, newCaller, NOW } from './helpers.js';
 import type { LedgerHarness } from './store-suite.js';
+import type { Caller } from '../../src/contract/caller.js';
 
 /**
  * Several standard decisions paid together (the questions of one System One request),

@@ -1,9 +1,8 @@
-import type { TrustProxy } from '../../src/http/client-ip.js';
+import type { TrustProxy } from '../../src/config/trust-proxy.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Debias } from '../../src/decision/debias.js';
 import type { Scalings } from '../../src/decision/scaling.js';
 import { createOpenAIEngine } from '../../src/engine/openai.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
@@ -22,6 +21,7 @@ import { startSystemOneFake } from '../fakes/systemone-fake.js';
 import { call, type CallOptions } from './api.js';
 import { TINY_MODEL } from './tiny-model.js';
 import { scaled } from './time.js';
+import type { Debias } from '../../src/contract/debias.js';
 
 /** The tiny model, generated before the tests start (tiny-model.ts). */
 export { TINY_MODEL, TINY_MODEL_NAME } from './tiny-model.js';

@@ -1,12 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/ledger/sqlite/store.js';
-import { COOKIE_SECRET_SETTING, resolveCookieSecret, webConfigFromEnv } from '../../src/web/config.js';
+import { webSettings } from '../../src/config/web.js';
+import { COOKIE_SECRET_SETTING, resolveCookieSecret, webConfig } from '../../src/web/config.js';
 import { call } from '../support/api.js';
 import { assertBuilt, killChildren, openaiEnv, runCli, startServe, tempDb } from '../support/cli.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { cookieOf } from './helpers.js';
 
 const LIMITS = { freePerKey: 20, freePerIp: 0, freePerSite: 0 };
+/** The browser side as `decide serve` builds it: the variables read (config/web.ts), then the verifier made. */
+const webConfigFromEnv = (env: Record<string, string>) => webConfig(webSettings(env), {});
 
 describe('the browser side’s configuration, from the environment', () => {
   it('defaults: verification none, no cookie secret (the database keeps one), no public URL', () => {

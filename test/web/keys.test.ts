@@ -1,4 +1,4 @@
-import { parseTrustProxy } from '../../src/http/client-ip.js';
+import { parseTrustProxy } from '../../src/config/trust-proxy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWellFormedKey } from '../../src/contract/index.js';
 import { NOUL } from '../support/requests.js';

@@ -1,6 +1,5 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { envValue } from '../../config/variables.js';
+import type { LocalSettings } from '../../config/engine.js';
 import type { ModelFile } from './download.js';
 
 /**
@@ -17,26 +16,16 @@ export const DEFAULT_MODEL = {
   sha256: '6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e',
 } as const satisfies ModelFile & { name: string; fileName: string };
 
-type Env = Record<string, string | undefined>;
-
 /**
- * Where downloaded models live: the platform's per-user cache folder.
- * `DECIDE_DEFAULT_MODEL_URL` points the one download at a mirror inside a closed
- * network; the checksum still has to match.
+ * Where the default model comes from and is kept: under the platform's per-user cache
+ * folder. A mirror (`DECIDE_DEFAULT_MODEL_URL`) points the one download inside a
+ * closed network; the checksum still has to match.
  */
-export function defaultModelSource(env: Env = process.env): ModelFile & { path: string } {
-  const mirror = envValue(env, 'DECIDE_DEFAULT_MODEL_URL');
+export function defaultModelSource({ mirror, cacheDir }: LocalSettings['defaultModel']): ModelFile & { path: string } {
   return {
     url: mirror || DEFAULT_MODEL.url,
     bytes: DEFAULT_MODEL.bytes,
     sha256: DEFAULT_MODEL.sha256,
-    path: join(cacheDir(env), 'decide', 'models', DEFAULT_MODEL.fileName),
+    path: join(cacheDir, 'decide', 'models', DEFAULT_MODEL.fileName),
   };
-}
-
-function cacheDir(env: Env): string {
-  if (env.XDG_CACHE_HOME?.trim()) return env.XDG_CACHE_HOME.trim();
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches');
-  if (process.platform === 'win32') return env.LOCALAPPDATA?.trim() || join(homedir(), 'AppData', 'Local');
-  return join(homedir(), '.cache');
 }

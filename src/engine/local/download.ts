@@ -4,7 +4,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type Dispatcher, interceptors, request } from 'undici';
-import type { Env } from '../../config/variables.js';
+import type { ProxySettings } from '../../config/proxy.js';
 import { describeFailure } from '../../net/failure.js';
 import { outboundAgent } from '../../net/outbound.js';
 
@@ -31,17 +31,17 @@ const MOST_QUEUED = 64 * 1024 * 1024;
  * Fetches `file` to `target` once: bytes land in `target.part`, a later call (or
  * the next attempt after a dropped connection) resumes it with a Range request,
  * and only a file of the right size and SHA-256 is renamed into place. So
- * `target` existing means it was verified. Goes through the proxy the environment
- * names (net/outbound.ts); every failure says why (net/failure.ts).
+ * `target` existing means it was verified. Goes through `proxy` (config/proxy.ts;
+ * none when absent); every failure says why (net/failure.ts).
  *
  * node-llama-cpp's own downloader keeps nothing of an interrupted download
  * (measured: a killed process restarts from byte 0), which is why this exists.
  */
-export async function fetchModelFile(file: ModelFile, target: string, progress?: Progress, env: Env = process.env): Promise<void> {
+export async function fetchModelFile(file: ModelFile, target: string, progress?: Progress, proxy: ProxySettings = {}): Promise<void> {
   if ((await sizeOf(target)) !== null) return;
   await mkdir(dirname(target), { recursive: true });
   const part = `${target}.part`;
-  const agent = outboundAgent({}, env);
+  const agent = outboundAgent({}, proxy);
   const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   try {
     let failures = 0;
@@ -54,7 +54,7 @@ export async function fetchModelFile(file: ModelFile, target: string, progress?:
         if (error instanceof ChecksumError) throw error;
         const gained = ((await sizeOf(part)) ?? 0) > before;
         failures = gained ? 1 : failures + 1;
-        if (failures >= ATTEMPTS) throw error instanceof DownloadError ? error : new DownloadError(describeFailure(error, env));
+        if (failures >= ATTEMPTS) throw error instanceof DownloadError ? error : new DownloadError(describeFailure(error, proxy));
       }
     }
   } finally {

@@ -1,9 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { setting } from '../../config/parse.js';
-import { threads } from '../../config/schemas.js';
-import { MAX_THREADS, type Env } from '../../config/variables.js';
-
-export { MAX_THREADS };
 
 /**
  * llama.cpp threads for the local engine when the operator does not choose: half
@@ -16,12 +11,4 @@ export { MAX_THREADS };
  */
 export function defaultThreads(cores = availableParallelism()): number {
   return Math.max(1, Math.floor(cores / 2));
-}
-
-/**
- * `DECIDE_THREADS` (which `--threads` sets): a whole number from 1 to MAX_THREADS,
- * else the default. A bad value throws an Error naming the variable.
- */
-export function threadsFromEnv(env: Env = process.env): number {
-  return setting(env, 'DECIDE_THREADS', threads) ?? defaultThreads();
 }

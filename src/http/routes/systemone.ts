@@ -3,7 +3,6 @@ import { ServiceError } from '../../contract/index.js';
 import { type ModelList, SYSTEM_ONE_LIMITS, SystemOneRequest } from '../../contract/systemone.js';
 import { jsonShapeProblem } from '../../contract/json-shape.js';
 import { FormatValidation, validationIssues } from '../../contract/systemone-errors.js';
-import { utcDay } from '../../service/clock.js';
 import type { DecisionService } from '../../service/service.js';
 import { requireKey, UNAUTHORIZED } from '../auth.js';
 import type { AppEnv } from '../env.js';
@@ -11,6 +10,7 @@ import { methodNotAllowed } from '../errors.js';
 import { idempotencyKeyOf } from '../idempotency-key.js';
 import { orderedJsonBody } from '../json-body.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 /** Errors on these routes are the format's (contract/systemone-errors.ts), whatever raises them. */
 const formatErrors: MiddlewareHandler<AppEnv> = async (c, next) => {

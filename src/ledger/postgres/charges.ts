@@ -1,12 +1,13 @@
 import type pg from 'pg';
 import type { Charges, CommitOutcome, ReserveOutcome, ReserveRequest, Settlement } from '../charges.js';
-import { checkSample, metricsRow, type MetricsColumns, utcDay } from '../rules.js';
+import { checkSample, metricsRow, type MetricsColumns } from '../rules.js';
 import type { Limits } from '../store.js';
 import { isConnectionLoss, prepared, transaction } from './database.js';
 import { DAY_TOTALS_WITH_OWN, METRICS_SHARD, SUMS } from './charge-sql.js';
 import type { PgIdempotency } from './idempotency.js';
 import { PgReserve } from './reserve.js';
 import { PgSettle } from './settle.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 const SQL = prepared('settle', {
   sampleReturning: `WITH own AS (

@@ -1,8 +1,10 @@
 import type pg from 'pg';
-import type { Channel, DailyMetrics, MetricsRow } from '../metrics.js';
-import { CHANNELS, metricsRow, type MetricsColumns, utcDay } from '../rules.js';
+import type { DailyMetrics, MetricsRow } from '../metrics.js';
+import { CHANNELS, metricsRow, type MetricsColumns } from '../rules.js';
 import { SUMS } from './charge-sql.js';
 import { prepared, queryAgain } from './database.js';
+import type { Channel } from '../../contract/caller.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 const SQL = prepared('metrics', {
   metrics: `SELECT channel, ${SUMS} FROM metrics WHERE day = $1 GROUP BY channel`,

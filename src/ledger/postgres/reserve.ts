@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import type { Refusal, ReserveOutcome, ReserveRequest } from '../charges.js';
 import { ipFingerprint, newId } from '../ids.js';
-import type { Caller } from '../keys.js';
-import { type ChargeRow, groupReservation, refuse, STANDARD_COST, STRESS_COST, UnitRefused, unitsOf, utcDay } from '../rules.js';
+import { type ChargeRow, groupReservation, refuse, STANDARD_COST, STRESS_COST, UnitRefused, unitsOf } from '../rules.js';
 import type { Limits } from '../store.js';
 import { expectOne, SQL } from './charge-sql.js';
 import { isConnectionLoss, queryAgain, transaction } from './database.js';
+import type { Caller } from '../../contract/caller.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 /** Taking what a decision costs on PostgreSQL (charges.ts describes the locks and guards). */
 export class PgReserve {

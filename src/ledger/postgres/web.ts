@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import { freshKey, ipFingerprint, newId } from '../ids.js';
-import type { Caller, CreatedKey, RevokedKey } from '../keys.js';
-import { checkPerIpLimit, checkSettingName, utcDay } from '../rules.js';
+import type { CreatedKey, RevokedKey } from '../keys.js';
+import { checkPerIpLimit, checkSettingName } from '../rules.js';
 import type { Web } from '../web.js';
 import { transaction } from './database.js';
 import type { KnownKeys } from '../known-keys.js';
+import type { Caller } from '../../contract/caller.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 const SQL = {
   insertSetting: 'INSERT INTO settings (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',

@@ -1,10 +1,11 @@
 import type { Charges, CommitOutcome, ReserveOutcome, ReserveRequest, Settlement } from '../charges.js';
-import { checkSample, utcDay } from '../rules.js';
+import { checkSample } from '../rules.js';
 import { ledgerUnavailable } from '../unavailable.js';
 import type { SqliteIdempotency } from './idempotency.js';
 import type { SqliteMetrics } from './metrics.js';
 import type { Reservations } from './reservations.js';
 import type { Transactions } from './transactions.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 /**
  * The money path on SQLite. Reserves and commits share the IMMEDIATE transaction of

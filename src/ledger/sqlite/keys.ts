@@ -2,10 +2,12 @@ import type { Database, Statement } from 'better-sqlite3';
 import { freshKey, newId } from '../ids.js';
 import { parseKeyRef } from '../key-ref.js';
 import type { KnownKeys } from '../known-keys.js';
-import { type Caller, type CreatedKey, KeyNotActive, type KeyRecord, type Keys, type RevokedKey } from '../keys.js';
+import { type CreatedKey, KeyNotActive, type KeyRecord, type Keys, type RevokedKey } from '../keys.js';
 import type { LastUse } from '../last-use.js';
-import { checkKeyName, utcDay } from '../rules.js';
+import { checkKeyName } from '../rules.js';
 import type { Transactions } from './transactions.js';
+import type { Caller } from '../../contract/caller.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 const RECORD = 'SELECT id, hint, name, pass_id, created_at, last_used_at, revoked_at FROM keys';
 interface KeyRow {

@@ -1,7 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { Channel, DailyMetrics, MetricsRow } from '../metrics.js';
-import { CHANNELS, metricsRow, type MetricsColumns, utcDay } from '../rules.js';
+import type { DailyMetrics, MetricsRow } from '../metrics.js';
+import { CHANNELS, metricsRow, type MetricsColumns } from '../rules.js';
 import type { Transactions } from './transactions.js';
+import type { Channel } from '../../contract/caller.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 /**
  * The day's processing-time samples per channel: one row per day and channel, added to

@@ -2,9 +2,10 @@ import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { Access } from '../../contract/index.js';
 import type { CommitOutcome, ReserveOutcome, ReserveRequest } from '../charges.js';
 import { ipFingerprint, newId } from '../ids.js';
-import type { Caller } from '../keys.js';
-import { type ChargeRow, groupReservation, refuse, STANDARD_COST, STRESS_COST, UnitRefused, unitsKept, unitsOf, utcDay } from '../rules.js';
+import { type ChargeRow, groupReservation, refuse, STANDARD_COST, STRESS_COST, UnitRefused, unitsKept, unitsOf } from '../rules.js';
 import type { Limits } from '../store.js';
+import type { Caller } from '../../contract/caller.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 /**
  * The money path's rows, inside a transaction its caller opens (charges.ts, store.ts):

@@ -1,10 +1,12 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { freshKey, ipFingerprint, newId } from '../ids.js';
-import type { Caller, CreatedKey, RevokedKey } from '../keys.js';
+import type { CreatedKey, RevokedKey } from '../keys.js';
 import type { KnownKeys } from '../known-keys.js';
-import { checkPerIpLimit, checkSettingName, utcDay } from '../rules.js';
+import { checkPerIpLimit, checkSettingName } from '../rules.js';
 import type { Web } from '../web.js';
 import type { Transactions } from './transactions.js';
+import type { Caller } from '../../contract/caller.js';
+import { utcDay } from '../../contract/utc-day.js';
 
 /**
  * The browser's side of the SQLite ledger: server settings, passes and keys created

@@ -1,5 +1,4 @@
 import { type Dispatcher, fetch } from 'undici';
-import { outboundAgent } from '../../net/outbound.js';
 
 /**
  * The siteverify call Turnstile and hCaptcha share: a form-encoded POST of the secret
@@ -10,19 +9,16 @@ export type Verdict =
   | { kind: 'failed'; errorCodes: string[] }
   | { kind: 'unavailable'; reason: string };
 
-/** Every siteverify call goes out through the proxy the environment names (net/outbound.ts); made at the first call. */
-let dispatcher: Dispatcher | undefined;
-
 /** Error codes that mean the provider itself failed, not the browser. */
 const PROVIDER_FAULTS = new Set(['internal-error']);
 
-export async function siteverify(url: string, fields: Record<string, string>, timeoutMs: number): Promise<Verdict> {
+/** `dispatcher` gives the agent the call goes out through (net/outbound.ts, with the configured proxy). */
+export async function siteverify(url: string, fields: Record<string, string>, timeoutMs: number, dispatcher: () => Dispatcher): Promise<Verdict> {
   let response: Awaited<ReturnType<typeof fetch>>;
   let text: string;
   try {
-    dispatcher ??= outboundAgent({ keepAliveTimeout: 10_000 });
     response = await fetch(url, {
-      dispatcher,
+      dispatcher: dispatcher(),
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams(fields).toString(),

@@ -1,4 +1,8 @@
+import type { Dispatcher } from 'undici';
 import { ServiceError } from '../../contract/index.js';
+import type { VerifyProvider } from '../../config/web.js';
+import type { ProxySettings } from '../../config/proxy.js';
+import { outboundAgent } from '../../net/outbound.js';
 import { siteverify } from './siteverify.js';
 
 /**
@@ -6,8 +10,6 @@ import { siteverify } from './siteverify.js';
  * local use: every browser gets a pass. Turnstile and hCaptcha put a widget on the
  * page whose token the server checks with the provider's siteverify endpoint.
  */
-export type VerifyProvider = 'none' | 'turnstile' | 'hcaptcha';
-export const VERIFY_PROVIDERS: readonly VerifyProvider[] = ['none', 'turnstile', 'hcaptcha'];
 
 /** What a page needs to show the provider's widget, and what its CSP must allow for it. */
 export interface Widget {
@@ -40,6 +42,8 @@ export interface ProviderConfig {
   /** The provider's siteverify endpoint; overridden only by tests (DECIDE_VERIFY_URL). */
   verifyUrl?: string;
   timeoutMs?: number;
+  /** The proxy siteverify calls go through (config/proxy.ts); none when absent. */
+  proxy?: ProxySettings;
 }
 
 const PROVIDERS = {
@@ -71,6 +75,8 @@ export function providerVerifier(config: ProviderConfig): Verifier {
   const known = PROVIDERS[config.provider];
   const url = config.verifyUrl ?? known.verifyUrl;
   const timeoutMs = config.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
+  // Made at the first call: a proxy URL undici cannot use then fails that verification, not the start.
+  let dispatcher: Dispatcher | undefined;
   return {
     provider: config.provider,
     widget: { siteKey: config.siteKey, scriptUrl: known.scriptUrl, className: known.className, origins: [...known.origins] },
@@ -82,7 +88,7 @@ export function providerVerifier(config: ProviderConfig): Verifier {
       }
       const fields: Record<string, string> = { secret: config.secret, response: token, remoteip: ip };
       if (known.sendSiteKey) fields.sitekey = config.siteKey;
-      const verdict = await siteverify(url, fields, timeoutMs);
+      const verdict = await siteverify(url, fields, timeoutMs, () => (dispatcher ??= outboundAgent({ keepAliveTimeout: 10_000 }, config.proxy)));
       if (verdict.kind === 'unavailable') {
         throw new ServiceError('verification_unavailable', `the verification provider ${verdict.reason}; try again shortly`, 5);
       }

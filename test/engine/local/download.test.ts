@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { proxyFromEnv } from '../../../src/config/proxy.js';
 import { ChecksumError, DownloadError, fetchModelFile, type ModelFile } from '../../../src/engine/local/download.js';
 import { startClosingHost } from '../../fakes/closing-host-fake.js';
 import { startFileHost, type FileHostFake } from '../../fakes/file-host-fake.js';
@@ -141,37 +142,37 @@ describe('through a proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)', () => {
   const hostPort = () => new URL(host.url).host;
 
   it('fetches through the proxy the environment names, either case, and around it for NO_PROXY hosts', async () => {
-    await fetchModelFile(file, target(), undefined, { HTTP_PROXY: proxy.url });
+    await fetchModelFile(file, target(), undefined, proxyFromEnv({ HTTP_PROXY: proxy.url }));
     expect(fs.readFileSync(target()).equals(DATA)).toBe(true);
     expect(proxy.seen).toEqual([`CONNECT ${hostPort()}`]);
 
     fs.rmSync(target());
-    await fetchModelFile(file, target(), undefined, { http_proxy: proxy.url, NO_PROXY: 'example.org, 127.0.0.1' });
+    await fetchModelFile(file, target(), undefined, proxyFromEnv({ http_proxy: proxy.url, NO_PROXY: 'example.org, 127.0.0.1' }));
     expect(proxy.seen).toHaveLength(1);
     expect(fs.readFileSync(target()).equals(DATA)).toBe(true);
   });
 
   it('says the proxy refused the tunnel (407) and how to give it credentials, and passes them from the URL', async () => {
     proxy.requireAuth('alice:s3cret');
-    const refused = await fetchModelFile(file, target(), undefined, { HTTP_PROXY: proxy.url }).catch((e: Error) => e);
+    const refused = await fetchModelFile(file, target(), undefined, proxyFromEnv({ HTTP_PROXY: proxy.url })).catch((e: Error) => e);
     expect((refused as Error).message).toBe(
       `the proxy refused the tunnel with HTTP 407: the proxy wants credentials, put user:password@ in its URL (through HTTP_PROXY=${proxy.url})`,
     );
     const withCredentials = proxy.url.replace('http://', 'http://alice:s3cret@');
-    await fetchModelFile(file, target(), undefined, { HTTP_PROXY: withCredentials });
+    await fetchModelFile(file, target(), undefined, proxyFromEnv({ HTTP_PROXY: withCredentials }));
     expect(fs.readFileSync(target()).equals(DATA)).toBe(true);
     // The password is masked wherever the proxy is named.
-    const down = await fetchModelFile({ ...file, url: host.url.replace(/:\d+\//, ':9/') }, path.join(dir, 'other.gguf'), undefined, { HTTP_PROXY: withCredentials }).catch((e: Error) => e);
+    const down = await fetchModelFile({ ...file, url: host.url.replace(/:\d+\//, ':9/') }, path.join(dir, 'other.gguf'), undefined, proxyFromEnv({ HTTP_PROXY: withCredentials })).catch((e: Error) => e);
     expect((down as Error).message).not.toContain('s3cret');
   });
 
   it('a proxy that cannot be reached is named', async () => {
-    const error = await fetchModelFile(file, target(), undefined, { HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }).catch((e: Error) => e);
+    const error = await fetchModelFile(file, target(), undefined, proxyFromEnv({ HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' })).catch((e: Error) => e);
     expect((error as Error).message).toBe('the connection was refused (ECONNREFUSED 127.0.0.1:9) (through HTTPS_PROXY=http://127.0.0.1:9, HTTP_PROXY=http://127.0.0.1:9)');
   });
 
   it('a proxy variable that is no URL is refused by name', async () => {
-    await expect(fetchModelFile(file, target(), undefined, { HTTPS_PROXY: 'proxy.corp:3128' })).rejects.toThrow(
+    await expect(fetchModelFile(file, target(), undefined, proxyFromEnv({ HTTPS_PROXY: 'proxy.corp:3128' }))).rejects.toThrow(
       'HTTPS_PROXY must be a proxy URL such as http://proxy.example:3128; got "proxy.corp:3128"',
     );
   });

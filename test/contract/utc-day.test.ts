@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { utcDay } from '../../src/ledger/rules.js';
+import { utcDay } from '../../src/contract/utc-day.js';
 
 // utcDay keeps the last day it computed; these go back and forth across its bounds.
 describe('utcDay', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseEngine } from '../../src/engine/choice.js';
+import { chooseEngine, engineSettings } from '../../src/config/engine.js';
 
 describe('chooseEngine', () => {
   it('DECIDE_ENGINE wins over whatever else is set, in any case', () => {
@@ -14,5 +14,21 @@ describe('chooseEngine', () => {
 
   it('an unknown engine: an Error naming DECIDE_ENGINE and the value', () => {
     expect(() => chooseEngine({ DECIDE_ENGINE: 'gemini' })).toThrow('DECIDE_ENGINE must be one of systemone, openai, anthropic or local; got "gemini"');
+  });
+});
+
+describe.runIf(process.platform === 'linux')('the local engine\'s settings', () => {
+  it('keeps the default model in the cache folder the given environment names: XDG_CACHE_HOME, else HOME/.cache', () => {
+    expect(engineSettings({ XDG_CACHE_HOME: '/var/cache/me', HOME: '/home/me' })).toEqual({
+      kind: 'local',
+      modelPath: undefined,
+      defaultModel: { mirror: undefined, cacheDir: '/var/cache/me' },
+    });
+    expect(engineSettings({ HOME: '/home/me', DECIDE_DEFAULT_MODEL_URL: 'http://mirror.lan/m.gguf', DECIDE_MODEL: ' ' })).toEqual({
+      kind: 'local',
+      modelPath: undefined,
+      defaultModel: { mirror: 'http://mirror.lan/m.gguf', cacheDir: '/home/me/.cache' },
+    });
+    expect(engineSettings({ DECIDE_MODEL: '/models/m.gguf', HOME: '/home/me' })).toMatchObject({ kind: 'local', modelPath: '/models/m.gguf' });
   });
 });
