@@ -36,6 +36,9 @@ export async function dropSchema(schema: string): Promise<void> {
   await withAdmin((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 }
 
+/** SQL reading the timestamp `sql` as whole microseconds since the epoch (exact, as PostgreSQL stores it). */
+export const MICROS = (sql: string): string => `CAST(EXTRACT(EPOCH FROM ${sql}) * 1000000 AS BIGINT)`;
+
 /** `?` placeholders (as SQLite writes them) → `$1, $2, …`. */
 function numbered(sql: string): string {
   let n = 0;
@@ -68,6 +71,12 @@ export class PgLedger {
 
   async exec(sql: string, params: unknown[] = []): Promise<void> {
     await this.reader.query(numbered(sql), params);
+  }
+
+  /** The database's clock now, in microseconds: what its leases are measured on. */
+  async clockMicros(): Promise<number> {
+    const [{ now }] = await this.rows<{ now: number }>(`SELECT ${MICROS('clock_timestamp()')} AS now`);
+    return now;
   }
 
   audit(): Promise<string[]> {

@@ -6,7 +6,7 @@ import { openPostgresStore, PostgresStore, type PostgresStoreOptions } from '../
 import type { Caller, Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { DAY, IP, LIMITS, newCaller, NOW } from './helpers.js';
 import { postgresHarness } from './postgres-harness.js';
-import { dropSchema, newSchemaName, PG_URL, PgLedger, withAdmin } from './postgres-helpers.js';
+import { dropSchema, MICROS, newSchemaName, PG_URL, PgLedger, withAdmin } from './postgres-helpers.js';
 import { storeSuite } from './store-suite.js';
 import { eventually } from '../support/time.js';
 
@@ -214,13 +214,16 @@ describe('PostgreSQL: expiry of what a dead server left', () => {
     const store = await open({ decisionDeadlineMs: 30_000, expiryMarginMs: 60_000 });
     expect(store.expiryMs).toBe(90_000);
     const caller = await newCaller(store);
+    // The lease starts when the database inserts the row: between these two readings of its clock.
+    const before = await ledger.clockMicros();
     const r = await take(store, caller, 'standard');
-    const [row] = await ledger.rows<{ s: number }>(
-      `SELECT CAST(extract(epoch FROM expires_at - clock_timestamp()) AS INTEGER) AS s FROM charges WHERE id = ?`,
+    const after = await ledger.clockMicros();
+    const [row] = await ledger.rows<{ start: number }>(
+      `SELECT ${MICROS("expires_at - interval '90 seconds'")} AS start FROM charges WHERE id = ?`,
       [r.reservation.id],
     );
-    expect(row.s).toBeGreaterThan(80);
-    expect(row.s).toBeLessThanOrEqual(90);
+    expect(row.start).toBeGreaterThanOrEqual(before);
+    expect(row.start).toBeLessThanOrEqual(after);
   });
 
   it('recoverInterrupted at a start releases only expired reservations, never a live server’s', async () => {
