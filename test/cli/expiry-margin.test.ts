@@ -5,6 +5,7 @@ import { openaiEnv, runCli, runJson, startServe, useServeFixture } from '../supp
 import { NOUL } from '../support/requests.js';
 import { MICROS, PgLedger } from '../ledger/postgres-helpers.js';
 import { eventually, gate, scaled } from '../support/time.js';
+import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
 
 /**
  * DECIDE_EXPIRY_MARGIN_MS: how long past the decision deadline a PostgreSQL reservation
@@ -38,7 +39,7 @@ describe('DECIDE_EXPIRY_MARGIN_MS', () => {
       expect(result.stdout).toBe('');
     });
 
-    it('on PostgreSQL, a reservation taken by the server expires at the deadline plus this margin', async () => {
+    it.skipIf(!POSTGRES)(`on PostgreSQL, a reservation taken by the server expires at the deadline plus this margin ${NEEDS_POSTGRES}`, async () => {
       const ledger = new PgLedger();
       ledgers.push(ledger);
       // The decision stays at the engine while its reservation is read.

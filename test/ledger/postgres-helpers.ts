@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPool, parsePostgresUrl } from '../../src/ledger/postgres/database.js';
+import { PG_URL } from '../support/postgres-server.js';
 import { AUDIT_QUERIES, auditWith, statesOf } from './helpers.js';
 
 /**
- * PostgreSQL for the tests: the server in DECIDE_TEST_PG_URL (default the local one
- * on 127.0.0.1:5432, database `test`), and a schema of its own for each test ledger
- * (`decide_test_<random>`), named in the store's URL by `?schema=` and dropped after.
+ * PostgreSQL for the tests: the server in DECIDE_TEST_PG_URL (test/support/postgres-server.ts),
+ * and a schema of its own for each test ledger (`decide_test_<random>`), named in the
+ * store's URL by `?schema=` and dropped after.
  */
-export const PG_URL = process.env.DECIDE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export { PG_URL };
 
 export function newSchemaName(): string {
   return `decide_test_${randomBytes(6).toString('hex')}`;

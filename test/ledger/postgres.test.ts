@@ -9,9 +9,10 @@ import { postgresHarness } from './postgres-harness.js';
 import { dropSchema, MICROS, newSchemaName, PG_URL, PgLedger, withAdmin } from './postgres-helpers.js';
 import { storeSuite } from './store-suite.js';
 import { eventually } from '../support/time.js';
+import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
 
 // The Store contract, shared with SQLite (test/ledger/sqlite.test.ts).
-storeSuite(postgresHarness());
+describe.skipIf(!POSTGRES)(`the Store contract ${NEEDS_POSTGRES}`, () => storeSuite(postgresHarness()));
 
 // What only PostgreSQL has: migrations under an advisory lock, the schema in the URL, expiry.
 let ledger: PgLedger;
@@ -49,7 +50,7 @@ const tables = async (schema: string) =>
     )
   ).rows.map((r) => r.table_name);
 
-describe('PostgreSQL: schema and migrations', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL: schema and migrations ${NEEDS_POSTGRES}`, () => {
   ownSchema();
 
   it('creates the schema named in the URL and every table in it, and records the version', async () => {
@@ -162,7 +163,7 @@ describe('PostgreSQL: schema and migrations', () => {
   });
 });
 
-describe('PostgreSQL: a database at step 6 brought forward', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL: a database at step 6 brought forward ${NEEDS_POSTGRES}`, () => {
   ownSchema();
 
   it('keeps a group reserved before step 7 whole, and reserves one unit by reserve_charge after it', async () => {
@@ -203,7 +204,7 @@ describe('PostgreSQL: a database at step 6 brought forward', () => {
   });
 });
 
-describe('PostgreSQL: expiry of what a dead server left', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL: expiry of what a dead server left ${NEEDS_POSTGRES}`, () => {
   ownSchema();
 
   /** A reservation of `caller`, taken by `store`, and what the pass holds after. */

@@ -10,6 +10,7 @@ import { NOUL } from '../support/requests.js';
 import { chargeStates, cleanup, IP, LIMITS, newCaller, open as openSqlite, tempDir } from './helpers.js';
 import { PgLedger } from './postgres-helpers.js';
 import { eventually, scaled } from '../support/time.js';
+import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
 
 /**
  * The service's commit, where the ledger meets the answer: what a decision whose
@@ -105,7 +106,9 @@ const ledgers: Array<() => Ledger> = [
 ];
 
 for (const make of ledgers) {
-  describe(`${make().name}: a server killed around its commit`, () => {
+  const { name } = make();
+  const onPostgres = name === 'PostgreSQL';
+  describe.skipIf(onPostgres && !POSTGRES)(`${name}: a server killed around its commit${onPostgres ? ` ${NEEDS_POSTGRES}` : ''}`, () => {
     let ledger: Ledger;
     const stores: Store[] = [];
     const engines: Engine[] = [];
@@ -155,7 +158,7 @@ for (const make of ledgers) {
   });
 }
 
-describe('PostgreSQL, a tiny expiry margin: a decision that outlives its reservation', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL, a tiny expiry margin: a decision that outlives its reservation ${NEEDS_POSTGRES}`, () => {
   let ledger: PgLedger;
   const stores: Store[] = [];
   const engines: Engine[] = [];
