@@ -3,6 +3,7 @@ import { usageExits } from './actions.js';
 import { commandsFor } from './commands.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { helpText } from './help-text.js';
+import { VERSION } from '../version.js';
 
 /**
  * The `decide` command. Every command is defined by its flags alone; its code,
@@ -12,7 +13,7 @@ import { helpText } from './help-text.js';
  */
 const program = new Command('decide')
   .description('Structured decisions: probabilities, a signal and a context check, from a decision engine.')
-  .version('0.1.0');
+  .version(VERSION);
 usageExits(program, EXIT);
 
 // Usage errors exit 64 or 2, by the command's family (exit-codes.ts).

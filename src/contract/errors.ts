@@ -5,6 +5,9 @@ export { ERROR_STATUS };
 export type ErrorCode = Code;
 export const ErrorCode = z.enum(Object.keys(ERROR_STATUS) as [Code, ...Code[]]);
 
+/** A request's id (http/request-id.ts): the caller's own X-Request-Id when it was a plain token, else one made for it. */
+export const RequestId = z.string().regex(/^[\w=-]{1,128}$/);
+
 /** One problem of an invalid body, by the field it names (`options.1`, `keyId`, `body`). */
 export const FieldIssue = z.strictObject({ field: z.string(), message: z.string() });
 export type FieldIssue = z.infer<typeof FieldIssue>;
@@ -17,6 +20,9 @@ export const ErrorBody = z
       .array(FieldIssue)
       .optional()
       .meta({ description: 'On 400 invalid_request: each problem by the field it names (the pages show them beside the field).' }),
+    requestId: RequestId.optional().meta({
+      description: "The request's id, as in its X-Request-Id header and the server's log lines: the one to quote when reporting a failure.",
+    }),
   })
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorCode, ServiceError, type ErrorCode as Code } from './errors.js';
+import { ErrorCode, RequestId, ServiceError, type ErrorCode as Code } from './errors.js';
 
 /**
  * The System One format's error bodies, as its clients read them (the SDKs take the
@@ -8,7 +8,9 @@ import { ErrorCode, ServiceError, type ErrorCode as Code } from './errors.js';
  * status and says `{"detail": {"error_type", "message"}}`. Only `/v1/systemone` and
  * `/v1/models` answer this way; the rest of the API keeps its own `Error`
  * (`{ error, code }`). decide's own code travels along as `x_code`, so a caller can
- * still tell `free_limit_reached` from `rate_limited` (both 429 `rate_limit_error`).
+ * still tell `free_limit_reached` from `rate_limited` (both 429 `rate_limit_error`),
+ * and the request's id as `x_request_id` (the validation array has no room for it:
+ * its clients read every member as an issue).
  */
 
 export const ValidationIssue = z.strictObject({
@@ -30,6 +32,7 @@ export const SystemOneError = z
       error_type: z.string().meta({ description: 'authentication_error, billing_error, rate_limit_error, overloaded_error, engine_error, …' }),
       message: z.string(),
       x_code: ErrorCode.meta({ description: "decide's own code for it, as on the rest of the API." }),
+      x_request_id: RequestId.optional().meta({ description: "The request's id, as in its X-Request-Id and x-typesafe-request-id headers." }),
     }),
   })
   .meta({ id: 'SystemOneError' });
@@ -109,7 +112,7 @@ const ERROR_TYPES: Partial<Record<Code, string>> = {
 };
 
 /** A failure in the format's shape: its status and body. Validation failures (and a reused Idempotency-Key) are 422 with `detail[]`. */
-export function formatErrorBody(error: ServiceError): { status: number; body: { detail: ValidationIssue[] } | SystemOneError } {
+export function formatErrorBody(error: ServiceError, requestId?: string): { status: number; body: { detail: ValidationIssue[] } | SystemOneError } {
   if (error instanceof FormatValidation) return { status: 422, body: { detail: error.detail } };
   switch (error.code) {
     case 'invalid_request':
@@ -124,7 +127,14 @@ export function formatErrorBody(error: ServiceError): { status: number; body: { 
     default:
       return {
         status: error.status,
-        body: { detail: { error_type: ERROR_TYPES[error.code] ?? 'api_error', message: error.message, x_code: error.code } },
+        body: {
+          detail: {
+            error_type: ERROR_TYPES[error.code] ?? 'api_error',
+            message: error.message,
+            x_code: error.code,
+            ...(requestId === undefined ? {} : { x_request_id: requestId }),
+          },
+        },
       };
   }
 }

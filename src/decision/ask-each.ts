@@ -1,4 +1,4 @@
-import { type Engine, EngineError, type Question } from '../engine/engine.js';
+import { type AskContext, type Engine, EngineError, type Question } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
 import { average, ordersFor, readingName } from './debias.js';
 import { answerCount, type Order, presented, readPresented } from './orders.js';
@@ -55,7 +55,7 @@ export async function askEach(
   state: string,
   questions: ReadonlyMap<string, OwnQuestion>,
   engine: Engine,
-  options: { signal: AbortSignal; debias?: Debias; scalings?: Scalings; concurrency?: number },
+  options: { signal: AbortSignal; debias?: Debias; scalings?: Scalings; concurrency?: number; call?: AskContext },
 ): Promise<EachRead> {
   const asked = await mapBounded(
     [...questions],
@@ -64,7 +64,7 @@ export async function askEach(
       const orders = readingOrders(answerCount(own.question), options.debias ?? 'none');
       const inOrders = Object.fromEntries(orders.map((order, j) => [readingName('q', j), presented(own.question, order)]));
       try {
-        const reply = await engine.ask(state, inOrders, signal);
+        const reply = await engine.ask(state, inOrders, signal, options.call);
         const readings = orders.map((order, j) => readPresented(own.question, own.labels, id, reply.answers[readingName('q', j)], order));
         return { id, reading: calibrated(average(readings), options.scalings ?? {}), inputTokens: reply.inputTokens };
       } catch (error) {

@@ -1,6 +1,6 @@
 import type { DecisionResult, Signal, Stress } from '../contract/answer.js';
 import type { DecisionRequest } from '../contract/decision.js';
-import type { Engine, EngineReply, Questions } from '../engine/engine.js';
+import type { AskContext, Engine, EngineReply, Questions } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
@@ -64,6 +64,8 @@ export async function runDecision(
      * evaluation asks a yes/no question with No first, which a request cannot say.
      */
     presentation?: Order;
+    /** What the engine may pass on about the request it serves (its id). */
+    call?: AskContext;
   },
 ): Promise<DecisionOutcome> {
   const stress = request.depth === 'stress';
@@ -110,12 +112,12 @@ export async function runDecision(
   ];
 
   const asked = engine.askAll
-    ? (await engine.askAll(calls, options.signal)).map((reply, i) => calls[i].read(reply.answers, reply.inputTokens))
+    ? (await engine.askAll(calls, options.signal, options.call)).map((reply, i) => calls[i].read(reply.answers, reply.inputTokens))
     : await mapBounded(
         calls,
         options.concurrency ?? DEFAULT_CONCURRENCY,
         async (call, signal) => {
-          const reply = await engine.ask(call.state, call.questions, signal);
+          const reply = await engine.ask(call.state, call.questions, signal, options.call);
           return call.read(reply.answers, reply.inputTokens);
         },
         options.signal,

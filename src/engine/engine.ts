@@ -50,6 +50,15 @@ export interface EngineReply<Q extends Questions = Questions> {
   inputTokens: number | null;
 }
 
+/**
+ * What an engine may pass on about the request a call serves. The systemone engine
+ * sends `requestId` as its server's `X-Request-Id`, so one id names the request in
+ * both servers' logs; the others have no such header to send it in.
+ */
+export interface AskContext {
+  requestId?: string;
+}
+
 export interface Engine {
   /** Provider kind, e.g. `openai`, `systemone`. */
   readonly name: string;
@@ -86,14 +95,14 @@ export interface Engine {
    * Answers every question about one state. `signal` carries the decision's
    * deadline: when it aborts, the engine gives up and throws `EngineError('timeout')`.
    */
-  ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>>;
+  ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal, call?: AskContext): Promise<EngineReply<Q>>;
   /**
    * Several states' questions as one job (a decision's base call and its
    * without-fact checks), replies in call order, for an engine that can share work
    * between them: the local engine evaluates what their prompts have in common once.
    * Without it, each call is an `ask` of its own.
    */
-  askAll?(calls: ReadonlyArray<{ state: string; questions: Questions }>, signal: AbortSignal): Promise<EngineReply[]>;
+  askAll?(calls: ReadonlyArray<{ state: string; questions: Questions }>, signal: AbortSignal, call?: AskContext): Promise<EngineReply[]>;
   close?(): Promise<void>;
 }
 

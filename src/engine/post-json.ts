@@ -16,8 +16,8 @@ import { statusFailure, transportFailure, type RateLimited } from './http-failur
 export type ClassifyStatus = (status: number, retryAfter: string | string[] | undefined, body: unknown) => EngineError | RateLimited;
 
 export interface JsonPoster {
-  /** One HTTP attempt: the parsed 2xx JSON body, or an EngineError / RateLimited. */
-  post(payload: unknown, deadline: Deadline): Promise<unknown>;
+  /** One HTTP attempt: the parsed 2xx JSON body, or an EngineError / RateLimited. `extraHeaders` join this call's. */
+  post(payload: unknown, deadline: Deadline, extraHeaders?: Record<string, string>): Promise<unknown>;
   /** A GET of `url` (a models list) with the same headers, pool and proxy: resolves on a 2xx, else an EngineError naming `url` and why. */
   probe(url: string, signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
@@ -67,12 +67,12 @@ export function jsonPoster(options: {
   }
 
   return {
-    async post(payload, deadline) {
+    async post(payload, deadline, extraHeaders) {
       let response: Awaited<ReturnType<typeof request>>;
       try {
         response = await request(url, {
           method: 'POST',
-          headers,
+          headers: extraHeaders ? { ...headers, ...extraHeaders } : headers,
           body: serialize(payload),
           signal: deadline.signal,
           dispatcher: agent,

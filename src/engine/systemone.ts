@@ -1,7 +1,7 @@
 import type { ProxySettings } from '../config/proxy.js';
 import { hasOrder, stringifyInOrder } from '../json/key-order.js';
 import { Deadline } from './deadline.js';
-import type { Engine, EngineReply, Questions } from './engine.js';
+import type { AskContext, Engine, EngineReply, Questions } from './engine.js';
 import { withoutKey } from './http-failures.js';
 import { jsonPoster } from './post-json.js';
 import { withOneRateLimitRetry } from './retry.js';
@@ -54,7 +54,7 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
     endpoint: root,
     // The format's own cheap call: GET /v1/models, with the key.
     probe: (signal) => http.probe(`${root}/v1/models`, signal),
-    async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal): Promise<EngineReply<Q>> {
+    async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal, call?: AskContext): Promise<EngineReply<Q>> {
       // An empty question set is refused by servers; nothing asked is nothing spent.
       if (Object.keys(questions).length === 0) return { answers: {} as EngineReply<Q>['answers'], inputTokens: 0 };
       const deadline = new Deadline(signal, timeoutMs, PROVIDER);
@@ -62,7 +62,8 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
       const payload = { model, state, questions: wire };
       if (hasOrder(wire) || Object.values(wire).some((q) => typeof q.criteria === 'object' && q.criteria !== null && hasOrder(q.criteria))) ordered.add(payload);
       try {
-        const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
+        const headers = call?.requestId === undefined ? undefined : { 'x-request-id': call.requestId };
+        const data = await withOneRateLimitRetry(() => http.post(payload, deadline, headers), deadline);
         return readReply(questions, data);
       } catch (err) {
         throw withoutKey(err, apiKey);

@@ -4,18 +4,19 @@ import { ServiceError } from '../contract/index.js';
 import { formatErrorBody } from '../contract/systemone-errors.js';
 
 /**
- * Every non-2xx answer of the API: the contract's `{ error, code }`, plus Retry-After
- * when known; on the System One routes, that format's `{ detail }` (systemone-errors.ts).
+ * Every non-2xx answer of the API: the contract's `{ error, code, requestId }`, plus
+ * Retry-After when known; on the System One routes, that format's `{ detail }`
+ * (systemone-errors.ts), the id as `detail.x_request_id`.
  */
 export function errorResponse(c: Context, error: ServiceError, headers: Record<string, string> = {}): Response {
   const all: Record<string, string> = { ...headers };
   if (error.retryAfter !== undefined) all['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfter)));
   if (error.code === 'unauthorized') all['WWW-Authenticate'] = 'Bearer';
   if (c.get('errorFormat') === 'systemone') {
-    const { status, body } = formatErrorBody(error);
+    const { status, body } = formatErrorBody(error, c.get('requestId'));
     return c.json(body, status as 400, all);
   }
-  return c.json(error.toBody(), error.status as 400, all);
+  return c.json({ ...error.toBody(), requestId: c.get('requestId') }, error.status as 400, all);
 }
 
 export const notFound = (c: Context) =>
@@ -49,7 +50,7 @@ export function onError(log: (line: string) => void) {
   return (error: Error, c: Context) => {
     if (error instanceof ServiceError) return errorResponse(c, error);
     if (error instanceof ClientClosedRequest) return c.body(null, ClientClosedRequest.status as UnofficialStatusCode);
-    log(JSON.stringify({ level: 'error', path: c.req.path, error: error.stack ?? String(error) }));
+    log(JSON.stringify({ level: 'error', path: c.req.path, request: c.get('requestId'), error: error.stack ?? String(error) }));
     return errorResponse(c, new ServiceError('internal_error', 'internal error; the failure was logged'));
   };
 }

@@ -7,6 +7,7 @@ import {
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { contextStorage, tryGetContext } from 'hono/context-storage';
 import type { ErrorCode } from '../contract/index.js';
 import type { LogLine } from '../http/access-log.js';
 import { bearerCaller, UNAUTHORIZED } from '../http/auth.js';
@@ -54,7 +55,7 @@ function rpcError(
   message: string,
   options: { id?: RpcId; contractCode?: ErrorCode; headers?: Record<string, string> } = {},
 ): Response {
-  const data = options.contractCode ? { data: { error: message, code: options.contractCode } } : {};
+  const data = options.contractCode ? { data: { error: message, code: options.contractCode, requestId: c.get('requestId') } } : {};
   return c.json({ jsonrpc: '2.0', error: { code, message, ...data }, id: options.id ?? null }, status as 400, options.headers);
 }
 
@@ -110,7 +111,9 @@ export function mcpRoutes(options: McpRouteOptions): Hono<AppEnv> {
       maxRequestBodySize: MAX_BODY_BYTES,
       // Rejections (unsupported versions, malformed envelopes) are answered to the
       // client; the log keeps one line each, without bodies or keys.
-      onerror: (error) => log(JSON.stringify({ level: 'warn', path: '/mcp', error: error.message })),
+      // The SDK says nothing of the request: its id comes from the context stored below.
+      onerror: (error) =>
+        log(JSON.stringify({ level: 'warn', path: '/mcp', request: tryGetContext<AppEnv>()?.get('requestId'), error: error.message })),
     }),
   );
 
@@ -123,7 +126,7 @@ export function mcpRoutes(options: McpRouteOptions): Hono<AppEnv> {
     rpcError(c, 413, RPC.server, 'the body is larger than 64 KiB', { contractCode: 'payload_too_large' }),
   );
 
-  app.post('/mcp', guard, limit, async (c) => {
+  app.post('/mcp', contextStorage(), guard, limit, async (c) => {
     const type = c.req.header('content-type');
     if (!isJsonContentType(type)) {
       const shown = type ? `, not ${type.split(';')[0].trim()}` : '';
@@ -148,7 +151,7 @@ export function mcpRoutes(options: McpRouteOptions): Hono<AppEnv> {
       }
       c.set('caller', caller);
       const sent = sentArguments(messagesOf(body));
-      authInfo = authInfoFor({ caller, ip: c.get('clientIp'), startedAt: c.get('startedAt'), sentArguments: sent });
+      authInfo = authInfoFor({ caller, ip: c.get('clientIp'), startedAt: c.get('startedAt'), sentArguments: sent, requestId: c.get('requestId') });
     }
 
     const request = c.req.raw;

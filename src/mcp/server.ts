@@ -20,6 +20,8 @@ export interface CallScope {
   startedAt?: number;
   /** Each `tools/call`'s arguments as sent, by request id (see `sentArguments`). */
   sentArguments?: ReadonlyMap<RequestId, unknown>;
+  /** The HTTP request's id (http/request-id.ts), for the log and the engine; none over stdio. */
+  requestId?: string;
 }
 
 /**
@@ -78,7 +80,7 @@ async function answering(log: LogLine, ctx: ServerContext, run: (scope: CallScop
     return await run(scope);
   } catch (error) {
     if (error instanceof ServiceError) return errorResult(error);
-    log(JSON.stringify({ level: 'error', path: '/mcp', error: (error as Error)?.stack ?? String(error) }));
+    log(JSON.stringify({ level: 'error', path: '/mcp', request: scope.requestId, error: (error as Error)?.stack ?? String(error) }));
     return errorResult(new ServiceError('internal_error', 'internal error; the failure was logged'));
   }
 }

@@ -19,6 +19,8 @@ export interface DecideContext {
   idempotencyKey?: string;
   /** `performance.now()` when the request arrived, so processingMs covers parsing too. */
   startedAt?: number;
+  /** The HTTP request's id (http/request-id.ts), handed to an engine that passes it on. */
+  requestId?: string;
 }
 
 /** What the commit settled, for the answer to say. */

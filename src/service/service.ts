@@ -136,7 +136,7 @@ export class DecisionService {
         request,
         depth: request.depth,
         run: async (signal) => ({
-          made: await runDecision(request, this.engine, { signal, debias: this.debias, scalings: this.scalings }).catch((error: unknown) => {
+          made: await runDecision(request, this.engine, { signal, debias: this.debias, scalings: this.scalings, call: { requestId: context.requestId } }).catch((error: unknown) => {
             throw inCallersWords(error, request.question);
           }),
           units: 1,
@@ -164,7 +164,7 @@ export class DecisionService {
 
   /** A System One request: each question one standard decision, paid together (systemone.ts). */
   async systemOne(request: SystemOneRequest, context: DecideContext): Promise<PaidAnswer<SystemOneResponse>> {
-    const work = systemOneWork(request, this.engine, { debias: this.debias, scalings: this.scalings });
+    const work = systemOneWork(request, this.engine, { debias: this.debias, scalings: this.scalings, call: { requestId: context.requestId } });
     const labels = { channel: context.channel, mode: 'systemone', depth: 'standard' };
     return this.finished(labels, Object.keys(request.questions).length, context.caller, this.paid.run(work, context));
   }

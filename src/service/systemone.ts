@@ -2,7 +2,7 @@ import { type Content, contentText, type SystemOneAnswer, type SystemOneQuestion
 import { askEach, type EachRead, type OwnQuestion } from '../decision/ask-each.js';
 import { expectedLevel, peakConfidence, type Reading, round4, topIndex } from '../decision/outcome.js';
 import type { Scalings } from '../decision/scaling.js';
-import type { Engine, Question } from '../engine/engine.js';
+import type { AskContext, Engine, Question } from '../engine/engine.js';
 import { keysInOrder, orderedObject, stringifyInOrder } from '../json/key-order.js';
 import type { PaidWork } from './paid.js';
 import type { Debias } from '../contract/debias.js';
@@ -27,7 +27,7 @@ const UNSAID: Record<Question['type'], string> = {
 export function systemOneWork(
   request: SystemOneRequest,
   engine: Engine,
-  options: { debias: Debias; scalings: Scalings },
+  options: { debias: Debias; scalings: Scalings; call?: AskContext },
 ): PaidWork<SystemOneResponse, EachRead> {
   const ids = keysInOrder(request.questions);
   const own = new Map(ids.map((id) => [id, engineQuestion(request.questions[id])]));

@@ -102,8 +102,8 @@ export class Telemetry {
       endpoint: engine.endpoint,
       probe: engine.probe?.bind(engine),
       close: engine.close?.bind(engine),
-      ask: (state, questions, signal) => time(() => engine.ask(state, questions, signal)),
-      ...(askAll ? { askAll: (calls, signal) => time(() => askAll(calls, signal)) } : {}),
+      ask: (state, questions, signal, call) => time(() => engine.ask(state, questions, signal, call)),
+      ...(askAll ? { askAll: (calls, signal, call) => time(() => askAll(calls, signal, call)) } : {}),
     };
   }
 

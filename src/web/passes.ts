@@ -84,8 +84,8 @@ export class PassDesk {
   }
 
   /** A web decision: the key's free allowance, then the pass's credits; a `web` sample in the metrics. */
-  decide(request: WebDecisionRequest, caller: Caller, ip: string, startedAt: number): Promise<DecideAnswer> {
+  decide(request: WebDecisionRequest, caller: Caller, ip: string, startedAt: number, requestId?: string): Promise<DecideAnswer> {
     const { keyId: _paidBy, ...decision } = request;
-    return this.service.decide(decision as DecisionRequest, { caller, channel: 'web', ip, startedAt });
+    return this.service.decide(decision as DecisionRequest, { caller, channel: 'web', ip, startedAt, requestId });
   }
 }

@@ -119,7 +119,7 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
     if (!parsed.success) throw invalidRequest(parsed.error);
     const caller = await desk.payer(c.get('pass').passId, parsed.data.keyId);
     c.set('caller', caller); // the access log shows the paying key's hint
-    const answer = await desk.decide(parsed.data, caller, c.get('clientIp'), c.get('startedAt'));
+    const answer = await desk.decide(parsed.data, caller, c.get('clientIp'), c.get('startedAt'), c.get('requestId'));
     return c.body(answer.json, 200, { 'Content-Type': 'application/json' });
   });
   web.all('/v1/web/decisions', methodNotAllowed(['POST']));

@@ -3,6 +3,7 @@ import { runChaos, type ChaosResult } from '../../bench/chaos/driver.js';
 import { chaosTable, failedChecks } from '../../bench/chaos/report.js';
 import { assertBuilt } from '../support/cli.js';
 import { scaled } from '../support/time.js';
+import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
 
 /**
  * `npm run bench:chaos` at CI size: the same driver (bench/chaos/driver.js), the CLI as
@@ -44,7 +45,7 @@ describe('chaos at CI size: nothing is lost under load and faults', () => {
     judge(await runChaos({ db: 'sqlite', decisions: SQLITE_DECISIONS, clients: CLIENTS }));
   });
 
-  it(`PostgreSQL, two servers, connections dropped: ${POSTGRES_DECISIONS} decisions from ${CLIENTS} clients`, { timeout: scaled(110_000) }, async () => {
+  it.skipIf(!POSTGRES)(`PostgreSQL, two servers, connections dropped ${NEEDS_POSTGRES}: ${POSTGRES_DECISIONS} decisions from ${CLIENTS} clients`, { timeout: scaled(110_000) }, async () => {
     assertBuilt();
     const result = await runChaos({ db: 'postgres', decisions: POSTGRES_DECISIONS, clients: CLIENTS });
     judge(result);

@@ -24,7 +24,11 @@ describe('the operator API: keys and passes without a shell on the server', () =
     ]);
     for (const res of answers) {
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'the admin token is missing or wrong; send Authorization: Bearer <token>', code: 'unauthorized' });
+      expect(res.body).toEqual({
+        error: 'the admin token is missing or wrong; send Authorization: Bearer <token>',
+        code: 'unauthorized',
+        requestId: res.headers['x-request-id'],
+      });
     }
     expect((await admin('GET', '/v1/admin/keys')).status).toBe(200);
     expect(svc.logs.join('\n')).not.toContain(TOKEN);
@@ -65,13 +69,13 @@ describe('the operator API: keys and passes without a shell on the server', () =
   });
 
   it('bad input is named: an unknown pass 404, a bad name 400 naming the field, a reference that names no key 400, an unknown key 404', async () => {
-    expect((await admin('POST', '/v1/admin/keys', { passId: 'pass_nope' })).body).toEqual({ error: 'no pass pass_nope', code: 'not_found' });
+    expect((await admin('POST', '/v1/admin/keys', { passId: 'pass_nope' })).body).toEqual({ error: 'no pass pass_nope', code: 'not_found', requestId: expect.any(String) });
     const bad = await admin('POST', '/v1/admin/keys', { name: 'a\u0007b' });
     expect(bad.status).toBe(400);
     expect(bad.body.issues).toEqual([{ field: 'name', message: '1 to 100 characters, without control characters or surrounding spaces' }]);
     expect((await admin('POST', '/v1/admin/keys', { extra: 1 })).body.issues).toEqual([{ field: 'extra', message: 'not allowed here' }]);
     expect((await admin('DELETE', '/v1/admin/keys/not-a-key')).status).toBe(400);
-    expect((await admin('DELETE', '/v1/admin/keys/zzzz')).body).toEqual({ error: 'no key zzzz', code: 'not_found' });
+    expect((await admin('DELETE', '/v1/admin/keys/zzzz')).body).toEqual({ error: 'no key zzzz', code: 'not_found', requestId: expect.any(String) });
     expect((await admin('GET', '/v1/admin/keys?pass=pass_nope')).status).toBe(404);
     expect((await admin('GET', '/v1/admin/passes/pass_nope')).status).toBe(404);
     expect((await admin('PUT', '/v1/admin/keys')).headers.allow).toBe('GET, POST');

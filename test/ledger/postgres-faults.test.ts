@@ -4,13 +4,14 @@ import { createPool, parsePostgresUrl, transaction } from '../../src/ledger/post
 import { openPostgresStore, type PostgresStore } from '../../src/ledger/postgres/store.js';
 import { IP, LIMITS, newCaller, NOW } from './helpers.js';
 import { PgLedger, withAdmin } from './postgres-helpers.js';
+import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
 
 /**
  * PostgreSQL connections dropped under the store (`pg_terminate_backend`, as a restart
  * or a failover does): the process must not crash, a transaction that certainly did
  * not commit runs again, and the books stay balanced.
  */
-describe('PostgreSQL: connections terminated under the store', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL: connections terminated under the store ${NEEDS_POSTGRES}`, () => {
   let ledger: PgLedger;
   let url: string;
   let appName: string;
@@ -133,7 +134,7 @@ describe('PostgreSQL: connections terminated under the store', () => {
  * front of PostgreSQL that the test cuts and restores, so the store's own retries run
  * out against a real refused connection.
  */
-describe('PostgreSQL: the database away', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL: the database away ${NEEDS_POSTGRES}`, () => {
   it('a request that cannot reach the database answers 503 ledger_unavailable with Retry-After, and works again once it is back', async () => {
     const ledger = new PgLedger();
     const relay = await startRelay(new URL(ledger.url));
@@ -184,7 +185,7 @@ async function startRelay(target: URL) {
   };
 }
 
-describe('PostgreSQL: one hot pass', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL: one hot pass ${NEEDS_POSTGRES}`, () => {
   it('reserves queued on one pass row lock leave the pool to every other pass', async () => {
     const ledger = new PgLedger();
     const store = await openPostgresStore(ledger.url, LIMITS, { sweepIntervalMs: 0, poolSize: 3 });

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPool, parsePostgresUrl } from '../../src/ledger/postgres/database.js';
+import { PG_URL } from '../support/postgres-server.js';
 import { AUDIT_QUERIES, auditWith, statesOf } from './helpers.js';
 
 /**
- * PostgreSQL for the tests: the server in DECIDE_TEST_PG_URL (default the local one
- * on 127.0.0.1:5432, database `test`), and a schema of its own for each test ledger
- * (`decide_test_<random>`), named in the store's URL by `?schema=` and dropped after.
+ * PostgreSQL for the tests: the server in DECIDE_TEST_PG_URL (test/support/postgres-server.ts),
+ * and a schema of its own for each test ledger (`decide_test_<random>`), named in the
+ * store's URL by `?schema=` and dropped after.
  */
-export const PG_URL = process.env.DECIDE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export { PG_URL };
 
 export function newSchemaName(): string {
   return `decide_test_${randomBytes(6).toString('hex')}`;
@@ -35,6 +36,9 @@ export async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Pro
 export async function dropSchema(schema: string): Promise<void> {
   await withAdmin((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 }
+
+/** SQL reading the timestamp `sql` as whole microseconds since the epoch (exact, as PostgreSQL stores it). */
+export const MICROS = (sql: string): string => `CAST(EXTRACT(EPOCH FROM ${sql}) * 1000000 AS BIGINT)`;
 
 /** `?` placeholders (as SQLite writes them) → `$1, $2, …`. */
 function numbered(sql: string): string {
@@ -68,6 +72,12 @@ export class PgLedger {
 
   async exec(sql: string, params: unknown[] = []): Promise<void> {
     await this.reader.query(numbered(sql), params);
+  }
+
+  /** The database's clock now, in microseconds: what its leases are measured on. */
+  async clockMicros(): Promise<number> {
+    const [{ now }] = await this.rows<{ now: number }>(`SELECT ${MICROS('clock_timestamp()')} AS now`);
+    return now;
   }
 
   audit(): Promise<string[]> {

@@ -6,13 +6,14 @@ import type { MetricsRow } from '../../src/ledger/metrics.js';
 import type { Store } from '../../src/ledger/store.js';
 import { DAY, IP, LIMITS, newCaller, NOW } from './helpers.js';
 import { PgLedger } from './postgres-helpers.js';
+import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
 
 /**
  * A day's metrics on PostgreSQL are kept in several rows per channel, one per
  * connection's shard, so that concurrent commits do not queue on one row's lock; what
  * a reader sees is their sum, exactly as one row would have held it.
  */
-describe('PostgreSQL: the day’s metrics in several rows', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL: the day’s metrics in several rows ${NEEDS_POSTGRES}`, () => {
   let ledger: PgLedger;
   let store: Store | undefined;
   afterEach(async () => {

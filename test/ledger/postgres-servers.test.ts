@@ -5,12 +5,13 @@ import { assertBuilt, killChildren, openaiEnv, runJson, startServe, waitUntil, t
 import { NOUL } from '../support/requests.js';
 import { gate, scaled } from '../support/time.js';
 import { PgLedger } from './postgres-helpers.js';
+import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
 
 /**
  * Several `decide serve` processes behind a load balancer, on one PostgreSQL schema:
  * the CLI as users run it (build first: `npm run build`), a loopback OpenAI fake.
  */
-describe('two decide serve processes on one PostgreSQL database', () => {
+describe.skipIf(!POSTGRES)(`two decide serve processes on one PostgreSQL database ${NEEDS_POSTGRES}`, () => {
   let fake: OpenAIFake;
   /** This test's own schema: one test's failure leaves nothing behind for the next. */
   let ledger: PgLedger;

@@ -11,6 +11,7 @@ import { chargeStates, cleanup, IP, LIMITS, newCaller, open as openSqlite, tempD
 import { PgLedger } from './postgres-helpers.js';
 import { eventually, scaled } from '../support/time.js';
 import type { Caller } from '../../src/contract/caller.js';
+import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
 
 /**
  * The service's commit, where the ledger meets the answer: what a decision whose
@@ -106,7 +107,9 @@ const ledgers: Array<() => Ledger> = [
 ];
 
 for (const make of ledgers) {
-  describe(`${make().name}: a server killed around its commit`, () => {
+  const { name } = make();
+  const onPostgres = name === 'PostgreSQL';
+  describe.skipIf(onPostgres && !POSTGRES)(`${name}: a server killed around its commit${onPostgres ? ` ${NEEDS_POSTGRES}` : ''}`, () => {
     let ledger: Ledger;
     const stores: Store[] = [];
     const engines: Engine[] = [];
@@ -156,7 +159,7 @@ for (const make of ledgers) {
   });
 }
 
-describe('PostgreSQL, a tiny expiry margin: a decision that outlives its reservation', () => {
+describe.skipIf(!POSTGRES)(`PostgreSQL, a tiny expiry margin: a decision that outlives its reservation ${NEEDS_POSTGRES}`, () => {
   let ledger: PgLedger;
   const stores: Store[] = [];
   const engines: Engine[] = [];

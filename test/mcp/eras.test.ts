@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DecisionResponse, Usage } from '../../src/contract/index.js';
+import { PACKAGE_VERSION } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { initialize, legacyClient, lineOf, MODERN, modernClient, modernRequest, rpc } from './clients.js';
@@ -18,7 +19,7 @@ describe('protocol versions on POST /mcp', () => {
     const client = await modernClient(svc.url, key);
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
-      expect(client.getServerVersion()).toMatchObject({ name: 'decide', version: '0.1.0' });
+      expect(client.getServerVersion()).toMatchObject({ name: 'decide', version: PACKAGE_VERSION });
       const result = await client.callTool({ name: 'weigh_decision', arguments: { ...NOUL } });
       expect(DecisionResponse.safeParse(result.structuredContent).success).toBe(true);
     } finally {
@@ -86,7 +87,7 @@ describe('protocol versions on POST /mcp', () => {
     // The 2025 versions are negotiated by initialize; discover lists the modern ones.
     expect(res.body.result.supportedVersions).toEqual([MODERN]);
     expect(res.body.result.capabilities).toEqual({ tools: { listChanged: false } });
-    expect(res.body.result._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'decide', version: '0.1.0' });
+    expect(res.body.result._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'decide', version: PACKAGE_VERSION });
   });
 
   it('an older client asking for 2024-11-05 is offered 2025-11-25, the newest 2025 version', async () => {

@@ -46,7 +46,7 @@ describe('MCP authentication', () => {
       expect(res.body).toEqual({
         jsonrpc: '2.0',
         id: 7,
-        error: { code: -32001, message: UNAUTHORIZED, data: { error: UNAUTHORIZED, code: 'unauthorized' } },
+        error: { code: -32001, message: UNAUTHORIZED, data: { error: UNAUTHORIZED, code: 'unauthorized', requestId: res.headers['x-request-id'] } },
       });
     }
     const modern = modernRequest('tools/call', { name: 'weigh_decision', arguments: { ...NOUL } });

@@ -65,7 +65,11 @@ describe('POST /mcp at the HTTP level', () => {
   it('refuses another media type (415) and malformed JSON (400, parse error)', async () => {
     const text = await rpc(svc.url, undefined, { raw: 'hello', headers: { 'content-type': 'text/plain' } });
     expect(text.status).toBe(415);
-    expect(text.body.error.data).toEqual({ error: 'Content-Type must be application/json, not text/plain', code: 'unsupported_media_type' });
+    expect(text.body.error.data).toEqual({
+      error: 'Content-Type must be application/json, not text/plain',
+      code: 'unsupported_media_type',
+      requestId: text.headers['x-request-id'],
+    });
     const broken = await rpc(svc.url, undefined, { raw: '{"jsonrpc":"2.0",' });
     expect(broken.status).toBe(400);
     expect(broken.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, data: { code: 'invalid_json' } } });

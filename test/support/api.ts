@@ -79,12 +79,17 @@ export async function call(base: string, method: string, path: string, options: 
   const isText = (PAGES.test(path) || TEXT.has(path)) && res.statusCode < 300;
   const parsed = text && !isText ? JSON.parse(text) : text || undefined;
   validate(method, path, res.statusCode, parsed, flat);
+  // A caller's own id, when a plain token, is the request's; anything else got a made one.
+  const sent = Object.entries(headers).find(([name]) => name.toLowerCase() === 'x-request-id')?.[1];
+  const ownId = sent !== undefined && /^[\w=-]{1,128}$/.test(sent);
+  expect(flat['x-request-id'], `${method} ${path}: X-Request-Id`).toMatch(ownId ? new RegExp(`^${sent}$`) : /^req_[0-9a-f]{32}$/);
   return { status: res.statusCode, headers: flat, body: parsed, text };
 }
 
 export function validate(method: string, path: string, status: number, body: unknown, headers: Record<string, string>) {
-  // Every answer names its request (src/http/request-id.ts); the System One routes also as that format's SDKs read it.
-  expect(headers['x-request-id'], `${method} ${path}: X-Request-Id`).toMatch(/^req_[0-9a-f]{32}$/);
+  // Every answer names its request (src/http/request-id.ts): the caller's own plain id, else
+  // one made for it; the System One routes also as that format's SDKs read it.
+  expect(headers['x-request-id'], `${method} ${path}: X-Request-Id`).toMatch(/^[\w=-]{1,128}$/);
   if (FORMAT_ROUTES.has(path)) expect(headers['x-typesafe-request-id']).toBe(headers['x-request-id']);
   if (path === '/openapi.json' && status === 200) return;
   if (TEXT.has(path) && status === 200) return void expect(headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -110,5 +115,8 @@ export function validate(method: string, path: string, status: number, body: unk
   const shape = FORMAT_ROUTES.has(path) ? (status === 422 ? SystemOneValidationError : SystemOneError) : ErrorBody;
   const result = shape.safeParse(body);
   expect(result.error, `${method} ${path} ${status} error body outside the contract`).toBeUndefined();
+  // The error names the request as the header does (the format's 422 array has no room for it).
+  const named = FORMAT_ROUTES.has(path) ? (status === 422 ? undefined : (body as SystemOneError).detail.x_request_id) : (body as ErrorBody).requestId;
+  if (!FORMAT_ROUTES.has(path) || status !== 422) expect(named, `${method} ${path} ${status}: the request's id in the body`).toBe(headers['x-request-id']);
   if (status === 429 || status === 503) expect(Number(headers['retry-after'])).toBeGreaterThan(0);
 }

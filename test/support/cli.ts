@@ -16,6 +16,8 @@ import { eventually, scaled } from './time.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin', 'decide.js');
+/** The version package.json states: what `decide --version` and the tool server must say. */
+export const PACKAGE_VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 
 const live = new Set<ChildProcess>();
 

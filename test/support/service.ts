@@ -115,9 +115,14 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
   };
 }
 
+/** The service on an engine of the test's own making: one with a bug in it, which no provider fake can give. */
+export async function startWithEngine(engine: Engine, options: StartOptions = {}) {
+  return start({ close: async () => {} }, engine, options);
+}
+
 /** `engine` declaring `capacity`, as the local engine does. */
 function withCapacity(engine: Engine, capacity: number): Engine {
-  return { name: engine.name, model: engine.model, capacity, ask: (state, questions, signal) => engine.ask(state, questions, signal), close: engine.close };
+  return { name: engine.name, model: engine.model, capacity, ask: (state, questions, signal, call) => engine.ask(state, questions, signal, call), close: engine.close };
 }
 
 export async function startWithOpenAI(options: StartOptions = {}) {

@@ -30,6 +30,7 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
       error_type: 'engine_error',
       x_code: 'engine_bad_response',
       message: expect.stringMatching(/^the decision engine's answer was unusable: question "lost": openai engine put only 0\.000/),
+      x_request_id: res.headers['x-request-id'],
     });
     expect((await usage(key)).freeUsed).toBe(0);
 
@@ -48,7 +49,12 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
     for (const key of [undefined, 'dcd_api_not-a-real-key-at-all']) {
       const res = await ask(key, { state: STATE, questions: TWO });
       expect(res.status).toBe(401);
-      expect(res.body.detail).toEqual({ error_type: 'authentication_error', x_code: 'unauthorized', message: expect.stringContaining('API key') });
+      expect(res.body.detail).toEqual({
+        error_type: 'authentication_error',
+        x_code: 'unauthorized',
+        message: expect.stringContaining('API key'),
+        x_request_id: res.headers['x-request-id'],
+      });
       expect(res.headers['www-authenticate']).toBe('Bearer');
     }
     const models = await svc.call('GET', '/v1/models');
@@ -64,6 +70,7 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
       error_type: 'rate_limit_error',
       x_code: 'free_limit_reached',
       message: expect.stringMatching(/^3 questions cost 3 decisions \(1 each, from the free allowance of 2 a day, then 1 credit\)/),
+      x_request_id: limited.headers['x-request-id'],
     });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
 
@@ -90,7 +97,12 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
     const key = await start();
     const huge = await ask(key, { state: STATE, questions: TWO, padding: 'x'.repeat(1024 * 1024) });
     expect(huge.status).toBe(413);
-    expect(huge.body.detail).toEqual({ error_type: 'request_too_large', x_code: 'payload_too_large', message: 'the body is larger than 1 MiB' });
+    expect(huge.body.detail).toEqual({
+      error_type: 'request_too_large',
+      x_code: 'payload_too_large',
+      message: 'the body is larger than 1 MiB',
+      x_request_id: huge.headers['x-request-id'],
+    });
     const get = await svc.call('GET', '/v1/systemone', { key });
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe('POST');

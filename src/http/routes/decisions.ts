@@ -22,6 +22,7 @@ export function decisionRoutes(service: DecisionService): Hono<AppEnv> {
         ip: c.get('clientIp'),
         idempotencyKey,
         startedAt: c.get('startedAt'),
+        requestId: c.get('requestId'),
       });
       const { access } = answer.response;
       // A credit is only spent on a standard decision once the free allowance is gone.

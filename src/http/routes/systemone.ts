@@ -54,6 +54,7 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
       ip: c.get('clientIp'),
       idempotencyKey: idempotencyKey(c),
       startedAt: c.get('startedAt'),
+      requestId: c.get('requestId'),
     });
     const { access } = answer;
     // Once a question is paid by credit, the free allowance is gone (or held back by the site's limits).
