@@ -10,6 +10,7 @@ import { ROOT } from '../support/cli.js';
  */
 const DOCS = [
   'README.md',
+  'ARCHITECTURE.md',
   'bench/README.md',
   ...fs
     .readdirSync(path.join(ROOT, 'docs'))
