@@ -12,6 +12,7 @@ const DOCS = [
   'README.md',
   'ARCHITECTURE.md',
   'bench/README.md',
+  'bench/HISTORY.md',
   ...fs
     .readdirSync(path.join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))
