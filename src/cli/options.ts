@@ -45,5 +45,5 @@ export function modelOption() {
  * the engine starts.
  */
 export function threadsOption() {
-  return new Option('--threads <n>', `llama.cpp threads of the local engine, 1 to ${MAX_THREADS} (else DECIDE_THREADS; default: see the README, Local engine)`);
+  return new Option('--threads <n>', `llama.cpp threads of the local engine, 1 to ${MAX_THREADS} (else DECIDE_THREADS; default: see docs/local-engine.md)`);
 }

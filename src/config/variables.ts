@@ -1,6 +1,6 @@
 /**
  * Every environment variable decide reads, in one table: what it does and its default.
- * The README's Configuration table is checked against this one by a test, so a new
+ * The Configuration table of docs/configuration.md is checked against this one by a test, so a new
  * variable is added here first. This module imports nothing: `decide --help` loads it
  * (the flags' defaults come from here) and must load only commander. The parsers,
  * which need zod, are in ./schemas.ts (and ./parse.ts, the one way to read them);
@@ -24,7 +24,7 @@ export const MAX_THREADS = 256;
 export interface Variable {
   /** What setting it does, in one sentence. */
   readonly does: string;
-  /** The default as the README states it; absent where there is none worth stating. */
+  /** The default as docs/configuration.md states it; absent where there is none worth stating. */
   readonly default?: string;
   /** The `decide serve` flag that takes precedence over it, if any. */
   readonly flag?: string;

@@ -10,7 +10,7 @@ import { leanOnTransactions, screenshot, textOnce } from './pages.js';
  * The whole browser flow in real headless Chromium, against the whole service (a real
  * server, a SQLite file, the loopback OpenAI fake), with verification `none` (the
  * providers' widgets cannot load offline; their server side is tested in test/web).
- * It takes the README's desktop screenshots (pages.ts, `DECIDE_SCREENSHOTS=1`).
+ * It takes docs/browser.md's desktop screenshots (pages.ts, `DECIDE_SCREENSHOTS=1`).
  */
 
 /** A plain HTTP caller, as `curl` would be: no browser, no cookie. */

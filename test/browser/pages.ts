@@ -74,7 +74,7 @@ export function leanOnTransactions(svc: Running) {
 }
 
 /**
- * The README's screenshots are taken by the page tests: `DECIDE_SCREENSHOTS=1` writes
+ * The screenshots of docs/browser.md are taken by the page tests: `DECIDE_SCREENSHOTS=1` writes
  * them to docs/, otherwise they are only checked to be images.
  */
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = { fullPage: true }) {

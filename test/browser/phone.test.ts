@@ -7,7 +7,7 @@ import { seriousViolations } from './axe.js';
 import { launchChromium, watch, type Chromium } from './chromium.js';
 import { createKey, decideOnPage, fillDecision, leanOnTransactions, screenshot } from './pages.js';
 
-/** Phone widths, narrow to wide; the README's phone screenshot is taken at 390 × 844. */
+/** Phone widths, narrow to wide; docs/browser.md's phone screenshot is taken at 390 × 844. */
 const WIDTHS = [360, 390, 414];
 
 type Box = { x: number; y: number; width: number; height: number };
@@ -90,7 +90,7 @@ describe('the pages on a phone, in headless Chromium', () => {
         .evaluateAll((cells) => cells.map((td) => (globalThis as any).getComputedStyle(td, '::before').content));
       expect(labels).toEqual(['"Check"', '"Answer"', '"Agrees"', '"Shift"']);
     });
-    // The README's phone view: one screen, from the answer's question down.
+    // The phone view of docs/browser.md: one screen, from the answer's question down.
     await page.locator('#answer > h3').evaluate((h3) => (h3 as any).scrollIntoView({ block: 'start' }));
     await screenshot(page, 'phone', { fullPage: false });
     expect(problems).toEqual([]);

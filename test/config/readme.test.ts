@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { VARIABLES, type Variable } from '../../src/config/variables.js';
 import { ROOT } from '../support/cli.js';
 
-/** A variable's name as the README and the sources write it. */
+/** A variable's name as the docs and the sources write it. */
 const NAME = /\b(?:(?:DECIDE|OPENAI|ANTHROPIC)_[A-Z0-9_]+|HTTPS?_PROXY|NO_PROXY)\b/g;
 /** Code constants that look like variables and are not read from the environment. */
 const NOT_VARIABLES = new Set(['ANTHROPIC_VERSION']);
@@ -14,11 +14,11 @@ interface Row {
   defaultCell: string;
 }
 
-/** The rows of the table in README.md's "## Configuration" section: the variables each names, and its default cell. */
+/** The rows of the table in docs/configuration.md's "## Settings and variables" section: the variables each names, and its default cell. */
 function readmeRows(): Row[] {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration\n'));
-  if (!section) throw new Error('README.md has no "## Configuration" section');
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8');
+  const section = doc.split(/^## /m).find((part) => part.startsWith('Settings and variables\n'));
+  if (!section) throw new Error('docs/configuration.md has no "## Settings and variables" section');
   const lines = section.split('\n').filter((line) => line.startsWith('|'));
   // The first two lines are the header and the |---| separator.
   return lines.slice(2).map((line) => {
@@ -28,7 +28,7 @@ function readmeRows(): Row[] {
   });
 }
 
-describe("README's Configuration table", () => {
+describe("the Configuration table (docs/configuration.md)", () => {
   it('lists exactly the variables of src/config/variables.ts, each once', () => {
     const listed = readmeRows().flatMap((row) => row.names);
     expect([...listed].sort()).toEqual(Object.keys(VARIABLES).sort());

@@ -17,7 +17,7 @@ import { scaled } from '../support/time.js';
  * sums differ with the batch, which moves near-ties.
  *
  * The recorded figures were measured with the same command on the 2-core development
- * machine (2026-11-27); README "How good are the answers?" has the held-out half's.
+ * machine (2026-11-27); docs/quality.md, "On real weights", has the held-out half's.
  * Both models are near chance on the set, so accuracy alone could not tell a broken
  * reading from a working one: the band also holds how often cutting the deciding fact
  * moves the answer (0 for a reading that ignores the facts), how sure the readings are

@@ -132,10 +132,10 @@ describe('examples/nginx.conf in front of decide (DECIDE_TRUST_PROXY=1)', () => 
   const directives = readNginx(NGINX);
   const location = directives.find((d) => d.name === 'proxy_pass')!.block;
 
-  it('sends what the README says, to where the unit listens', () => {
+  it('sends what docs/operations.md says, to where the unit listens', () => {
     const upstream = directives.find((d) => d.block.startsWith('upstream') && d.name === 'server')!;
     expect(upstream.args[0]).toBe(asTheUnitStartsIt(fixture.tempDb().dir).listen);
-    const row = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').find((line) => line.startsWith('| nginx |'))!;
+    const row = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8').split('\n').find((line) => line.startsWith('| nginx |'))!;
     const documented = [...row.matchAll(/`proxy_set_header ([^`;]+);`/g)].map((m) => m[1].split(/\s+/));
     expect(documented.length).toBeGreaterThan(0);
     for (const args of documented) expect(directives.filter((d) => d.block === location && d.name === 'proxy_set_header').map((d) => d.args)).toContainEqual(args);

@@ -22,7 +22,7 @@ const ALL_PAGES = 0x7fffffff;
 export async function backup(file: string, flags: { db: string }): Promise<void> {
   if (isPostgresUrl(flags.db)) {
     throw new Failure(
-      `the ledger ${ledgerName(flags.db)} is on PostgreSQL: back it up with pg_dump (see the README, "Backing up the ledger")`,
+      `the ledger ${ledgerName(flags.db)} is on PostgreSQL: back it up with pg_dump (see docs/operations.md, "Backing up the ledger")`,
       EXIT.usage,
     );
   }
