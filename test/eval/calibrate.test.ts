@@ -59,13 +59,13 @@ describe('decide calibrate', () => {
     return { DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: model };
   };
   const calibrate = async (env: Record<string, string>, flags: string[]) => {
-    const run = await decide(['calibrate', '--db', db, '--concurrency', '8', ...flags], { env, timeoutMs: scaled(80_000) });
+    const run = await decide(['calibrate', '--db', db, '--concurrency', '8', ...flags], { env, timeoutMs: scaled(200_000) });
     expect(run.code, run.stderr).toBe(0);
     return run;
   };
   const show = async (env: Record<string, string> = {}) => JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'], { env })).stdout);
 
-  it('keeps every fit of an overconfident model, each lowering held-out log loss beyond noise; serve and eval apply them until --reset', { timeout: scaled(200_000) }, async () => {
+  it('keeps every fit of an overconfident model, each lowering held-out log loss beyond noise; serve and eval apply them until --reset', { timeout: scaled(500_000) }, async () => {
     // Four copies of the shipped set: about 170 held-out readings a mode, enough for
     // the paired bootstrap to tell the fits' gain from noise (on the set alone, with
     // about 45, only the largest gains clear it).
@@ -100,7 +100,7 @@ describe('decide calibrate', () => {
     expect(shown.map((c: { target: string; temperature: number }) => [c.target, c.temperature])).toEqual(fits.map((f) => [f.target, f.stored]));
 
     const evaluate = async (flags: string[]) => {
-      const run = await decide(['eval', '--json', '--concurrency', '8', '--set', file, ...flags], { env, timeoutMs: scaled(80_000) });
+      const run = await decide(['eval', '--json', '--concurrency', '8', '--set', file, ...flags], { env, timeoutMs: scaled(200_000) });
       expect(run.code, run.stderr).toBe(0);
       return EvalReport.parse(JSON.parse(run.stdout));
     };
@@ -164,7 +164,7 @@ describe('decide calibrate', () => {
     expect(calibrated.overall.logLoss!).toBeLessThan(raw.overall.logLoss!);
   });
 
-  it('keeps no fit of a calibrated model: T = 1 is stored for each target, with the reason, and nothing changes what eval --db reads', { timeout: scaled(150_000) }, async () => {
+  it('keeps no fit of a calibrated model: T = 1 is stored for each target, with the reason, and nothing changes what eval --db reads', { timeout: scaled(400_000) }, async () => {
     const env = await simulated('calibrated', items, FAIR);
     const { stdout } = await calibrate(env, []);
     const lines = stdout.split('\n');
@@ -179,7 +179,7 @@ describe('decide calibrate', () => {
     expect(table.match(/ 1 \(not kept: none applied\) /g)).toHaveLength(4);
 
     const report = async (flags: string[]) => {
-      const run = await decide(['eval', '--json', '--concurrency', '8', ...flags], { env, timeoutMs: scaled(80_000) });
+      const run = await decide(['eval', '--json', '--concurrency', '8', ...flags], { env, timeoutMs: scaled(200_000) });
       return EvalReport.parse(JSON.parse(run.stdout));
     };
     const raw = await report([]);
