@@ -54,26 +54,40 @@ describe('retries against a scripted stub', () => {
   });
   const client = (events: RetryEvent[] = []) =>
     new DecideClient({ url: stub.url, apiKey: KEY, retry: { baseDelayMs: 50 }, onRetry: (e) => events.push(e) });
+  /**
+   * A client whose first planned wait starts a timer of `after(delayMs)`, noting how many
+   * requests the stub had when it fired. Both timers are this process's, so their order
+   * holds however slow the machine: an ordering, not a measured duration.
+   */
+  const watchedClient = (after: (delayMs: number) => number) => {
+    const events: RetryEvent[] = [];
+    const timers: NodeJS.Timeout[] = [];
+    const watched = {
+      events,
+      requestsWhenTimerFired: undefined as number | undefined,
+      client: new DecideClient({
+        url: stub.url,
+        apiKey: KEY,
+        retry: { baseDelayMs: 50 },
+        onRetry: (e) => {
+          events.push(e);
+          if (e.attempt === 1) timers.push(setTimeout(() => (watched.requestsWhenTimerFired = stub.requests.length), after(e.delayMs)));
+        },
+      }),
+      stop: () => timers.forEach(clearTimeout),
+    };
+    return watched;
+  };
 
   it('503, then 429 engine_busy, then 200: three attempts with one Idempotency-Key, honouring Retry-After', async () => {
     stub.script(unavailable('1'), busy(), { status: 200, body: DECIDED });
-    const events: RetryEvent[] = [];
     // When the client says it will wait 1 s, a timer a little shorter starts: the retry
-    // must not have reached the stub when it fires. Both timers are this process's, so
-    // the order holds however slow the machine (an ordering, not a measured duration).
-    let attemptsWhenTimerFired: number | undefined;
-    const timers: NodeJS.Timeout[] = [];
-    const watched = new DecideClient({
-      url: stub.url,
-      apiKey: KEY,
-      retry: { baseDelayMs: 50 },
-      onRetry: (e) => {
-        events.push(e);
-        if (e.attempt === 1) timers.push(setTimeout(() => (attemptsWhenTimerFired = stub.requests.length), e.delayMs - 100));
-      },
-    });
-    const answer = await watched.raw.decide(NOUL);
-    for (const timer of timers) clearTimeout(timer);
+    // must not have reached the stub when it fires.
+    const watched = watchedClient((delayMs) => delayMs - 100);
+    const answer = await watched.client.raw.decide(NOUL);
+    watched.stop();
+    const { events } = watched;
+    const attemptsWhenTimerFired = watched.requestsWhenTimerFired;
     expect(answer.attempts).toBe(3);
     expect(answer.data.signal).toBe('yes');
     expect(stub.requests).toHaveLength(3);
@@ -125,23 +139,13 @@ describe('retries against a scripted stub', () => {
 
   it.each(['1e3', '0x10', '-1', '1.5', ' 5x'])('Retry-After: %j is no Retry-After: the client waits its own backoff, neither 1000 s nor none', async (value) => {
     stub.script(busy(value), busy(value), busy(value));
-    const events: RetryEvent[] = [];
     // When the first wait is planned, a timer of half the backoff starts: the retry must
-    // not have reached the stub when it fires (both timers are this process's, so the
-    // order holds however slow the machine).
-    let requestsAtHalfTheBackoff: number | undefined;
-    const timers: NodeJS.Timeout[] = [];
-    const watched = new DecideClient({
-      url: stub.url,
-      apiKey: KEY,
-      retry: { baseDelayMs: 50 },
-      onRetry: (e) => {
-        events.push(e);
-        if (e.attempt === 1) timers.push(setTimeout(() => (requestsAtHalfTheBackoff = stub.requests.length), 25));
-      },
-    });
-    const error = await failure(watched.decide(NOUL));
-    for (const timer of timers) clearTimeout(timer);
+    // not have reached the stub when it fires.
+    const watched = watchedClient(() => 25);
+    const error = await failure(watched.client.decide(NOUL));
+    watched.stop();
+    const { events } = watched;
+    const requestsAtHalfTheBackoff = watched.requestsWhenTimerFired;
     expect(error).toMatchObject({ status: 429, code: 'engine_busy', retryAfter: undefined });
     expect(stub.requests).toHaveLength(3);
     expect(events.map((e) => [e.attempt, e.delayMs])).toEqual([
