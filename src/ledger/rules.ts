@@ -93,7 +93,6 @@ export interface ExpiryOptions {
 }
 
 export const DEFAULT_DECISION_DEADLINE_MS = DEFAULT_ENGINE_TIMEOUT_MS;
-export { DEFAULT_EXPIRY_MARGIN_MS };
 export const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
 
 /** The lifetime of a reservation and how often to sweep, checked. */

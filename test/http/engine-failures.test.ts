@@ -99,19 +99,13 @@ describe('engine failures through the OpenAI-compatible engine', () => {
     for (const outcome of outcomes) expect(outcome.complete).toBe(false);
   });
 
-  it('retries one 429 and then serves', async () => {
+  it.each([
+    ['0', 'retries one 429 and then serves'],
+    ['1e3', 'a provider 429 with Retry-After: 1e3 is read as no Retry-After: retried after the short default, not engine_busy for 1000 s'],
+  ])('Retry-After: %s: %s', async (retryAfter) => {
     const { key } = await svc.newKey();
     let calls = 0;
-    svc.fake.respond(() => (++calls === 1 ? { status: 429, headers: { 'retry-after': '0' } } : {}));
-    const res = await svc.call('POST', '/v1/decisions', { key, json: NOUL });
-    expect(res.status).toBe(200);
-    expect(calls).toBe(3);
-  });
-
-  it('a provider 429 with Retry-After: 1e3 is read as no Retry-After: retried after the short default, not engine_busy for 1000 s', async () => {
-    const { key } = await svc.newKey();
-    let calls = 0;
-    svc.fake.respond(() => (++calls === 1 ? { status: 429, headers: { 'retry-after': '1e3' } } : {}));
+    svc.fake.respond(() => (++calls === 1 ? { status: 429, headers: { 'retry-after': retryAfter } } : {}));
     const res = await svc.call('POST', '/v1/decisions', { key, json: NOUL });
     expect(res.status).toBe(200);
     expect(calls).toBe(3);
