@@ -38,7 +38,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
 async function main() {
   const decisions = intEnv('BENCH_CHAOS_DECISIONS', 10_000);
   const clients = intEnv('BENCH_CHAOS_CLIENTS', 200);
-  const dbs = (process.env.BENCH_CHAOS_DB ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
+  const dbs = (process.env.BENCH_CHAOS_DB ?? 'sqlite,postgres')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const busy = intEnv('BENCH_CHAOS_BUSY', 0, 0);
   const results = [];
   for (const db of dbs) {

@@ -45,7 +45,8 @@ export function startServer(name, command, args, { env, ipc = false, timeoutMs =
           return reject(new Error(`${error.message}\n--- ${name} stderr ---\n${stderr}`));
         }
         child.on('exit', (code, signal) => {
-          if (!child.benchStopping) process.stderr.write(`bench: ${name} exited unexpectedly (code ${code}, signal ${signal})\n${stderr}\n`);
+          if (!child.benchStopping)
+            process.stderr.write(`bench: ${name} exited unexpectedly (code ${code}, signal ${signal})\n${stderr}\n`);
         });
         resolve({ child, url: stdoutToNull.url });
       }

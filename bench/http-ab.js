@@ -51,7 +51,10 @@ let engine, a, b;
 try {
   engine = await startEngine();
   const sides = [];
-  for (const [name, root] of [['before', rootA], ['after', rootB]]) {
+  for (const [name, root] of [
+    ['before', rootA],
+    ['after', rootB],
+  ]) {
     const db = await ledgers.location(name);
     const key = await keyOf(root, db);
     const server = await startDecide(config, { db, engineUrl: engine.url, name, bin: path.join(root, 'bin', 'decide.js') });
@@ -70,8 +73,12 @@ try {
         body: JSON.stringify(STANDARD),
       })),
       {
-        connections: c, slices: Math.max(config.slices, 4), warmupMs: config.warmupMs, sliceWarmupMs: config.sliceWarmupMs,
-        durationMs: config.durationMs, pids: { before: a.pid, after: b.pid, engine: engine.pid },
+        connections: c,
+        slices: Math.max(config.slices, 4),
+        warmupMs: config.warmupMs,
+        sliceWarmupMs: config.sliceWarmupMs,
+        durationMs: config.durationMs,
+        pids: { before: a.pid, after: b.pid, engine: engine.pid },
       },
     );
     for (const t of Object.values(r)) {
@@ -87,7 +94,12 @@ try {
         `p50 ×${(y.latencyMs.p50 / x.latencyMs.p50).toFixed(2)}, p99 ×${(y.latencyMs.p99 / x.latencyMs.p99).toFixed(2)}`,
     );
   }
-  out.push(`load average ${loadStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
+  out.push(
+    `load average ${loadStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end`,
+  );
   process.stdout.write(out.join('\n') + '\n');
 } finally {
   await stopAll(a, b, engine);

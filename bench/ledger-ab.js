@@ -75,7 +75,10 @@ async function build(label, root) {
 const a = await build('before', rootA);
 const b = await build('after', rootB);
 try {
-  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   const r = await alternateOps(
     [
       { name: 'before', op: a.plain },
@@ -91,8 +94,16 @@ try {
   const ratio = (y, x) =>
     `after ÷ before: ops/s ×${(y.perSecond / x.perSecond).toFixed(2)}, cpu/op ×${(y.cpuUsPerOp / x.cpuUsPerOp).toFixed(2)}, ` +
     `p99 ×${(y.latencyMs.p99 / x.latencyMs.p99).toFixed(2)}`;
-  console.log(`c=${concurrency}, ${ms} ms per op in 6 alternating slices; load average before ${load}, after ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  if (!PG) console.log(`WAL pages per decision (c=${concurrency}): before ${a.wal.plain.toFixed(2)} (+idem ${a.wal.idem.toFixed(2)}), after ${b.wal.plain.toFixed(2)} (+idem ${b.wal.idem.toFixed(2)})`);
+  console.log(
+    `c=${concurrency}, ${ms} ms per op in 6 alternating slices; load average before ${load}, after ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  if (!PG)
+    console.log(
+      `WAL pages per decision (c=${concurrency}): before ${a.wal.plain.toFixed(2)} (+idem ${a.wal.idem.toFixed(2)}), after ${b.wal.plain.toFixed(2)} (+idem ${b.wal.idem.toFixed(2)})`,
+    );
   for (const x of Object.values(r)) console.log(row(x));
   console.log(ratio(r.after, r.before));
   console.log(`with Idempotency-Key: ${ratio(r['after+idem'], r['before+idem'])}`);

@@ -45,7 +45,8 @@ for (const [id, us] of self) {
 // Inclusive time: a sample counts once for every distinct function on its stack.
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const label = (n) => `${n.callFrame.functionName || '(anonymous)'}  ${where(n.callFrame.url)}${n.callFrame.url ? ':' + (n.callFrame.lineNumber + 1) : ''}`;
+const label = (n) =>
+  `${n.callFrame.functionName || '(anonymous)'}  ${where(n.callFrame.url)}${n.callFrame.url ? ':' + (n.callFrame.lineNumber + 1) : ''}`;
 const incl = new Map();
 for (const [id, us] of self) {
   const seen = new Set();
@@ -65,4 +66,6 @@ const show = (m, n) =>
     .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`)
     .join('\n');
 const inclusive = [...incl].filter(([k]) => !/^\((root|idle|program)\)/.test(k));
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${((total - idle) / 1e6).toFixed(1)} s not idle (percentages are of all samples)\n\ninclusive time (whole stack):\n${show(new Map(inclusive), top)}\n\nself time by package / dist folder:\n${show(pkgTime, 20)}\n\nself time by function:\n${show(fnTime, top)}`);
+console.log(
+  `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${((total - idle) / 1e6).toFixed(1)} s not idle (percentages are of all samples)\n\ninclusive time (whole stack):\n${show(new Map(inclusive), top)}\n\nself time by package / dist folder:\n${show(pkgTime, 20)}\n\nself time by function:\n${show(fnTime, top)}`,
+);

@@ -36,13 +36,22 @@ const decide = await startDecide(config, { db, engineUrl: engine.url, name });
 const auth = { 'content-type': 'application/json', authorization: `Bearer ${key.key}` };
 const target =
   kind === 'mcp'
-    ? { url: `${decide.url}/mcp`, headers: { ...auth, accept: 'application/json, text/event-stream', ...MCP_MODERN.headers }, body: JSON.stringify(MCP_MODERN.message) }
+    ? {
+        url: `${decide.url}/mcp`,
+        headers: { ...auth, accept: 'application/json, text/event-stream', ...MCP_MODERN.headers },
+        body: JSON.stringify(MCP_MODERN.message),
+      }
     : { url: `${decide.url}/v1/decisions`, headers: auth, body: JSON.stringify(kind === 'stress' ? STRESS : STANDARD) };
 const r = await slice({ ...target, connections: Number(connections), warmupMs: 1000, durationMs: Number(seconds) * 1000 });
 const ok = r.latencies.length;
-process.stderr.write(`profile: ${kind} c=${connections}: ${fmtInt((ok * 1000) / r.windowMs)}/s, ${JSON.stringify(r.statuses)}, p50 ${fmt(r.latencies.sort((a, b) => a - b)[ok >> 1])} ms\n`);
+process.stderr.write(
+  `profile: ${kind} c=${connections}: ${fmtInt((ok * 1000) / r.windowMs)}/s, ${JSON.stringify(r.statuses)}, p50 ${fmt(r.latencies.sort((a, b) => a - b)[ok >> 1])} ms\n`,
+);
 await stopAll(decide, engine);
 await schema?.drop();
 const dir = path.join(BENCH, 'profiles');
-const file = readdirSync(dir).filter((f) => f.startsWith(name)).sort().pop();
+const file = readdirSync(dir)
+  .filter((f) => f.startsWith(name))
+  .sort()
+  .pop();
 process.stdout.write(execFileSync(process.execPath, [path.join(BENCH, 'profile-top.js'), path.join(dir, file), process.env.TOP ?? '40']));

@@ -74,7 +74,10 @@ async function main() {
     progress,
     /** Non-2xx answers or transport errors during a measured window are reported, not hidden; so is background load. */
     checkErrors(label, result) {
-      if (result.errors > 0) warnings.push(`ERRORS in ${label}: ${JSON.stringify(result.statuses)} ${JSON.stringify(result.failures)} ${result.firstErrorBody ?? ''}`);
+      if (result.errors > 0)
+        warnings.push(
+          `ERRORS in ${label}: ${JSON.stringify(result.statuses)} ${JSON.stringify(result.failures)} ${result.firstErrorBody ?? ''}`,
+        );
       ctx.noteMachine(label, result.machineCores);
     },
     /** The cores others kept busy in a measured window of `label` ("row N …"); the most per row is printed. */

@@ -26,7 +26,12 @@ try {
     for (let i = 0; i < count; i++) await decision(0);
     const transactions = readTransactions(readFileSync(`${file}-wal`));
     probe.pragma('wal_checkpoint(TRUNCATE)');
-    const owner = new Map(probe.prepare('SELECT name, pageno FROM dbstat').all().map((r) => [r.pageno, r.name]));
+    const owner = new Map(
+      probe
+        .prepare('SELECT name, pageno FROM dbstat')
+        .all()
+        .map((r) => [r.pageno, r.name]),
+    );
     const frames = transactions.reduce((n, t) => n + t.length, 0);
     process.stdout.write(`${(frames / count).toFixed(2)} frames per decision, ${transactions.length} transactions\n`);
     const shapes = new Map();

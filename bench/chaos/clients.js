@@ -66,7 +66,14 @@ export async function runClients({ DecideClient, DecideError, servers, keys, bod
       } catch (error) {
         attempts++;
         if (!(error instanceof DecideError)) {
-          return { keyIndex, depth: body.depth ?? 'standard', status: -1, code: 'client_bug', message: String(error?.stack ?? error), attempts };
+          return {
+            keyIndex,
+            depth: body.depth ?? 'standard',
+            status: -1,
+            code: 'client_bug',
+            message: String(error?.stack ?? error),
+            attempts,
+          };
         }
         const inBudget = performance.now() - begin < budgetMs;
         if (error.status === 0) {
@@ -117,7 +124,12 @@ export function requestBodies() {
     'Billing needs strict multi-row transactions and an audit trail. ' +
     'Only two engineers share the on-call rotation.';
   const standard = [
-    { mode: 'choice', question: 'Which database should the team adopt for billing?', context, options: ['PostgreSQL', 'MongoDB', 'DynamoDB'] },
+    {
+      mode: 'choice',
+      question: 'Which database should the team adopt for billing?',
+      context,
+      options: ['PostgreSQL', 'MongoDB', 'DynamoDB'],
+    },
     { mode: 'noul', question: 'Should the billing service ship this quarter?', context },
     { mode: 'score', question: 'How risky is the billing migration?', context, levels: ['low', 'medium', 'high'] },
   ];

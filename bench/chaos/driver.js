@@ -31,7 +31,7 @@ export const DEFAULTS = {
   /** Free decisions over the site per day: low enough that some free requests meet it. */
   freePerSite: 3_500,
   /** Per engine call. */
-  rates: { '5xx': 0.03, '429': 0.02, garbage: 0.02, hang: 0.004, reset: 0.01 },
+  rates: { '5xx': 0.03, 429: 0.02, garbage: 0.02, hang: 0.004, reset: 0.01 },
   /** When (share of requests issued) a server is kill -9'ed, and for how long it stays down. */
   killAt: [0.4],
   downMs: 300,
@@ -171,7 +171,8 @@ export async function runChaos(options) {
     log(`load done: ${load.outcomes.length} requests in ${Math.round(load.loadMs)} ms`);
     await askChild(engine.child, { type: 'faults', rates: {} }, 'faults');
     const engineStats = await askChild(engine.child, { type: 'stats' }, 'stats');
-    if (new Date().toISOString().slice(0, 10) !== day) throw new Error('the run crossed UTC midnight: the free allowance reset mid-run; run it again');
+    if (new Date().toISOString().slice(0, 10) !== day)
+      throw new Error('the run crossed UTC midnight: the free allowance reset mid-run; run it again');
 
     // ---- afterwards: every reservation settles (PostgreSQL: the killed server's expire) ----
     const reader = ledgerReader(location);
@@ -273,7 +274,10 @@ async function check({ o, seeded, load, servers, reader, day, postgres }) {
   checks.push({
     name: 'every request answered (a decision or a contract error)',
     ok: unanswered.length === 0 && outcomes.length === o.decisions,
-    detail: unanswered.slice(0, 5).map((u) => `${u.code}: ${u.message}`).join('\n'),
+    detail: unanswered
+      .slice(0, 5)
+      .map((u) => `${u.code}: ${u.message}`)
+      .join('\n'),
   });
   checks.push({ name: 'answers are what was asked (stress checks, charges)', ok: answeredBadly === 0, detail: `${answeredBadly} bad` });
   // A request met no server only while that server was down on purpose (or had crashed).
@@ -289,7 +293,10 @@ async function check({ o, seeded, load, servers, reader, day, postgres }) {
   checks.push({
     name: 'connection errors only where a server was killed',
     ok: unexplained.length === 0,
-    detail: unexplained.slice(0, 5).map((e) => `${servers[e.server].name}: ${e.code} ${e.message}`).join('\n'),
+    detail: unexplained
+      .slice(0, 5)
+      .map((e) => `${servers[e.server].name}: ${e.code} ${e.message}`)
+      .join('\n'),
   });
 
   // ---- the books against the answers ----------------------------------------------------------
@@ -322,7 +329,8 @@ async function check({ o, seeded, load, servers, reader, day, postgres }) {
     const metrics = await anon.metrics();
     if (metrics.day !== day) apiProblems.push(`${server.name}: metrics day ${metrics.day}, not ${day}`);
     // One sample per decision answered: a replayed answer is the sample of the run that settled it.
-    if (metrics.api.samples !== served) apiProblems.push(`${server.name}: /v1/metrics api.samples ${metrics.api.samples}, answers ${served}`);
+    if (metrics.api.samples !== served)
+      apiProblems.push(`${server.name}: /v1/metrics api.samples ${metrics.api.samples}, answers ${served}`);
     if (metrics.web.samples !== 0) apiProblems.push(`${server.name}: /v1/metrics web.samples ${metrics.web.samples}, expected 0`);
   }
   const usageServer = servers[servers.length - 1];
@@ -331,17 +339,34 @@ async function check({ o, seeded, load, servers, reader, day, postgres }) {
   );
   for (const { key, u } of usages) {
     const print = sha256(key.key);
-    if (u.freeUsed !== (freeUsed.get(print) ?? 0)) apiProblems.push(`/v1/usage of ${key.keyHint}: freeUsed ${u.freeUsed}, answers imply ${freeUsed.get(print) ?? 0}`);
+    if (u.freeUsed !== (freeUsed.get(print) ?? 0))
+      apiProblems.push(`/v1/usage of ${key.keyHint}: freeUsed ${u.freeUsed}, answers imply ${freeUsed.get(print) ?? 0}`);
     const pass = seeded.passes.find((p) => p.passId === key.passId);
     const credits = pass.funded - (spent.get(key.passId) ?? 0);
     if (u.passCredits !== credits) apiProblems.push(`/v1/usage of ${key.keyHint}: passCredits ${u.passCredits}, answers imply ${credits}`);
   }
 
-  checks.push({ name: 'every reservation settled (none left reserved)', ok: (books.states.reserved ?? 0) === 0, detail: JSON.stringify(books.states) });
+  checks.push({
+    name: 'every reservation settled (none left reserved)',
+    ok: (books.states.reserved ?? 0) === 0,
+    detail: JSON.stringify(books.states),
+  });
   checks.push({ name: 'no idempotency record left running', ok: books.running === 0, detail: `${books.running} running` });
-  checks.push({ name: 'ledger audit (funded − charged = balance; counters = charges)', ok: books.problems.length === 0, detail: books.problems.slice(0, 5).join('\n') });
-  checks.push({ name: 'ledger = what the answers imply (per key, per pass, site)', ok: mismatches.length === 0, detail: mismatches.slice(0, 8).join('\n') });
-  checks.push({ name: '/v1/usage and /v1/metrics = what the answers imply', ok: apiProblems.length === 0, detail: apiProblems.slice(0, 8).join('\n') });
+  checks.push({
+    name: 'ledger audit (funded − charged = balance; counters = charges)',
+    ok: books.problems.length === 0,
+    detail: books.problems.slice(0, 5).join('\n'),
+  });
+  checks.push({
+    name: 'ledger = what the answers imply (per key, per pass, site)',
+    ok: mismatches.length === 0,
+    detail: mismatches.slice(0, 8).join('\n'),
+  });
+  checks.push({
+    name: '/v1/usage and /v1/metrics = what the answers imply',
+    ok: apiProblems.length === 0,
+    detail: apiProblems.slice(0, 8).join('\n'),
+  });
   const committed = books.states.committed ?? 0;
   checks.push({
     name: 'committed charges = answers served (less those served free)',
@@ -371,7 +396,10 @@ async function check({ o, seeded, load, servers, reader, day, postgres }) {
       errorSamples: servers.flatMap((s) => s.errorLines).slice(0, 3),
       balancesChecked: seeded.keys.length * 3 + seeded.passes.length * 2 + servers.length * 2 + 1,
       states: books.states,
-      p99Ms: percentile(outcomes.map((x) => x.ms ?? 0), 0.99),
+      p99Ms: percentile(
+        outcomes.map((x) => x.ms ?? 0),
+        0.99,
+      ),
     },
   };
 }

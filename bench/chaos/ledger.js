@@ -130,7 +130,8 @@ export async function readBooks(reader) {
     const a = new Map(counters.map((r) => [label(r.k, r.day), r.n]));
     const b = new Map(charges.map((r) => [label(r.k, r.day), r.n]));
     for (const k of new Set([...a.keys(), ...b.keys()])) {
-      if ((a.get(k) ?? 0) !== (b.get(k) ?? 0)) problems.push(`${what} ${k}: counter ${a.get(k) ?? 0} ≠ active free charges ${b.get(k) ?? 0}`);
+      if ((a.get(k) ?? 0) !== (b.get(k) ?? 0))
+        problems.push(`${what} ${k}: counter ${a.get(k) ?? 0} ≠ active free charges ${b.get(k) ?? 0}`);
     }
   };
   compare('key/day', rows.keyCounters, rows.keyCharges);
@@ -145,7 +146,9 @@ export async function readBooks(reader) {
     /** `<SHA-256 of the key, hex>/day` → free units in use */
     freeByKey: new Map(rows.keyCounters.map((r) => [`${prints.get(r.k)}/${r.day}`, r.n])),
     /** charge id → { key (SHA-256 hex), passId, kind, cost, state } */
-    charges: new Map(rows.charges.map((c) => [c.id, { key: prints.get(c.key_id), passId: c.pass_id, kind: c.kind, cost: c.cost, state: c.state }])),
+    charges: new Map(
+      rows.charges.map((c) => [c.id, { key: prints.get(c.key_id), passId: c.pass_id, kind: c.kind, cost: c.cost, state: c.state }]),
+    ),
     siteUsed: new Map(rows.siteCounters.map((r) => [r.day, r.n])),
     metrics: rows.metrics,
     running: rows.running[0]?.n ?? 0,

@@ -30,7 +30,8 @@ const CHUNK_BYTES = 8 << 20;
 /** A size's own weight type (`test`: f16), else Q4_0. */
 const defaultQuant = (size) => SHAPES[size]?.quant ?? 'q4_0';
 
-export const modelPath = (size, quant = defaultQuant(size), dir = CACHE) => path.join(dir, `decide-bench-${size}-${quant}-v${GENERATOR_VERSION}.gguf`);
+export const modelPath = (size, quant = defaultQuant(size), dir = CACHE) =>
+  path.join(dir, `decide-bench-${size}-${quant}-v${GENERATOR_VERSION}.gguf`);
 
 /**
  * The model of `size` ('0.5b', '1.5b', 'test'), written if it is not in `dir` yet.

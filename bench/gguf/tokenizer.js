@@ -70,10 +70,12 @@ function basePieces() {
 function wordPieces() {
   const words = WORDS.split(/\s+/).filter(Boolean);
   const chains = (prefix, minimum) =>
-    words.flatMap((word) => [word, word[0].toUpperCase() + word.slice(1)]).flatMap((word) => {
-      const piece = prefix + word;
-      return Array.from({ length: Math.max(0, piece.length - minimum + 1) }, (_, i) => piece.slice(0, minimum + i));
-    });
+    words
+      .flatMap((word) => [word, word[0].toUpperCase() + word.slice(1)])
+      .flatMap((word) => {
+        const piece = prefix + word;
+        return Array.from({ length: Math.max(0, piece.length - minimum + 1) }, (_, i) => piece.slice(0, minimum + i));
+      });
   return [...chains(SPACE, 3), ...chains('', 2)];
 }
 

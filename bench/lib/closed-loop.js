@@ -23,7 +23,13 @@ export async function closedLoop({ url, headers, body, concurrency, count, maxMs
       const t = performance.now();
       let status;
       try {
-        const res = await request(url, { method: 'POST', headers, body: typeof body === 'function' ? body(n) : body, headersTimeout: 0, bodyTimeout: 0 });
+        const res = await request(url, {
+          method: 'POST',
+          headers,
+          body: typeof body === 'function' ? body(n) : body,
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        });
         status = res.statusCode;
         const text = await res.body.text();
         if (status >= 200 && status < 300) latencies.push(performance.now() - t);
@@ -83,6 +89,8 @@ function summarise(name, a, concurrency) {
     perSecond: (ok * 1000) / a.windowMs,
     latencyMs: percentiles(a.latencies),
     cpuMsPerRequest: Object.fromEntries(Object.entries(a.cpu).map(([k, v]) => [k, Number.isFinite(v) ? v / Math.max(1, ok) : null])),
-    machineCores: Number.isFinite(a.busy) ? { busy: a.busy / a.windowMs, notOurs: Math.max(0, (a.busy - a.ours) / a.windowMs), steal: 0 } : null,
+    machineCores: Number.isFinite(a.busy)
+      ? { busy: a.busy / a.windowMs, notOurs: Math.max(0, (a.busy - a.ours) / a.windowMs), steal: 0 }
+      : null,
   };
 }

@@ -18,19 +18,24 @@ function number(name, fallback, { integer = true, min = 0 } = {}) {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a ${integer ? 'whole ' : ''}number ≥ ${min}, not "${raw}"`);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n)))
+    throw new Error(`${name} must be a ${integer ? 'whole ' : ''}number ≥ ${min}, not "${raw}"`);
   return n;
 }
 
 function list(name, fallback) {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
-  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function counts(name, fallback) {
   const values = list(name, fallback.map(String)).map(Number);
-  if (values.length === 0 || values.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name} must be whole numbers ≥ 1, comma-separated`);
+  if (values.length === 0 || values.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`${name} must be whole numbers ≥ 1, comma-separated`);
   return values;
 }
 

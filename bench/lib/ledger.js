@@ -34,10 +34,16 @@ export function ledgerLines(label, r, c) {
   const per = (x) => `${fmtInt(x.perSecond)}/s`;
   return [
     ratioLine(`${label} c=${c} charges/s (reserve + commit) ÷ raw inserts/s`, {
-      ours: r.charge.perSecond, baseline: r.raw.perSecond, oursText: per(r.charge), baselineText: per(r.raw),
+      ours: r.charge.perSecond,
+      baseline: r.raw.perSecond,
+      oursText: per(r.charge),
+      baselineText: per(r.raw),
     }),
     ratioLine(`${label} c=${c} decision's ledger work/s ÷ raw inserts/s`, {
-      ours: r.decision.perSecond, baseline: r.raw.perSecond, oursText: per(r.decision), baselineText: per(r.raw),
+      ours: r.decision.perSecond,
+      baseline: r.raw.perSecond,
+      oursText: per(r.decision),
+      baselineText: per(r.raw),
       note: 'authenticate + reserve + commit with its metrics sample (one transaction)',
     }),
   ];

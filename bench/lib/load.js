@@ -68,7 +68,10 @@ export function slice({ url, method = 'POST', headers, body, connections, warmup
       },
       (error) => {
         if (error) return reject(error);
-        if (!closed) return reject(new Error(`${url}: no answer closed the measured window within ${Math.round(performance.now() - startedAt)} ms (stalled)`));
+        if (!closed)
+          return reject(
+            new Error(`${url}: no answer closed the measured window within ${Math.round(performance.now() - startedAt)} ms (stalled)`),
+          );
         resolve({ latencies, statuses, failures, windowMs: t1 - t0, before, after, sample });
       },
     );
@@ -108,7 +111,9 @@ export function cpuSnapshot(pids) {
   const u = process.cpuUsage();
   return {
     machine: machineCpuMs(),
-    procs: Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, pid === 'self' ? (u.user + u.system) / 1000 : cpuMsOf(pid)])),
+    procs: Object.fromEntries(
+      Object.entries(pids).map(([name, pid]) => [name, pid === 'self' ? (u.user + u.system) / 1000 : cpuMsOf(pid)]),
+    ),
   };
 }
 
@@ -118,7 +123,15 @@ export function cpuSnapshot(pids) {
  * pid, or 'self' for this load generator) over the measured windows only.
  */
 export async function sideBySide(targets, { connections, slices, warmupMs, sliceWarmupMs, durationMs, pids, onSlice }) {
-  const acc = targets.map(() => ({ latencies: [], statuses: {}, failures: {}, windowMs: 0, cpu: {}, machine: { busy: 0, steal: 0, ours: 0 }, sample: null }));
+  const acc = targets.map(() => ({
+    latencies: [],
+    statuses: {},
+    failures: {},
+    windowMs: 0,
+    cpu: {},
+    machine: { busy: 0, steal: 0, ours: 0 },
+    sample: null,
+  }));
   for (let i = 0; i < slices; i++) {
     for (const [t, target] of targets.entries()) {
       const a = acc[t];

@@ -47,8 +47,18 @@ export async function alternateOps(ops, { concurrency, slices, durationMs, warmu
   return Object.fromEntries(
     ops.map((o) => {
       const a = acc[o.name];
-      return [o.name, { name: o.name, concurrency, ops: a.count, perSecond: (a.count * 1000) / a.ms, latencyMs: percentiles(a.latencies), cpuUsPerOp: (a.cpuMs * 1000) / Math.max(1, a.count),
-        machineCores: a.busyMs === null ? null : { busy: a.busyMs / a.ms, notOurs: Math.max(0, (a.busyMs - a.cpuMs) / a.ms) } }];
+      return [
+        o.name,
+        {
+          name: o.name,
+          concurrency,
+          ops: a.count,
+          perSecond: (a.count * 1000) / a.ms,
+          latencyMs: percentiles(a.latencies),
+          cpuUsPerOp: (a.cpuMs * 1000) / Math.max(1, a.count),
+          machineCores: a.busyMs === null ? null : { busy: a.busyMs / a.ms, notOurs: Math.max(0, (a.busyMs - a.cpuMs) / a.ms) },
+        },
+      ];
     }),
   );
 }

@@ -6,7 +6,11 @@ export const fmtMs = (x) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFix
 
 export function table(rows, header, { left = 1 } = {}) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => (i < left ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => (i < left ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -67,5 +71,19 @@ export function targetsTable(results, serverOf) {
       r.machineCores ? `${fmt(r.machineCores.busy, 2)}/${fmt(r.machineCores.notOurs, 2)}/${fmt(r.machineCores.steal, 2)}` : 'n/a',
     ];
   });
-  return table(rows, ['target', 'ok', 'err', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'srv cpu ms/req', 'engine cpu', 'loadgen cpu', 'srv cores', 'machine busy/other/steal']);
+  return table(rows, [
+    'target',
+    'ok',
+    'err',
+    'req/s',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'max ms',
+    'srv cpu ms/req',
+    'engine cpu',
+    'loadgen cpu',
+    'srv cores',
+    'machine busy/other/steal',
+  ]);
 }

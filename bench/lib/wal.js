@@ -11,9 +11,11 @@ export async function walPagesPerOp(file, op, { count = 48, concurrency = 1 } = 
     probe.pragma('wal_checkpoint(TRUNCATE)');
     const each = Math.ceil(count / concurrency);
     count = each * concurrency;
-    await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-      for (let i = 0; i < each; i++) await op(w, i);
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, w) => {
+        for (let i = 0; i < each; i++) await op(w, i);
+      }),
+    );
     return probe.pragma('wal_checkpoint(PASSIVE)')[0].log / count;
   } finally {
     probe.close();

@@ -32,5 +32,11 @@ const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 await engine.close();
 process.stdout.write(
-  JSON.stringify({ threads: Number(threads), concurrency: Number(concurrency), decisions: latencies.length, perSecond: latencies.length / elapsed, p50: latencies[latencies.length >> 1] }) + '\n',
+  JSON.stringify({
+    threads: Number(threads),
+    concurrency: Number(concurrency),
+    decisions: latencies.length,
+    perSecond: latencies.length / elapsed,
+    p50: latencies[latencies.length >> 1],
+  }) + '\n',
 );

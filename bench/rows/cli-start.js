@@ -48,7 +48,14 @@ export default {
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     const env = { ...process.env, DECIDE_URL: `http://127.0.0.1:${server.address().port}`, DECIDE_API_KEY: generateKey(), NO_COLOR: '1' };
-    const ask = [BIN, 'ask', 'Should we ship the release on Friday?', '--context', 'All tests pass. The on-call engineer is away next week.', '--json'];
+    const ask = [
+      BIN,
+      'ask',
+      'Should we ship the release on Friday?',
+      '--context',
+      'All tests pass. The on-call engineer is away next week.',
+      '--json',
+    ];
     const targets = {
       node: () => timed(['-e', '0'], env),
       help: () => timed([BIN, '--help'], env),
@@ -71,7 +78,14 @@ export default {
     }
     const base = median(times.node);
     const line = (measure, name, max) =>
-      ratioLine(measure, { ours: median(times[name]), baseline: base, oursText: `${fmt(median(times[name]), 1)} ms`, baselineText: `${fmt(base, 1)} ms`, max, digits: 2 });
+      ratioLine(measure, {
+        ours: median(times[name]),
+        baseline: base,
+        oursText: `${fmt(median(times[name]), 1)} ms`,
+        baselineText: `${fmt(base, 1)} ms`,
+        max,
+        digits: 2,
+      });
     const details = table(
       Object.entries(times).map(([name, xs]) => [name, xs.length, fmt(quantile(xs, 0), 1), fmt(median(xs), 1), fmt(quantile(xs, 0.9), 1)]),
       ['target', 'runs', 'min ms', 'p50 ms', 'p90 ms'],

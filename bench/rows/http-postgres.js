@@ -45,7 +45,12 @@ export default {
       for (const c of config.pgConcurrency) {
         ctx.progress(`row 1b: c=${c}, decide on SQLite and on PostgreSQL in ${config.slices} alternating slices`);
         const r = await sideBySide([targets.sqlite, targets.postgres], {
-          connections: c, slices: config.slices, warmupMs: config.warmupMs, sliceWarmupMs: config.sliceWarmupMs, durationMs: config.durationMs, pids,
+          connections: c,
+          slices: config.slices,
+          warmupMs: config.warmupMs,
+          sliceWarmupMs: config.sliceWarmupMs,
+          durationMs: config.durationMs,
+          pids,
         });
         groups[c] = r;
         for (const t of Object.values(r)) ctx.checkErrors(`row 1b ${t.name} c=${c}`, t);
@@ -53,11 +58,18 @@ export default {
         const cpu = { sqlite: r.sqlite.cpuMsPerRequest.sqlite, postgres: r.postgres.cpuMsPerRequest.postgres };
         lines.push(
           ratioLine(`c=${c} server CPU ms per decision, PostgreSQL ÷ SQLite`, {
-            ours: cpu.postgres, baseline: cpu.sqlite, oursText: `${fmt(cpu.postgres, 3)} ms`, baselineText: `${fmt(cpu.sqlite, 3)} ms`, max: CPU_GOAL,
+            ours: cpu.postgres,
+            baseline: cpu.sqlite,
+            oursText: `${fmt(cpu.postgres, 3)} ms`,
+            baselineText: `${fmt(cpu.sqlite, 3)} ms`,
+            max: CPU_GOAL,
             note: "the decide process's CPU over the measured windows (all its threads), per answered decision; PostgreSQL's own server is not counted",
           }),
           ratioLine(`c=${c} decisions/s, PostgreSQL ÷ SQLite`, {
-            ours: r.postgres.perSecond, baseline: r.sqlite.perSecond, oursText: `${fmtInt(r.postgres.perSecond)}/s`, baselineText: `${fmtInt(r.sqlite.perSecond)}/s`,
+            ours: r.postgres.perSecond,
+            baseline: r.sqlite.perSecond,
+            oursText: `${fmtInt(r.postgres.perSecond)}/s`,
+            baselineText: `${fmtInt(r.sqlite.perSecond)}/s`,
           }),
         );
       }

@@ -33,14 +33,19 @@ export default {
       const { charge, decision } = await storeOps(store, keys);
       const rawInsert = async (w) => {
         const now = new Date().toISOString();
-        await raw.query(`INSERT INTO raw (id, key_id, pass_id, kind, cost, state, day, created_at) VALUES ($1, $2, $3, 'credits', 1, 'reserved', $4, $5)`, [
-          randomUUID(), keys[w].keyId, keys[w].passId, now.slice(0, 10), now,
-        ]);
+        await raw.query(
+          `INSERT INTO raw (id, key_id, pass_id, kind, cost, state, day, created_at) VALUES ($1, $2, $3, 'credits', 1, 'reserved', $4, $5)`,
+          [randomUUID(), keys[w].keyId, keys[w].passId, now.slice(0, 10), now],
+        );
       };
       const trips = await roundTrips(pg, () => decision(0));
       const lines = [
         ratioLine(`PostgreSQL round trips per decision's ledger work ÷ the goal's 3`, {
-          ours: trips, baseline: 3, oursText: String(trips), baselineText: '3', max: 1,
+          ours: trips,
+          baseline: 3,
+          oursText: String(trips),
+          baselineText: '3',
+          max: 1,
           note: 'statements sent by authenticate + reserve + commit with its sample (no Idempotency-Key), BEGIN and COMMIT included',
         }),
       ];

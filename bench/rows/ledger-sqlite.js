@@ -30,7 +30,9 @@ export default {
       raw.pragma('synchronous = NORMAL');
       raw.exec(`CREATE TABLE raw (id TEXT PRIMARY KEY, key_id TEXT NOT NULL, pass_id TEXT NOT NULL, kind TEXT NOT NULL,
                 cost INTEGER NOT NULL, state TEXT NOT NULL, day TEXT NOT NULL, created_at TEXT NOT NULL)`);
-      const insert = raw.prepare(`INSERT INTO raw (id, key_id, pass_id, kind, cost, state, day, created_at) VALUES (?, ?, ?, 'credits', 1, 'reserved', ?, ?)`);
+      const insert = raw.prepare(
+        `INSERT INTO raw (id, key_id, pass_id, kind, cost, state, day, created_at) VALUES (?, ?, ?, 'credits', 1, 'reserved', ?, ?)`,
+      );
       const { charge, decision } = await storeOps(store, keys);
       // WAL pages first, on the store not yet serving (no checkpoint runs while they are
       // counted); then it is started as decide serve starts it, checkpointer included.
@@ -59,11 +61,21 @@ export default {
       const lines = [
         ...ledgerLines('SQLite', r, 1),
         ratioLine(`SQLite c=1 WAL pages per decision's ledger work ÷ the goal's 4`, {
-          ours: wal, baseline: WAL_GOAL, oursText: fmt(wal, 2), baselineText: String(WAL_GOAL), digits: 2, max: 1,
+          ours: wal,
+          baseline: WAL_GOAL,
+          oursText: fmt(wal, 2),
+          baselineText: String(WAL_GOAL),
+          digits: 2,
+          max: 1,
           note: `pages written whole to the WAL by authenticate + reserve + commit with its sample, one decision at a time; a raw insert writes ${fmt(rawWal, 2)}`,
         }),
         ratioLine(`SQLite c=${SHARED_C} WAL pages per decision's ledger work ÷ the goal's 4`, {
-          ours: walShared, baseline: WAL_GOAL, oursText: fmt(walShared, 2), baselineText: String(WAL_GOAL), digits: 2, max: 1,
+          ours: walShared,
+          baseline: WAL_GOAL,
+          oursText: fmt(walShared, 2),
+          baselineText: String(WAL_GOAL),
+          digits: 2,
+          max: 1,
           note: `the same with ${SHARED_C} decisions under way at once: the reserves and commits of one event-loop turn share one transaction and the pages it writes`,
         }),
       ];

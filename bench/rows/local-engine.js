@@ -48,7 +48,9 @@ export default {
       }
       const p50 = Object.fromEntries(Object.entries(samples).map(([name, ms]) => [name, median(ms)]));
       const details = Object.entries(samples)
-        .map(([name, ms]) => `  ${name.padEnd(10)} p50 ${fmt(median(ms))} ms  min ${fmt(Math.min(...ms))} ms  max ${fmt(Math.max(...ms))} ms`)
+        .map(
+          ([name, ms]) => `  ${name.padEnd(10)} p50 ${fmt(median(ms))} ms  min ${fmt(Math.min(...ms))} ms  max ${fmt(Math.max(...ms))} ms`,
+        )
         .join('\n');
       return {
         lines: [

@@ -52,8 +52,12 @@ export default {
       ctx.progress(`row 5b: prefix reuse on ${model}, ${threads} thread(s), ${runs} runs of each kind at c=1, ${batchRuns} at c=8`);
       for (let i = 0; i < 3; i++) await once('stress', 1); // warm-up: the first evaluations allocate
       const samples = { 1: { standard: [], stress: [] }, 8: { standard: [], stress: [] } };
-      for (const [concurrency, count] of [[1, runs], [8, batchRuns]]) {
-        for (let i = 0; i < count; i++) for (const kind of ['standard', 'stress']) samples[concurrency][kind].push(await once(kind, concurrency));
+      for (const [concurrency, count] of [
+        [1, runs],
+        [8, batchRuns],
+      ]) {
+        for (let i = 0; i < count; i++)
+          for (const kind of ['standard', 'stress']) samples[concurrency][kind].push(await once(kind, concurrency));
       }
       const p50 = (c, kind, field) => median(samples[c][kind].map((s) => s[field]));
       const lines = [1, 8].flatMap((c) => {
@@ -63,10 +67,18 @@ export default {
         const goal = c === 1 ? { max: 2 } : {};
         return [
           ratioLine(`4-fact stress vs standard: tokens evaluated, c=${c}`, {
-            ours: stressTokens, baseline: standardTokens, oursText: fmtInt(stressTokens), baselineText: fmtInt(standardTokens), ...goal,
+            ours: stressTokens,
+            baseline: standardTokens,
+            oursText: fmtInt(stressTokens),
+            baselineText: fmtInt(standardTokens),
+            ...goal,
           }),
           ratioLine(`4-fact stress vs standard: wall time, c=${c}`, {
-            ours: stressMs, baseline: standardMs, oursText: `${fmt(stressMs)} ms`, baselineText: `${fmt(standardMs)} ms`, ...goal,
+            ours: stressMs,
+            baseline: standardMs,
+            oursText: `${fmt(stressMs)} ms`,
+            baselineText: `${fmt(standardMs)} ms`,
+            ...goal,
             note: c === 8 ? 'eight decisions of one kind at once, from the first sent to the last answered' : undefined,
           }),
         ];
@@ -75,20 +87,30 @@ export default {
       const stressTokens = p50(1, 'stress', 'evaluated');
       lines.push(
         ratioLine('4-fact stress: tokens evaluated vs its prompt tokens', {
-          ours: stressTokens, baseline: stressPrompt, oursText: fmtInt(stressTokens), baselineText: fmtInt(stressPrompt),
+          ours: stressTokens,
+          baseline: stressPrompt,
+          oursText: fmtInt(stressTokens),
+          baselineText: fmtInt(stressPrompt),
           note: 'the prompt tokens are what evaluating every reading whole would cost (and what inputTokens reports)',
         }),
       );
       const detail = (c) =>
         Object.entries(samples[c])
-          .map(([kind, s]) => `  c=${c} ${kind.padEnd(8)} ${fmt(median(s.map((x) => x.ms)))} ms (min ${fmt(Math.min(...s.map((x) => x.ms)))}), ` +
-            `${fmt(c / (median(s.map((x) => x.ms)) / 1000), 1)} decisions/s, ` +
-            `${fmtInt(median(s.map((x) => x.evaluated)))} tokens evaluated per decision of ${fmtInt(median(s.map((x) => x.prompt)))} in its prompts`)
+          .map(
+            ([kind, s]) =>
+              `  c=${c} ${kind.padEnd(8)} ${fmt(median(s.map((x) => x.ms)))} ms (min ${fmt(Math.min(...s.map((x) => x.ms)))}), ` +
+              `${fmt(c / (median(s.map((x) => x.ms)) / 1000), 1)} decisions/s, ` +
+              `${fmtInt(median(s.map((x) => x.evaluated)))} tokens evaluated per decision of ${fmtInt(median(s.map((x) => x.prompt)))} in its prompts`,
+          )
           .join('\n');
       return {
         lines,
-        details: `model ${model}, ${threads} thread(s), debias reverse, p50 of ${runs} rounds at c=1 and ${batchRuns} at c=8, in process:\n` +
-          [1, 8].filter((c) => samples[c].standard.length > 0).map(detail).join('\n'),
+        details:
+          `model ${model}, ${threads} thread(s), debias reverse, p50 of ${runs} rounds at c=1 and ${batchRuns} at c=8, in process:\n` +
+          [1, 8]
+            .filter((c) => samples[c].standard.length > 0)
+            .map(detail)
+            .join('\n'),
         data: { model, threads, samples },
       };
     } finally {

@@ -33,7 +33,9 @@ export default {
     const details = [];
     const data = {};
     for (const size of ctx.config.localSizes) {
-      const model = ensureModel(size, { progress: once(() => ctx.progress(`row 8: writing the ${size} model into bench/.cache/models/ (once)`)) });
+      const model = ensureModel(size, {
+        progress: once(() => ctx.progress(`row 8: writing the ${size} model into bench/.cache/models/ (once)`)),
+      });
       const r = await measureSize(ctx, size, model);
       lines.push(...linesOf(size, r));
       details.push(detailsOf(size, model, r));
@@ -66,7 +68,13 @@ async function measureSize(ctx, size, model) {
     const cells = [];
     const measure = async (load, concurrency, count, extraPids = {}) => {
       ctx.progress(`row 8: ${size}, ${load}, c=${concurrency}, ${count} decisions per server, threads ${THREADS.join(' vs ')}`);
-      const r = await alternate(targets, { rounds: 2, concurrency, count, maxMs: config.localTurnMs, pids: { ...pids, ...extraPids, loadgen: 'self' } });
+      const r = await alternate(targets, {
+        rounds: 2,
+        concurrency,
+        count,
+        maxMs: config.localTurnMs,
+        pids: { ...pids, ...extraPids, loadgen: 'self' },
+      });
       for (const [i, t] of Object.values(r).entries()) {
         ctx.checkErrors(`row 8 ${size} ${load} c=${concurrency} ${t.name}`, t);
         cells.push({ load, concurrency, threads: THREADS[i], ...t, rssMb: memoryMbOf(servers[i].pid)?.rss });
@@ -109,17 +117,30 @@ function linesOf(size, r) {
   const threadsLine = (load, concurrency, note) => {
     const [one, two] = THREADS.map((t) => cell(r, load, concurrency, t));
     if (!one || !two) return [];
-    return [ratioLine(`${size} c=${concurrency} ${load}: decisions/s, 1 thread ÷ 2 threads`, {
-      ours: one.perSecond, baseline: two.perSecond, oursText: perSecond(one), baselineText: perSecond(two), digits: 2, note,
-    })];
+    return [
+      ratioLine(`${size} c=${concurrency} ${load}: decisions/s, 1 thread ÷ 2 threads`, {
+        ours: one.perSecond,
+        baseline: two.perSecond,
+        oursText: perSecond(one),
+        baselineText: perSecond(two),
+        digits: 2,
+        note,
+      }),
+    ];
   };
   const [single, batch] = [cell(r, 'as is', 1, 1), cell(r, 'as is', 8, 1)];
   const model = r.memory[0];
   const batching = batch
-    ? [ratioLine(`${size} 1 thread: decisions/s, c=8 ÷ c=1`, {
-        ours: batch.perSecond, baseline: single.perSecond, oursText: perSecond(batch), baselineText: perSecond(single), digits: 2,
-        note: 'above 1x, eight decisions batched as sequences of one context pay',
-      })]
+    ? [
+        ratioLine(`${size} 1 thread: decisions/s, c=8 ÷ c=1`, {
+          ours: batch.perSecond,
+          baseline: single.perSecond,
+          oursText: perSecond(batch),
+          baselineText: perSecond(single),
+          digits: 2,
+          note: 'above 1x, eight decisions batched as sequences of one context pay',
+        }),
+      ]
     : [];
   return [
     ...threadsLine('as is', 1),
@@ -127,7 +148,11 @@ function linesOf(size, r) {
     ...threadsLine('busy', 1, 'beside busy loops: a thread that loses its core holds back the other'),
     ...batching,
     ratioLine(`${size} 1 thread: RSS after the run ÷ after start`, {
-      ours: model.rss, baseline: model.startMb, oursText: `${fmtInt(model.rss)} MB`, baselineText: `${fmtInt(model.startMb)} MB`, digits: 2,
+      ours: model.rss,
+      baseline: model.startMb,
+      oursText: `${fmtInt(model.rss)} MB`,
+      baselineText: `${fmtInt(model.startMb)} MB`,
+      digits: 2,
     }),
   ];
 }
@@ -148,7 +173,17 @@ function detailsOf(size, model, r) {
   return [
     `${size}: ${path.basename(model.path)}, ${fmt(model.parameters / 1e9, 2)} B parameters, ${fmtInt(model.bytes / 1e6)} MB; ` +
       `tokens evaluated per decision: standard ${r.tokens.standard}, 4-fact stress ${r.tokens.stress}; RSS ${memory}`,
-    table(rows, ['load / concurrency / threads', 'ok', 'err', 'decisions/s', 'p50 s', 'p99 s', 'srv cpu s/decision', 'RSS MB', 'others\' cores']),
+    table(rows, [
+      'load / concurrency / threads',
+      'ok',
+      'err',
+      'decisions/s',
+      'p50 s',
+      'p99 s',
+      'srv cpu s/decision',
+      'RSS MB',
+      "others' cores",
+    ]),
   ].join('\n');
 }
 

@@ -51,7 +51,13 @@ export default {
       let errors = 0;
       let firstError = null;
       for (let done = 0; done < total; done += EVERY) {
-        const r = await closedLoop({ url, headers, body: (n) => body(done + n), concurrency: config.soakConcurrency, count: Math.min(EVERY, total - done) });
+        const r = await closedLoop({
+          url,
+          headers,
+          body: (n) => body(done + n),
+          concurrency: config.soakConcurrency,
+          count: Math.min(EVERY, total - done),
+        });
         errors += Object.values(r.statuses).reduce((a, b) => a + b, 0) - r.latencies.length;
         firstError ??= r.sample;
         samples.push({ decisions: done + EVERY, seconds: (performance.now() - started) / 1000, ...memoryMbOf(decide.pid) });
@@ -64,7 +70,12 @@ export default {
       return {
         lines: [
           ratioLine(`RSS at decision ${fmtInt(last.decisions)} ÷ at ${fmtInt(SETTLED)}`, {
-            ours: last.rss, baseline: settled.rss, oursText: `${fmtInt(last.rss)} MB`, baselineText: `${fmtInt(settled.rss)} MB`, max: 1.1, digits: 2,
+            ours: last.rss,
+            baseline: settled.rss,
+            oursText: `${fmtInt(last.rss)} MB`,
+            baselineText: `${fmtInt(settled.rss)} MB`,
+            max: 1.1,
+            digits: 2,
             note: `highest after ${fmtInt(SETTLED)}: ${fmtInt(highest)} MB; ${fmt(last.decisions / last.seconds, 1)} decisions/s; ${errors} errors`,
           }),
         ],
@@ -85,6 +96,10 @@ function body(n) {
 
 function detailsOf(samples, { pinned, modelPath }) {
   const marks = samples.filter((s, i) => s.decisions % 1_000 === 0 || i === samples.length - 1);
-  const row = (s) => `  ${fmtInt(s.decisions).padStart(7)}  ${fmtInt(s.rss).padStart(5)} MB  peak ${fmtInt(s.peak).padStart(5)} MB  ${fmt(s.seconds, 0).padStart(5)} s`;
-  return [`${path.basename(modelPath)}, one server${pinned ? ' pinned to core 0' : ''}, DECIDE_THREADS=1; decisions, RSS, peak RSS, time:`, ...marks.map(row)].join('\n');
+  const row = (s) =>
+    `  ${fmtInt(s.decisions).padStart(7)}  ${fmtInt(s.rss).padStart(5)} MB  peak ${fmtInt(s.peak).padStart(5)} MB  ${fmt(s.seconds, 0).padStart(5)} s`;
+  return [
+    `${path.basename(modelPath)}, one server${pinned ? ' pinned to core 0' : ''}, DECIDE_THREADS=1; decisions, RSS, peak RSS, time:`,
+    ...marks.map(row),
+  ].join('\n');
 }

@@ -32,7 +32,8 @@ export default {
         for (const loop of loops) loop.kill('SIGKILL');
       }
     }
-    const find = (load, threads, concurrency) => rows.find((r) => r.load === load && r.threads === threads && r.concurrency === concurrency);
+    const find = (load, threads, concurrency) =>
+      rows.find((r) => r.load === load && r.threads === threads && r.concurrency === concurrency);
     const lines = [];
     for (const load of ['as it is', 'two busy loops']) {
       for (const concurrency of [1, 8]) {
@@ -62,9 +63,13 @@ function busyLoop() {
 
 function measure(modelPath, threads, concurrency, seconds) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(BENCH, 'local', 'decisions.js'), modelPath, String(threads), String(concurrency), String(seconds)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(BENCH, 'local', 'decisions.js'), modelPath, String(threads), String(concurrency), String(seconds)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

@@ -26,7 +26,10 @@ export default {
 
       const v1 = await post(`${decide.url}/v1/decisions`, auth, STANDARD);
       expect(v1.status === 200 && v1.json?.result?.selected, `/v1 answered ${v1.status} ${v1.text}`);
-      for (const [era, m] of [['2026-07-28', MCP_MODERN], ['2025-11-25', MCP_LEGACY]]) {
+      for (const [era, m] of [
+        ['2026-07-28', MCP_MODERN],
+        ['2025-11-25', MCP_LEGACY],
+      ]) {
         const res = await post(`${decide.url}/mcp`, { ...mcp, ...m.headers }, m.message);
         const result = res.json?.result;
         expect(
@@ -37,8 +40,18 @@ export default {
 
       const targets = [
         { name: 'v1', url: `${decide.url}/v1/decisions`, headers: auth, body: JSON.stringify(STANDARD) },
-        { name: 'mcp-2026', url: `${decide.url}/mcp`, headers: { ...mcp, ...MCP_MODERN.headers }, body: JSON.stringify(MCP_MODERN.message) },
-        { name: 'mcp-2025', url: `${decide.url}/mcp`, headers: { ...mcp, ...MCP_LEGACY.headers }, body: JSON.stringify(MCP_LEGACY.message) },
+        {
+          name: 'mcp-2026',
+          url: `${decide.url}/mcp`,
+          headers: { ...mcp, ...MCP_MODERN.headers },
+          body: JSON.stringify(MCP_MODERN.message),
+        },
+        {
+          name: 'mcp-2025',
+          url: `${decide.url}/mcp`,
+          headers: { ...mcp, ...MCP_LEGACY.headers },
+          body: JSON.stringify(MCP_LEGACY.message),
+        },
       ];
       const lines = [];
       const details = [];
@@ -61,17 +74,31 @@ export default {
         const cpuText = (t) => `${fmt(cpu(t), 3)} ms`;
         lines.push(
           ratioLine(`c=${c} weigh_decision /mcp (2026-07-28) ÷ /v1 decisions/s`, {
-            ours: r['mcp-2026'].perSecond, baseline: r.v1.perSecond, oursText: per(r['mcp-2026']), baselineText: per(r.v1), min: 0.7,
+            ours: r['mcp-2026'].perSecond,
+            baseline: r.v1.perSecond,
+            oursText: per(r['mcp-2026']),
+            baselineText: per(r.v1),
+            min: 0.7,
           }),
           ratioLine(`c=${c} weigh_decision /mcp (2025-11-25) ÷ /v1 decisions/s`, {
-            ours: r['mcp-2025'].perSecond, baseline: r.v1.perSecond, oursText: per(r['mcp-2025']), baselineText: per(r.v1),
+            ours: r['mcp-2025'].perSecond,
+            baseline: r.v1.perSecond,
+            oursText: per(r['mcp-2025']),
+            baselineText: per(r.v1),
           }),
           ratioLine(`c=${c} server CPU ms per weigh_decision: /mcp (2026-07-28) ÷ /v1`, {
-            ours: cpu(r['mcp-2026']), baseline: cpu(r.v1), oursText: cpuText(r['mcp-2026']), baselineText: cpuText(r.v1), max: 1.2,
+            ours: cpu(r['mcp-2026']),
+            baseline: cpu(r.v1),
+            oursText: cpuText(r['mcp-2026']),
+            baselineText: cpuText(r.v1),
+            max: 1.2,
             note: 'CPU of the decide process (all its threads) over the measured windows, per answered call',
           }),
           ratioLine(`c=${c} server CPU ms per weigh_decision: /mcp (2025-11-25) ÷ /v1`, {
-            ours: cpu(r['mcp-2025']), baseline: cpu(r.v1), oursText: cpuText(r['mcp-2025']), baselineText: cpuText(r.v1),
+            ours: cpu(r['mcp-2025']),
+            baseline: cpu(r.v1),
+            oursText: cpuText(r['mcp-2025']),
+            baselineText: cpuText(r.v1),
           }),
         );
       }

@@ -54,7 +54,12 @@ export default {
       return {
         lines: [
           ratioLine(`answered ÷ sent, ${WAVES} waves of ${WAVE}, provider ${DELAY_MS} ms, idle server`, {
-            ours: admitted, baseline: WAVES * WAVE, oursText: `${admitted}`, baselineText: `${WAVES * WAVE}`, min: 1, digits: 2,
+            ours: admitted,
+            baseline: WAVES * WAVE,
+            oursText: `${admitted}`,
+            baselineText: `${WAVES * WAVE}`,
+            min: 1,
+            digits: 2,
             note: `per wave: ${waves.join(', ')}`,
           }),
           {

@@ -26,7 +26,10 @@ export default {
       const checked = await post(`${decide.url}/v1/decisions`, auth, STRESS_12);
       const after = await engine.stats();
       expect(checked.status === 200, `stress decision answered ${checked.status} ${checked.text.slice(0, 300)}`);
-      expect(checked.json.stress?.checks?.length === 13, `a 12-fact stress decision has ${checked.json.stress?.checks?.length} checks, not 13`);
+      expect(
+        checked.json.stress?.checks?.length === 13,
+        `a 12-fact stress decision has ${checked.json.stress?.checks?.length} checks, not 13`,
+      );
       expect(after.calls - before.calls === 13, `a 12-fact stress decision made ${after.calls - before.calls} engine calls, not 13`);
 
       const url = `${decide.url}/v1/decisions`;
@@ -51,10 +54,19 @@ export default {
       return {
         lines: [
           ratioLine(`p50 wall time, 12-fact stress ÷ standard (engine ${delay} ms)`, {
-            ours: x.p50, baseline: s.p50, oursText: `${fmt(x.p50, 1)} ms`, baselineText: `${fmt(s.p50, 1)} ms`, max: 1.3, digits: 2,
+            ours: x.p50,
+            baseline: s.p50,
+            oursText: `${fmt(x.p50, 1)} ms`,
+            baselineText: `${fmt(s.p50, 1)} ms`,
+            max: 1.3,
+            digits: 2,
           }),
           ratioLine(`p99 wall time, 12-fact stress ÷ standard`, {
-            ours: x.p99, baseline: s.p99, oursText: `${fmt(x.p99, 1)} ms`, baselineText: `${fmt(s.p99, 1)} ms`, digits: 2,
+            ours: x.p99,
+            baseline: s.p99,
+            oursText: `${fmt(x.p99, 1)} ms`,
+            baselineText: `${fmt(s.p99, 1)} ms`,
+            digits: 2,
             note: `${r['stress-12'].ok} stress and ${r.standard.ok} standard decisions`,
           }),
         ],

@@ -1,8 +1,13 @@
 import { capitalize, distractors, grouped, ladder, nice, redraw, roundTo, tenths } from './kit.mjs';
 
 const SERVICES = [
-  'the checkout service', 'the search API', 'the image resizer', 'the login service',
-  'the notification gateway', 'the pricing API', 'the upload service',
+  'the checkout service',
+  'the search API',
+  'the image resizer',
+  'the login service',
+  'the notification gateway',
+  'the pricing API',
+  'the upload service',
 ];
 const EVENTS = ['the spring sale', 'the product launch', 'the season opener', 'the end-of-month billing run', 'the ticket release'];
 
@@ -28,7 +33,9 @@ export const capacity = {
       // A peak that the larger figure covers with 25 % to spare and the smaller misses by 20 %.
       const peak = roundTo(rng.float((servers * perServer[1]) / 0.8, (servers * perServer[0]) / 1.25), servers * lo < 1000 ? 10 : 100);
       const ok = servers * perServer[0] >= 1.25 * peak && servers * perServer[1] <= 0.8 * peak;
-      return ok && perServer[1] >= lo && perServer[0] < hi && perServer[1] > servers && perServer[0] < peak ? { servers, peak, perServer } : null;
+      return ok && perServer[1] >= lo && perServer[0] < hi && perServer[1] > servers && perServer[0] < peak
+        ? { servers, peak, perServer }
+        : null;
     }, 'capacity per server');
     const handles = rng.pick([
       (n) => `Each server of ${service} can handle about ${grouped(n)} requests per second.`,
@@ -55,8 +62,12 @@ export const capacity = {
 };
 
 const VOLUMES = [
-  'the analytics database volume', 'the backup volume', 'the log archive volume',
-  'the media storage volume', 'the build cache volume', 'the mail archive volume',
+  'the analytics database volume',
+  'the backup volume',
+  'the log archive volume',
+  'the media storage volume',
+  'the build cache volume',
+  'the mail archive volume',
 ];
 const RATINGS = [
   ['fine', 'plan an expansion', 'expand now'],
@@ -83,12 +94,20 @@ export const headroom = {
     const short = 3; // months
     const long = 12;
     const { size, growth, used } = redraw(() => {
-      const size = rng.pick([[40, 50], [80, 100], [160, 200]][rung]);
+      const size = rng.pick(
+        [
+          [40, 50],
+          [80, 100],
+          [160, 200],
+        ][rung],
+      );
       const growth = rng.int(4, Math.floor(size / 5)); // tenths of a terabyte a month
       const bands = [(m) => m >= 1.25 * long, (m) => m >= 1.25 * short && m <= 0.8 * long, (m) => m <= 0.8 * short];
       // Whole terabytes in use, from 70 % of the size up.
       const used = bands.map((fits) => {
-        const all = Array.from({ length: size - Math.ceil(0.7 * size) }, (_, i) => Math.ceil(0.7 * size) + i).filter((u) => fits(((size - u) * 10) / growth));
+        const all = Array.from({ length: size - Math.ceil(0.7 * size) }, (_, i) => Math.ceil(0.7 * size) + i).filter((u) =>
+          fits(((size - u) * 10) / growth),
+        );
         return all.length ? rng.pick(all) : null;
       });
       return used.every((u) => u !== null) ? { size, growth, used } : null;

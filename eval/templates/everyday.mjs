@@ -4,7 +4,12 @@ const TRIPS = [
   { place: 'railway station', event: 'the train leaves', fact: (p, t) => `${p}'s train leaves at ${t}.`, buffers: [10, 15] },
   { place: 'airport', event: 'check-in closes', fact: (p, t) => `Check-in for ${p}'s flight closes at ${t}.`, buffers: [15, 20] },
   { place: 'ferry terminal', event: 'the ferry departs', fact: (p, t) => `${p}'s ferry departs at ${t}.`, buffers: [10, 20] },
-  { place: 'concert hall', event: 'the doors close', fact: (p, t) => `The doors of the concert hall close at ${t} for ${p}'s concert.`, buffers: [10, 15] },
+  {
+    place: 'concert hall',
+    event: 'the doors close',
+    fact: (p, t) => `The doors of the concert hall close at ${t} for ${p}'s concert.`,
+    buffers: [10, 15],
+  },
 ];
 
 /**
@@ -62,19 +67,34 @@ export const bus = {
 // Materials: what one unit covers is the decisive fact; how it is packed; how many coats.
 const MATERIALS = [
   {
-    noun: 'paint', job: 'the walls', unit: 'litre', units: 'litres', pack: 'tins', coats: 2,
+    noun: 'paint',
+    job: 'the walls',
+    unit: 'litre',
+    units: 'litres',
+    pack: 'tins',
+    coats: 2,
     rate: (p, c) => `The paint ${p} bought covers about ${c} square metres per litre and coat.`,
     coatsFact: 'The walls need two coats.',
     area: (p, a) => `The walls ${p} wants to paint measure ${a} square metres in total.`,
   },
   {
-    noun: 'wood stain', job: 'the fence', unit: 'litre', units: 'litres', pack: 'cans', coats: 2,
+    noun: 'wood stain',
+    job: 'the fence',
+    unit: 'litre',
+    units: 'litres',
+    pack: 'cans',
+    coats: 2,
     rate: (p, c) => `The stain ${p} bought covers about ${c} square metres per litre and coat.`,
     coatsFact: 'The fence needs two coats.',
     area: (p, a) => `The side of the fence ${p} is staining measures ${a} square metres.`,
   },
   {
-    noun: 'lawn seed', job: 'the new lawn', unit: 'kilogram', units: 'kilograms', pack: 'bags', coats: 1,
+    noun: 'lawn seed',
+    job: 'the new lawn',
+    unit: 'kilogram',
+    units: 'kilograms',
+    pack: 'bags',
+    coats: 1,
     rate: (p, c) => `The seed mix ${p} bought is enough for about ${c} square metres per kilogram.`,
     coatsFact: null,
     area: (p, a) => `The new lawn ${p} is sowing measures ${a} square metres.`,
@@ -175,7 +195,10 @@ export const fuel = {
       ]),
       shared: [
         `${person}'s car uses about ${tenths(use)} litres of fuel per 100 km.`,
-        rng.pick([`The fuel gauge shows about ${litres} litres left in the tank.`, `${person}'s tank holds about ${litres} litres of fuel right now.`]),
+        rng.pick([
+          `The fuel gauge shows about ${litres} litres left in the tank.`,
+          `${person}'s tank holds about ${litres} litres of fuel right now.`,
+        ]),
         `The odometer of ${person}'s car reads ${grouped(odometer)} km.`,
         ...distractors(rng, [
           `${person} is driving alone.`,

@@ -76,8 +76,30 @@ export function distractors(rng, pool) {
 // ---- wording ------------------------------------------------------------------
 
 export const PEOPLE = [
-  'Ana', 'Bo', 'Chen', 'Dara', 'Eli', 'Farah', 'Goran', 'Hana', 'Ines', 'Jonas', 'Kemi', 'Lars',
-  'Mira', 'Niko', 'Oona', 'Pavel', 'Rosa', 'Sami', 'Tariq', 'Uma', 'Vera', 'Wen', 'Yara', 'Zane',
+  'Ana',
+  'Bo',
+  'Chen',
+  'Dara',
+  'Eli',
+  'Farah',
+  'Goran',
+  'Hana',
+  'Ines',
+  'Jonas',
+  'Kemi',
+  'Lars',
+  'Mira',
+  'Niko',
+  'Oona',
+  'Pavel',
+  'Rosa',
+  'Sami',
+  'Tariq',
+  'Uma',
+  'Vera',
+  'Wen',
+  'Yara',
+  'Zane',
 ];
 
 /** Integer with thousands separators: 12500 → "12,500". */

@@ -1,12 +1,32 @@
 import { distractors, money, redraw, roundTo, tenths } from './kit.mjs';
 
 const CARRIERS = [
-  'Harbor Line', 'Swift Parcel', 'Kestrel Cargo', 'Bluegate Transport', 'Pinecrest Haulage', 'Orbit Express',
-  'Meridian Freight', 'Lantern Logistics', 'Coastal Relay', 'Ridgeway Carriers', 'Copperfield Couriers', 'Tallis Transport',
+  'Harbor Line',
+  'Swift Parcel',
+  'Kestrel Cargo',
+  'Bluegate Transport',
+  'Pinecrest Haulage',
+  'Orbit Express',
+  'Meridian Freight',
+  'Lantern Logistics',
+  'Coastal Relay',
+  'Ridgeway Carriers',
+  'Copperfield Couriers',
+  'Tallis Transport',
 ];
 const CUSTOMERS = [
-  'Velmora Textiles', 'Quenby Ceramics', 'Arlo Garden Supply', 'Brisk Bicycles', 'Dunlin Bakeware', 'Fenwick Lighting',
-  'Holloway Paper', 'Marden Audio', 'Osric Furniture', 'Tamsin Toys', 'Greyfield Tools', 'Linden Stationery',
+  'Velmora Textiles',
+  'Quenby Ceramics',
+  'Arlo Garden Supply',
+  'Brisk Bicycles',
+  'Dunlin Bakeware',
+  'Fenwick Lighting',
+  'Holloway Paper',
+  'Marden Audio',
+  'Osric Furniture',
+  'Tamsin Toys',
+  'Greyfield Tools',
+  'Linden Stationery',
 ];
 
 /**
@@ -56,8 +76,8 @@ export const carrier = {
       ]),
       shared: [
         rng.pick([
-          'We always book the cheapest carrier that can deliver within the customer\'s deadline.',
-          'Our shipping rule is to pick the lowest-priced carrier whose transit time fits the customer\'s deadline.',
+          "We always book the cheapest carrier that can deliver within the customer's deadline.",
+          "Our shipping rule is to pick the lowest-priced carrier whose transit time fits the customer's deadline.",
           'For each shipment we choose the cheapest carrier among those that arrive within the deadline the customer gives.',
         ]),
         ...names.map(quote),
@@ -84,9 +104,34 @@ const LEVELS = [
 // Goods and their unit weight in tenths of a kilogram, in three disjoint weight
 // classes: a group's goods come from one class, its rung (see shipclass).
 const GOODS = [
-  [['phone cases', 1], ['pairs of socks', 1], ['scented candles', 2], ['USB hubs', 2], ['paperback books', 3], ['ceramic mugs', 4], ['tins of coffee', 5]],
-  [['kettles', 9], ['bottles of olive oil', 12], ['table lamps', 15], ['hardback atlases', 18], ['desk fans', 22], ['cast iron pans', 25], ['tins of floor paint', 30], ['pairs of dumbbells', 35]],
-  [['bags of rice', 50], ['bags of dog food', 75], ['bags of potting soil', 100], ['car batteries', 150], ['crates of wine', 160], ['boxes of floor tiles', 200], ['bags of cement', 250]],
+  [
+    ['phone cases', 1],
+    ['pairs of socks', 1],
+    ['scented candles', 2],
+    ['USB hubs', 2],
+    ['paperback books', 3],
+    ['ceramic mugs', 4],
+    ['tins of coffee', 5],
+  ],
+  [
+    ['kettles', 9],
+    ['bottles of olive oil', 12],
+    ['table lamps', 15],
+    ['hardback atlases', 18],
+    ['desk fans', 22],
+    ['cast iron pans', 25],
+    ['tins of floor paint', 30],
+    ['pairs of dumbbells', 35],
+  ],
+  [
+    ['bags of rice', 50],
+    ['bags of dog food', 75],
+    ['bags of potting soil', 100],
+    ['car batteries', 150],
+    ['crates of wine', 160],
+    ['boxes of floor tiles', 200],
+    ['bags of cement', 250],
+  ],
 ];
 
 /**
@@ -113,7 +158,9 @@ export const shipclass = {
       // The box weighs no more than the lightest item, so the box is always the context's smallest number.
       const packing = rng.int(1, Math.min(8, goods[0][1])); // tenths of a kilogram
       const bands = [(w) => w <= 8 * low, (w) => w >= 12.5 * low && w <= 8 * high, (w) => w >= 12.5 * high];
-      const counts = Array.from({ length: 299 }, (_, i) => i + 2).filter((n) => goods.every(([, w], level) => bands[level](n * w + packing)));
+      const counts = Array.from({ length: 299 }, (_, i) => i + 2).filter((n) =>
+        goods.every(([, w], level) => bands[level](n * w + packing)),
+      );
       return counts.length ? { low, high, packing, count: rng.pick(counts), goods } : null;
     }, 'shipclass goods');
     const contents = rng.pick([
@@ -121,10 +168,7 @@ export const shipclass = {
       ([g, w]) => `The order is ${count} ${g} of ${tenths(w)} kg each.`,
     ]);
     return {
-      question: rng.pick([
-        `Which shipping class does ${shipper} use for this package?`,
-        `How should ${shipper} ship this package?`,
-      ]),
+      question: rng.pick([`Which shipping class does ${shipper} use for this package?`, `How should ${shipper} ship this package?`]),
       shared: [
         `${shipper} ships a package by its total weight: under ${low} kg as "${levels[0]}", from ${low} to ${high} kg as "${levels[1]}", and over ${high} kg as "${levels[2]}".`,
         `The box and padding add ${tenths(packing)} kg.`,

@@ -1,10 +1,20 @@
 import { capitalize, distractors, grouped, ladder, nice, PEOPLE, redraw, roundTo } from './kit.mjs';
 
 const QUEUES = [
-  'the order queue', 'the email queue', 'the invoice queue', 'the thumbnail queue', 'the webhook queue', 'the payment events queue',
+  'the order queue',
+  'the email queue',
+  'the invoice queue',
+  'the thumbnail queue',
+  'the webhook queue',
+  'the payment events queue',
 ];
 // Minutes to clear a backlog: below the first is the lowest response, above the second the highest.
-const BANDS = [[2, 6], [5, 15], [10, 30], [4, 12]];
+const BANDS = [
+  [2, 6],
+  [5, 15],
+  [10, 30],
+  [4, 12],
+];
 const RESPONSES = [
   ['low', 'medium', 'high'],
   ['log a ticket', 'fix during working hours', 'page on-call now'],
@@ -44,7 +54,10 @@ export const alert = {
       (r) => `Monitoring shows ${queue} draining at about ${grouped(r)} messages a second.`,
     ]);
     return {
-      question: rng.pick([`What response does the backlog of ${queue} call for under the on-call policy?`, `How urgent is the backlog of ${queue}?`]),
+      question: rng.pick([
+        `What response does the backlog of ${queue} call for under the on-call policy?`,
+        `How urgent is the backlog of ${queue}?`,
+      ]),
       shared: [
         `The on-call policy rates a queue backlog by the minutes needed to clear it at the current rate: under ${low} minutes is "${responses[0]}", ${low} to ${high} minutes is "${responses[1]}", and over ${high} minutes is "${responses[2]}".`,
         `${capitalize(queue)} currently holds ${grouped(backlog)} messages.`,
@@ -61,7 +74,15 @@ export const alert = {
   },
 };
 
-const STOCK = ['rolls of packing tape', 'shipping boxes', 'packs of cable ties', 'toner cartridges', 'hand soap refills', 'rolls of bubble wrap', 'boxes of printer paper'];
+const STOCK = [
+  'rolls of packing tape',
+  'shipping boxes',
+  'packs of cable ties',
+  'toner cartridges',
+  'hand soap refills',
+  'rolls of bubble wrap',
+  'boxes of printer paper',
+];
 const SITES = ['the Eastfield warehouse', 'the Northgate depot', 'the Riverside store room', 'the Millbrook warehouse'];
 
 /**

@@ -7,8 +7,14 @@ const SCHEMES = [
 ];
 const TOOLS = ['Taskwell', 'Notely', 'Shiftly', 'Ledgerly', 'Pixlo', 'Chartwise', 'Roomly', 'Formbay'];
 const TEAMS = [
-  'the support team', 'the design studio', 'the Harbour Street office', 'the field sales team',
-  'the finance team', 'the events crew', 'the warehouse office', 'the research group',
+  'the support team',
+  'the design studio',
+  'the Harbour Street office',
+  'the field sales team',
+  'the finance team',
+  'the events crew',
+  'the warehouse office',
+  'the research group',
 ];
 
 /** A round seat cap: 5, 10, 15, 25, 40, … so that caps read like real price lists. */
@@ -73,12 +79,20 @@ export const plan = {
 };
 
 const APPS = [
-  'the Tidewell mobile app', 'the Corvane web dashboard', 'the Pebblo booking site', 'the Marlow recipe app',
-  'the Fennick budgeting app', 'the Quill notes app',
+  'the Tidewell mobile app',
+  'the Corvane web dashboard',
+  'the Pebblo booking site',
+  'the Marlow recipe app',
+  'the Fennick budgeting app',
+  'the Quill notes app',
 ];
 const BUGS = [
-  'login timeout', 'broken search filter', 'missing receipt email', 'slow photo upload',
-  'wrong currency symbol', 'duplicate notification',
+  'login timeout',
+  'broken search filter',
+  'missing receipt email',
+  'slow photo upload',
+  'wrong currency symbol',
+  'duplicate notification',
 ];
 const RATINGS = [
   ['low priority', 'medium priority', 'high priority'],
@@ -104,7 +118,12 @@ export const priority = {
     const ratings = rng.pick(RATINGS);
     const [lo, hi] = ladder(rung, 30, 12);
     const { low, high, active, affected } = redraw(() => {
-      const [low, high] = rng.pick([[1, 4], [2, 6], [1, 5], [3, 10]]); // percent
+      const [low, high] = rng.pick([
+        [1, 4],
+        [2, 6],
+        [1, 5],
+        [3, 10],
+      ]); // percent
       const shares = [rng.float(0.5, 0.75) * low, rng.float(1.35 * low, 0.75 * high), rng.float(1.3, 1.5) * high];
       const active = nice((rng.float(lo, 1.1 * lo) * 100) / shares[0]);
       const affected = shares.map((share) => nice((share * active) / 100));

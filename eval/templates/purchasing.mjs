@@ -63,7 +63,15 @@ export const approval = {
   },
 };
 
-const SUPPLIERS = ['Keller Supply', 'Brandt Wholesale', 'Mosely Trading', 'Orin Promotions', 'Vance Print', 'Halden Goods', 'Tolliver Merch'];
+const SUPPLIERS = [
+  'Keller Supply',
+  'Brandt Wholesale',
+  'Mosely Trading',
+  'Orin Promotions',
+  'Vance Print',
+  'Halden Goods',
+  'Tolliver Merch',
+];
 const MERCH = ['printed mugs', 'tote bags', 'branded notebooks', 'enamel pins', 'embroidered caps', 'printed lanyards'];
 const EVENTS = ['its staff party', 'a trade fair', 'a customer conference', 'the summer open day', 'a charity run'];
 

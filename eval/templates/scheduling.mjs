@@ -3,8 +3,13 @@ import { capitalize, clock, distractors, grouped, ladder, listing, nice, PEOPLE,
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
 const TIMES = [9 * 60, 11 * 60, 14 * 60, 16 * 60]; // minutes after midnight
 const MEETINGS = [
-  'the quarterly planning meeting', 'the design review', 'the supplier call', 'the onboarding session',
-  'the budget review', 'the launch retrospective', 'the hiring debrief',
+  'the quarterly planning meeting',
+  'the design review',
+  'the supplier call',
+  'the onboarding session',
+  'the budget review',
+  'the launch retrospective',
+  'the hiring debrief',
 ];
 const PARTS = [
   { name: 'morning', from: 0, to: 12 * 60 },
@@ -26,11 +31,19 @@ export const slots = {
     const [organizer, a, b, c] = rng.sample(PEOPLE, 4);
     const meeting = rng.pick(MEETINGS);
     const all = DAYS.flatMap((_, day) => TIMES.map((time) => ({ day, time })));
-    const offered = rng.sample(all.map((_, i) => i), count).sort((x, y) => x - y).map((i) => all[i]);
+    const offered = rng
+      .sample(
+        all.map((_, i) => i),
+        count,
+      )
+      .sort((x, y) => x - y)
+      .map((i) => all[i]);
     const name = (slot) => `${DAYS[slot.day]} ${clock(slot.time)}`;
     // A half-day with no offered slot in it, for an attendee's busy time.
     const quiet = DAYS.flatMap((day, d) =>
-      PARTS.filter((part) => !offered.some((s) => s.day === d && s.time >= part.from && s.time < part.to)).map((part) => `${day} ${part.name}`),
+      PARTS.filter((part) => !offered.some((s) => s.day === d && s.time >= part.from && s.time < part.to)).map(
+        (part) => `${day} ${part.name}`,
+      ),
     );
     const calendar = (person) =>
       rng.pick([
@@ -75,8 +88,13 @@ export const slots = {
 };
 
 const PROJECTS = [
-  'the billing migration', 'the warehouse app rewrite', 'the data centre move', 'the new onboarding flow',
-  'the search relaunch', 'the payroll upgrade', 'the mobile redesign',
+  'the billing migration',
+  'the warehouse app rewrite',
+  'the data centre move',
+  'the new onboarding flow',
+  'the search relaunch',
+  'the payroll upgrade',
+  'the mobile redesign',
 ];
 const STATUSES = [
   ['on track', 'at risk', 'late'],

@@ -8,7 +8,9 @@ import { dbOption, debiasOption, modelOption, threadsOption } from './options.js
 /** `decide calibrate`: only its flags live here; its code is imported when it runs. */
 export function calibrateCommand(): Command {
   return new Command('calibrate')
-    .description('Fit a scaling per mode (a temperature, with offsets for where an answer stands or for yes) to the engine decide serve would run, on a labelled set, and keep it in the ledger for serve to apply')
+    .description(
+      'Fit a scaling per mode (a temperature, with offsets for where an answer stands or for yes) to the engine decide serve would run, on a labelled set, and keep it in the ledger for serve to apply',
+    )
     .option('--set <file.jsonl>', 'the labelled set (default: the set shipped in the package)')
     .option('--limit <n>', 'only n items, a sample stratified by mode and by where the right answer stands (as decide eval --limit)')
     .addOption(new Option('--concurrency <n>', 'decisions under way at once').default(4))
@@ -23,7 +25,7 @@ export function calibrateCommand(): Command {
       'after',
       helpText(
         'The engine is configured as for decide serve (flags and DECIDE_* variables); fit with the --debias you ' +
-          "serve with. The even half of the set fits, per mode and for the sufficiency probe, a temperature " +
+          'serve with. The even half of the set fits, per mode and for the sufficiency probe, a temperature ' +
           'within [0.25, 8] and offsets within ±3 for the first and last places (choice, score) or for yes (yes/no, the probe); ' +
           'the odd half judges it. A fit is kept only when it lowers the held-out log loss beyond noise ' +
           '(its paired bootstrap interval wholly below 0); otherwise T = 1 and no offsets are kept. A target needs 20 readings in each half. ' +
@@ -31,5 +33,7 @@ export function calibrateCommand(): Command {
         ...CALIBRATE_EXIT_HELP,
       ),
     )
-    .action((_, command: Command) => runParsed(CLIENT_EXIT, command, async (flags: CalibrateFlags) => (await import('./calibrate.js')).runCalibrate(flags)));
+    .action((_, command: Command) =>
+      runParsed(CLIENT_EXIT, command, async (flags: CalibrateFlags) => (await import('./calibrate.js')).runCalibrate(flags)),
+    );
 }

@@ -13,7 +13,9 @@ export function fitReport(fits: readonly Fit[]): string {
     `${fit.fitted} / ${fit.heldOut}`,
     fit.eceBefore === null ? '–' : `${f(fit.eceBefore)} → ${f(fit.eceAfter)}`,
     fit.logLossBefore === null ? '–' : `${f(fit.logLossBefore)} → ${f(fit.logLossAfter)}`,
-    fit.logLossInterval === null ? '–' : `${signed(fit.logLossDifference!)} [${signed(fit.logLossInterval.low)}, ${signed(fit.logLossInterval.high)}]`,
+    fit.logLossInterval === null
+      ? '–'
+      : `${signed(fit.logLossDifference!)} [${signed(fit.logLossInterval.low)}, ${signed(fit.logLossInterval.high)}]`,
   ]);
   const header = ['target', 'temperature', 'kept', 'fitted / held out', 'held-out ECE', 'held-out log loss', 'change [95 %]'];
   return table([header, ...rows]) + '\n\n' + fits.map((fit) => `${fit.target}: ${fit.reason}`).join('\n');
@@ -21,10 +23,14 @@ export function fitReport(fits: readonly Fit[]): string {
 
 /** The closing line: what serve now applies, and what was left as it was. */
 export function keptLine(fits: readonly Fit[], db: string, engine: string, model: string): string {
-  const kept = fits.filter((f) => f.kept).map((f) => describeScalings({ [f.target]: { temperature: f.temperature!, offsets: f.storedOffsets ?? undefined } }));
+  const kept = fits
+    .filter((f) => f.kept)
+    .map((f) => describeScalings({ [f.target]: { temperature: f.temperature!, offsets: f.storedOffsets ?? undefined } }));
   const ones = fits.filter((f) => f.stored === 1).map((f) => f.target);
   const untouched = fits.filter((f) => f.stored === null).map((f) => f.target);
-  const applied = kept.length ? `decide serve applies ${kept.join(', ')} to ${engine} ${model}` : `decide serve applies no temperature to ${engine} ${model}`;
+  const applied = kept.length
+    ? `decide serve applies ${kept.join(', ')} to ${engine} ${model}`
+    : `decide serve applies no temperature to ${engine} ${model}`;
   const parts = [
     `Kept in ${db}: ${applied}`,
     ...(ones.length ? [`T = 1 stored for ${ones.join(', ')}`] : []),
@@ -44,7 +50,9 @@ export function calibrationTable(all: readonly Calibration[]): string {
     c.engine,
     c.model,
     c.target,
-    c.temperature === 1 && !c.offsets ? '1 (not kept: none applied)' : describeScalings({ [c.target]: { temperature: c.temperature, offsets: c.offsets ?? undefined } }).replace(`${c.target} `, ''),
+    c.temperature === 1 && !c.offsets
+      ? '1 (not kept: none applied)'
+      : describeScalings({ [c.target]: { temperature: c.temperature, offsets: c.offsets ?? undefined } }).replace(`${c.target} `, ''),
     `${c.eceBefore.toFixed(3)} → ${c.eceAfter.toFixed(3)}`,
     c.fittedAt,
   ]);
@@ -53,5 +61,12 @@ export function calibrationTable(all: readonly Calibration[]): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => [...r[i]].length)));
-  return rows.map((r) => r.map((cell, i) => cell + ' '.repeat(widths[i] - [...cell].length)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell + ' '.repeat(widths[i] - [...cell].length))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -47,7 +47,8 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   const outcomes = await askShowingProgress(plan.asks, target, flags);
   const fits = fitAll(plan, outcomes);
   const failures = [...outcomes.values()].filter((o): o is Extract<Outcome, { ok: false }> => !o.ok);
-  if (failures.length === outcomes.size) throw new Failure(`every reading failed (${codes(failures)}): nothing to fit`, CLIENT_EXIT.service);
+  if (failures.length === outcomes.size)
+    throw new Failure(`every reading failed (${codes(failures)}): nothing to fit`, CLIENT_EXIT.service);
   if (fits.every((fit) => fit.stored === null)) {
     throw new Failure(
       `${failures.length} of ${outcomes.size} readings failed (${codes(failures)}): too few left to fit any temperature ` +
@@ -60,7 +61,18 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   await save(flags.db, { engine, model: calibrationModel(engineEnv(flags), target.engine), debias }, fits);
   const failed = failures.length;
   if (flags.json) {
-    process.stdout.write(JSON.stringify({ engine, model, debias, set: file, items: items.length, failed, durationMs: Math.round(performance.now() - started), fits }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        engine,
+        model,
+        debias,
+        set: file,
+        items: items.length,
+        failed,
+        durationMs: Math.round(performance.now() - started),
+        fits,
+      }) + '\n',
+    );
     return;
   }
   process.stdout.write(
@@ -83,7 +95,17 @@ async function save(db: string, of: { engine: string; model: string; debias: Deb
     for (const fit of fits) {
       if (fit.stored === null) continue;
       const eceAfter = fit.kept ? fit.eceAfter! : fit.eceBefore!;
-      await store.calibrations.save({ ...of, target: fit.target, temperature: fit.stored, offsets: fit.storedOffsets, fitted: fit.fitted, heldOut: fit.heldOut, eceBefore: fit.eceBefore!, eceAfter, fittedAt });
+      await store.calibrations.save({
+        ...of,
+        target: fit.target,
+        temperature: fit.stored,
+        offsets: fit.storedOffsets,
+        fitted: fit.fitted,
+        heldOut: fit.heldOut,
+        eceBefore: fit.eceBefore!,
+        eceAfter,
+        fittedAt,
+      });
     }
   });
 }
@@ -98,7 +120,8 @@ function codes(failures: ReadonlyArray<{ code: string }>): string {
 async function show(flags: CalibrateFlags): Promise<void> {
   const all = await withStore(flags.db, ledgerLimits(), (store) => store.calibrations.list());
   if (flags.json) process.stdout.write(JSON.stringify(all) + '\n');
-  else if (all.length === 0) process.stdout.write(`No temperatures in ${flags.db}: answers are served as the engines read them. Fit some with decide calibrate.\n`);
+  else if (all.length === 0)
+    process.stdout.write(`No temperatures in ${flags.db}: answers are served as the engines read them. Fit some with decide calibrate.\n`);
   else process.stdout.write(calibrationTable(all) + '\n');
 }
 

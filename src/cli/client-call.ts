@@ -40,7 +40,10 @@ export function explain(error: unknown, connection: Pick<Connection, 'url' | 'ke
   const where = shownUrl(connection.url);
   const code = exitFor(error);
   if (error.code === 'unreachable' || error.code === 'timeout') {
-    return new Failure(`${error.message}. Is decide serve running at ${where}? Set DECIDE_URL (or --url) to the address it listens on.`, code);
+    return new Failure(
+      `${error.message}. Is decide serve running at ${where}? Set DECIDE_URL (or --url) to the address it listens on.`,
+      code,
+    );
   }
   if (error.code === 'bad_response') {
     return new Failure(`${error.message}. Is ${where} a decide service? Set DECIDE_URL (or --url) to its address.`, code);

@@ -32,7 +32,9 @@ function decisionCommand(name: string, depth: 'standard' | 'stress', description
       .requiredOption('--context <text|@file|->', 'the facts: text, @file for a file, - for standard input')
       .option('--option <name>', 'an option of a choice; repeat 2 to 6 times', collect)
       .option('--level <name>', 'a level of a score; repeat exactly 3 times, low to high', collect)
-      .addOption(new Option('--mode <mode>', 'force the mode (default: options → choice, levels → score, neither → noul, yes/no)').choices(MODES))
+      .addOption(
+        new Option('--mode <mode>', 'force the mode (default: options → choice, levels → score, neither → noul, yes/no)').choices(MODES),
+      )
       .addOption(
         new Option('--fail-on <signal>', 'yes/no only: exit 1 when the signal is "no" (no), or anything but "yes" (unclear)').choices([
           'no',

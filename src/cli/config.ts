@@ -18,7 +18,8 @@ export interface ConnectionFlags {
  */
 export function resolveUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = envValue(env, 'DECIDE_URL');
-  const [value, source] = flags.url !== undefined ? [flags.url, '--url'] : fromEnv ? [fromEnv, 'DECIDE_URL'] : [DEFAULT_URL, 'the default URL'];
+  const [value, source] =
+    flags.url !== undefined ? [flags.url, '--url'] : fromEnv ? [fromEnv, 'DECIDE_URL'] : [DEFAULT_URL, 'the default URL'];
   try {
     return parseSetting(source, value, httpUrl, false, shownUrl(value));
   } catch (error) {

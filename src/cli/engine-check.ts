@@ -8,7 +8,10 @@ import { EXIT, Failure } from './exit-codes.js';
  * failed, and the server serves anyway (the engine may come up later; /readyz says
  * when); `--check-engine` makes it exit 69 instead.
  */
-export async function checkEngine(engine: Engine, options: { strict: boolean; timeoutMs: number; warn: (line: string) => void }): Promise<void> {
+export async function checkEngine(
+  engine: Engine,
+  options: { strict: boolean; timeoutMs: number; warn: (line: string) => void },
+): Promise<void> {
   if (!engine.probe) return;
   try {
     await engine.probe(AbortSignal.timeout(options.timeoutMs));

@@ -16,9 +16,20 @@ export function evalCommand(): Command {
     )
     .option('--set <file.jsonl>', 'the labelled set (default: the set shipped in the package, eval/decisions.jsonl)')
     .option('--limit <n>', 'only n items, a sample stratified by mode and by where the right answer stands')
-    .addOption(new Option('--half <half>', 'only the items of one half of the set: methods are fitted on the even half and reported on the odd').choices(['even', 'odd']))
-    .option('--target-accuracy <share>', 'also find the lowest confidence cut-point whose covered answers are right this often (0.9 or 90%)')
-    .option('--compare <reports...>', 'compare two reports (A.json B.json, from --json or --out): which figures of B differ from A beyond noise; runs nothing')
+    .addOption(
+      new Option(
+        '--half <half>',
+        'only the items of one half of the set: methods are fitted on the even half and reported on the odd',
+      ).choices(['even', 'odd']),
+    )
+    .option(
+      '--target-accuracy <share>',
+      'also find the lowest confidence cut-point whose covered answers are right this often (0.9 or 90%)',
+    )
+    .option(
+      '--compare <reports...>',
+      'compare two reports (A.json B.json, from --json or --out): which figures of B differ from A beyond noise; runs nothing',
+    )
     .addOption(new Option('--concurrency <n>', 'decisions under way at once').default(4))
     .option('--json', 'print the report as one JSON object on stdout, nothing else')
     .option('--out <dir>', 'also write report.json and a reliability diagram per mode (SVG) into this folder')
@@ -43,5 +54,7 @@ export function evalCommand(): Command {
         ...EVAL_EXIT_HELP,
       ),
     )
-    .action((_, command: Command) => runParsed(CLIENT_EXIT, command, async (flags: EvalFlags) => (await import('./eval.js')).runEval(flags)));
+    .action((_, command: Command) =>
+      runParsed(CLIENT_EXIT, command, async (flags: EvalFlags) => (await import('./eval.js')).runEval(flags)),
+    );
 }

@@ -42,13 +42,20 @@ export function compare(files: readonly string[], a: EvalReport, b: EvalReport, 
   const figures: Comparison['figures'] = {};
   for (const [name, d] of Object.entries(found)) figures[name] = { ...d, verdict: verdictOf(name, d) };
   const side = (file: string, r: EvalReport) => ({ file, engine: r.engine, depth: r.depth });
-  return { a: side(files[0], a), b: side(files[1], b), paired: pairs.length, onlyA: a.records.length - pairs.length, onlyB: b.records.length - pairs.length, figures };
+  return {
+    a: side(files[0], a),
+    b: side(files[1], b),
+    paired: pairs.length,
+    onlyA: a.records.length - pairs.length,
+    onlyB: b.records.length - pairs.length,
+    figures,
+  };
 }
 
 function verdictOf(name: string, d: Difference): 'better' | 'worse' | 'within noise' {
   if (!d.differs) return 'within noise';
   if (ZERO_IS_BEST(name)) return Math.abs(d.b) < Math.abs(d.a) ? 'better' : 'worse';
-  return (d.difference > 0) === HIGHER_IS_BETTER.has(name) ? 'better' : 'worse';
+  return d.difference > 0 === HIGHER_IS_BETTER.has(name) ? 'better' : 'worse';
 }
 
 function readReport(file: string): EvalReport {
@@ -56,7 +63,10 @@ function readReport(file: string): EvalReport {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Failure(`--compare: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, CLIENT_EXIT.usage);
+    throw new Failure(
+      `--compare: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      CLIENT_EXIT.usage,
+    );
   }
   let value: unknown;
   try {
@@ -67,13 +77,17 @@ function readReport(file: string): EvalReport {
   const parsed = EvalReport.safeParse(value);
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.join('.') || 'the report';
-    throw new Failure(`--compare: ${file} is not a report of this version of decide eval (${where}: ${parsed.error.issues[0]?.message})`, CLIENT_EXIT.usage);
+    throw new Failure(
+      `--compare: ${file} is not a report of this version of decide eval (${where}: ${parsed.error.issues[0]?.message})`,
+      CLIENT_EXIT.usage,
+    );
   }
   return parsed.data;
 }
 
 function describe(c: Comparison): string {
-  const engine = (s: Comparison['a']) => `${s.engine.name} ${s.engine.model}${s.engine.debias ? `, debias ${s.engine.debias}` : ''}, ${s.depth}`;
+  const engine = (s: Comparison['a']) =>
+    `${s.engine.name} ${s.engine.model}${s.engine.debias ? `, debias ${s.engine.debias}` : ''}, ${s.depth}`;
   const lines = [
     `A: ${c.a.file} (${engine(c.a)})`,
     `B: ${c.b.file} (${engine(c.b)})`,
@@ -90,6 +104,12 @@ function describe(c: Comparison): string {
   ]);
   const all = [['figure', 'A', 'B', 'B − A', 'interval', ''], ...rows];
   const widths = all[0].map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  for (const row of all) lines.push(row.map((cell, i) => (i === 0 || i === 5 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd());
+  for (const row of all)
+    lines.push(
+      row
+        .map((cell, i) => (i === 0 || i === 5 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    );
   return lines.join('\n') + '\n';
 }

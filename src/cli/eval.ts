@@ -91,7 +91,9 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   }
   if (flags.out) writeOut(flags.out, report);
   if (nothingMeasured(plan, outcomes)) {
-    const codes = Object.entries(report.failed.byCode).map(([code, n]) => `${code} ${n}`).join(', ');
+    const codes = Object.entries(report.failed.byCode)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', ');
     throw new Failure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
   }
 }
@@ -139,7 +141,9 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | '
   const engine = await startEngine(config);
   const debias = flags.debias ?? defaultDebias(engine.name);
   const scalings =
-    calibratedBy === undefined ? {} : await storedScalings(calibratedBy, { engine: engine.name, model: calibrationModel(engineEnv(flags), engine), debias });
+    calibratedBy === undefined
+      ? {}
+      : await storedScalings(calibratedBy, { engine: engine.name, model: calibrationModel(engineEnv(flags), engine), debias });
   return {
     engine: { name: engine.name, model: engine.model, debias, ...(calibratedBy === undefined ? {} : applied(scalings)) },
     decide: engineDecider(engine, timeoutMs, debias, scalings),
@@ -192,7 +196,8 @@ async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
           `has used its free decisions today), the rest from the key's pass: ${credits === most ? credits : `${credits} to ${most}`} credit(s)${short}.`;
   if (flags.yes) process.stderr.write(`decide: ${cost}\n`);
   else {
-    if (!process.stdin.isTTY) throw new Failure(`${cost} Add --yes to go ahead (standard input is not a terminal to ask on).`, CLIENT_EXIT.usage);
+    if (!process.stdin.isTTY)
+      throw new Failure(`${cost} Add --yes to go ahead (standard input is not a terminal to ask on).`, CLIENT_EXIT.usage);
     if (!(await confirm(`${cost} Go on? [y/N] `))) throw new Failure('not run: nothing was spent', CLIENT_EXIT.usage);
   }
   return {

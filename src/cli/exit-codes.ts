@@ -111,8 +111,14 @@ export const EXIT_CODES_HELP: HelpBlock[] = [
       [EXIT.ok, 'success'],
       [EXIT.usage, `bad flags or arguments (numbers in digits only; --credits 1 to ${MAX_FUNDING})`],
       [EXIT.dataErr, 'the database file is not a SQLite database, or is damaged: restore it'],
-      [EXIT.notFound, 'serve: the model file is missing or cannot be loaded; key, pass, backup: no ledger where --db points (without --create), no such pass or key'],
-      [EXIT.unavailable, 'port taken; database locked by another process, PostgreSQL unreachable, or the default model cannot be fetched: try again'],
+      [
+        EXIT.notFound,
+        'serve: the model file is missing or cannot be loaded; key, pass, backup: no ledger where --db points (without --create), no such pass or key',
+      ],
+      [
+        EXIT.unavailable,
+        'port taken; database locked by another process, PostgreSQL unreachable, or the default model cannot be fetched: try again',
+      ],
       [EXIT.internal, 'an internal error of the CLI (a bug)'],
       [EXIT.ioErr, 'the database file cannot be opened: a directory, a missing folder, no permission'],
       [EXIT.config, 'configuration missing or wrong; the local engine without node-llama-cpp'],
@@ -128,7 +134,10 @@ export const EVAL_EXIT_HELP: HelpBlock[] = [
     heading: 'Exit codes of eval:',
     items: [
       [CLIENT_EXIT.ok, 'the report was printed (failed decisions are counted in it)'],
-      [CLIENT_EXIT.usage, 'bad flags, a line of the set that is not an item (line and field named), --out not writable, or spending not confirmed'],
+      [
+        CLIENT_EXIT.usage,
+        'bad flags, a line of the set that is not an item (line and field named), --out not writable, or spending not confirmed',
+      ],
       [CLIENT_EXIT.auth, 'with --url: no key, a malformed key, or the key was refused (401)'],
       [CLIENT_EXIT.limit, 'with --url: the pass ran out or a limit was reached (the run stops)'],
       [CLIENT_EXIT.service, 'every item failed: nothing was measured'],

@@ -36,7 +36,8 @@ export function ledgerFailure(db: string, error: unknown): Failure {
   if (code?.startsWith('SQLITE_NOTADB')) {
     return new Failure(`the database ${where} is not a SQLite database (${code}); point --db at the ledger`, EXIT.dataErr);
   }
-  if (code && NOT_A_LEDGER.test(code)) return new Failure(`the database ${where} is damaged (${code}); restore it from a backup`, EXIT.dataErr);
+  if (code && NOT_A_LEDGER.test(code))
+    return new Failure(`the database ${where} is damaged (${code}); restore it from a backup`, EXIT.dataErr);
   if (code && LOCKED.test(code)) {
     return new Failure(`the database ${where} is locked by another process; try again once it is released`, EXIT.unavailable);
   }

@@ -28,9 +28,10 @@ export const MAX_FUNDING = 1_000_000_000;
  * schema when the command runs (flag-values.ts), as are every number flag's.
  */
 export function debiasOption() {
-  return new Option('--debias <mode>', 'ask in several orders and average: none, reverse or cyclic (default: reverse on the local engine, none on a remote one)').env(
-    'DECIDE_DEBIAS',
-  );
+  return new Option(
+    '--debias <mode>',
+    'ask in several orders and average: none, reverse or cyclic (default: reverse on the local engine, none on a remote one)',
+  ).env('DECIDE_DEBIAS');
 }
 
 /** `--model`, shared by `serve` and `eval` so both run the same engine from the same flags. */
@@ -45,5 +46,8 @@ export function modelOption() {
  * the engine starts.
  */
 export function threadsOption() {
-  return new Option('--threads <n>', `llama.cpp threads of the local engine, 1 to ${MAX_THREADS} (else DECIDE_THREADS; default: see docs/local-engine.md)`);
+  return new Option(
+    '--threads <n>',
+    `llama.cpp threads of the local engine, 1 to ${MAX_THREADS} (else DECIDE_THREADS; default: see docs/local-engine.md)`,
+  );
 }

@@ -21,7 +21,7 @@ export function serveCommand(): Command {
       'after',
       helpText(
         'Engine: DECIDE_ENGINE=local (the default: --model, else a small model fetched once into your cache), ' +
-          "openai, systemone or anthropic; see docs/configuration.md.",
+          'openai, systemone or anthropic; see docs/configuration.md.',
       ),
     )
     .action((_, command: Command) => runParsed(EXIT, command, async (flags: ServeFlags) => (await import('./serve.js')).serve(flags)));

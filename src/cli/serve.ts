@@ -66,7 +66,8 @@ export async function serve(flags: ServeFlags) {
     server = await listen(startingApp(), flags.port, flags.host);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new Failure(`port ${flags.port} on ${flags.host} is already in use; choose another with --port`, EXIT.unavailable);
+    if (code === 'EADDRINUSE')
+      throw new Failure(`port ${flags.port} on ${flags.host} is already in use; choose another with --port`, EXIT.unavailable);
     throw new Failure(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, EXIT.unavailable);
   }
   for (const line of exposureWarnings(flags.host, config.web.verify.provider, config.web.pages)) warn(line);
@@ -124,7 +125,10 @@ async function start(flags: ServeFlags, config: ReturnType<typeof settings>, sta
   let store: Store;
   try {
     // PostgreSQL: a reservation outlives its decision's deadline (plus the margin) only if its server died.
-    store = await openStore(flags.db, config.limits, { decisionDeadlineMs: config.engine.timeoutMs, expiryMarginMs: config.ledger.expiryMarginMs });
+    store = await openStore(flags.db, config.limits, {
+      decisionDeadlineMs: config.engine.timeoutMs,
+      expiryMarginMs: config.ledger.expiryMarginMs,
+    });
   } catch (error) {
     throw ledgerFailure(flags.db, error);
   }

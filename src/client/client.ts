@@ -128,7 +128,15 @@ export class DecideClient {
     this.raw = {
       decide: (body, opts = {}) =>
         this.#call(
-          { method: 'POST', path: '/v1/decisions', schema: (s) => s.DecisionResponse, auth: true, body, retry: true, idempotencyKey: opts.idempotencyKey ?? randomUUID() },
+          {
+            method: 'POST',
+            path: '/v1/decisions',
+            schema: (s) => s.DecisionResponse,
+            auth: true,
+            body,
+            retry: true,
+            idempotencyKey: opts.idempotencyKey ?? randomUUID(),
+          },
           opts,
         ),
       usage: (opts = {}) => this.#call({ method: 'GET', path: '/v1/usage', schema: (s) => s.Usage, auth: true, retry: true }, opts),

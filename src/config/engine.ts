@@ -2,7 +2,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { httpUrl, setting } from './parse.js';
 import { engineKind, engineTimeoutMs, type ENGINES, openaiProbabilities, threads } from './schemas.js';
-import { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ENGINE_TIMEOUT_MS, DEFAULT_OPENAI_BASE_URL, envValue, type Env, type VariableName } from './variables.js';
+import {
+  DEFAULT_ANTHROPIC_BASE_URL,
+  DEFAULT_ENGINE_TIMEOUT_MS,
+  DEFAULT_OPENAI_BASE_URL,
+  envValue,
+  type Env,
+  type VariableName,
+} from './variables.js';
 
 export type EngineKind = (typeof ENGINES)[number];
 
@@ -30,7 +37,8 @@ export function chooseEngine(env: Env): EngineChoice {
   const explicit = setting(env, 'DECIDE_ENGINE', engineKind);
   if (explicit) return { kind: explicit, why: `DECIDE_ENGINE=${explicit}` };
   if (envValue(env, 'DECIDE_SYSTEMONE_URL')) return { kind: 'systemone', why: 'DECIDE_SYSTEMONE_URL is set' };
-  if (envValue(env, 'OPENAI_BASE_URL') || envValue(env, 'OPENAI_API_KEY')) return { kind: 'openai', why: 'OPENAI_BASE_URL or OPENAI_API_KEY is set' };
+  if (envValue(env, 'OPENAI_BASE_URL') || envValue(env, 'OPENAI_API_KEY'))
+    return { kind: 'openai', why: 'OPENAI_BASE_URL or OPENAI_API_KEY is set' };
   return { kind: 'local', why: 'no provider is configured' };
 }
 
@@ -71,7 +79,8 @@ export function engineSettings(env: Env): ProviderSettings | LocalSettings {
   const read = (name: VariableName) => envValue(env, name);
   const model = () => {
     const value = read('DECIDE_MODEL');
-    if (!value) throw new Error(`DECIDE_MODEL is required for the ${kind} engine (chosen because ${why}); set it to the provider's model name`);
+    if (!value)
+      throw new Error(`DECIDE_MODEL is required for the ${kind} engine (chosen because ${why}); set it to the provider's model name`);
     return value;
   };
   switch (kind) {
@@ -79,7 +88,10 @@ export function engineSettings(env: Env): ProviderSettings | LocalSettings {
       return { kind, modelPath: read('DECIDE_MODEL'), defaultModel: { mirror: read('DECIDE_DEFAULT_MODEL_URL'), cacheDir: cacheDir(env) } };
     case 'systemone': {
       const url = read('DECIDE_SYSTEMONE_URL');
-      if (!url) throw new Error('DECIDE_SYSTEMONE_URL is required when DECIDE_ENGINE=systemone (the server root, e.g. http://localhost:8000; a trailing /v1 is taken off)');
+      if (!url)
+        throw new Error(
+          'DECIDE_SYSTEMONE_URL is required when DECIDE_ENGINE=systemone (the server root, e.g. http://localhost:8000; a trailing /v1 is taken off)',
+        );
       return {
         kind,
         // The server root: a URL written as OPENAI_BASE_URL is, ending in /v1 (or /v1/systemone), means the same server.

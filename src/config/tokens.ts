@@ -20,7 +20,9 @@ export function adminTokenFromEnv(env: Env): string | null {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new Error(`DECIDE_ADMIN_TOKEN_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+      throw new Error(
+        `DECIDE_ADMIN_TOKEN_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      );
     }
     return checked('the file DECIDE_ADMIN_TOKEN_FILE names', text.replace(/\r?\n$/, ''));
   }
@@ -35,7 +37,9 @@ export function metricsTokenFromEnv(env: Env): string | null {
 
 function checked(what: string, token: string): string {
   if (token.length < MIN_TOKEN_CHARS || /\s/.test(token)) {
-    throw new Error(`${what} must be at least ${MIN_TOKEN_CHARS} characters without spaces (e.g. openssl rand -base64 32); got ${token.length} characters`);
+    throw new Error(
+      `${what} must be at least ${MIN_TOKEN_CHARS} characters without spaces (e.g. openssl rand -base64 32); got ${token.length} characters`,
+    );
   }
   return token;
 }

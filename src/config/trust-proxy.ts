@@ -36,8 +36,16 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
     const [address = '', prefix] = entry.split('/');
     const family = isIP(address);
     const bits = prefix === undefined ? (family === 6 ? 128 : 32) : Number(prefix);
-    if (family === 0 || !Number.isInteger(bits) || bits < 0 || bits > (family === 6 ? 128 : 32) || (prefix !== undefined && !/^\d+$/.test(prefix))) {
-      throw new Error(`DECIDE_TRUST_PROXY: ${JSON.stringify(entry)} is neither an IP address nor a CIDR (e.g. 10.0.0.0/8, fd00::/8); give a hop count or a comma-separated list`);
+    if (
+      family === 0 ||
+      !Number.isInteger(bits) ||
+      bits < 0 ||
+      bits > (family === 6 ? 128 : 32) ||
+      (prefix !== undefined && !/^\d+$/.test(prefix))
+    ) {
+      throw new Error(
+        `DECIDE_TRUST_PROXY: ${JSON.stringify(entry)} is neither an IP address nor a CIDR (e.g. 10.0.0.0/8, fd00::/8); give a hop count or a comma-separated list`,
+      );
     }
     list.addSubnet(address, bits, family === 6 ? 'ipv6' : 'ipv4');
   }

@@ -25,12 +25,16 @@ export const KeyRecord = z
     name: z.string().nullable(),
     passId: z.string(),
     createdAt: instant,
-    lastUsedAt: instant.nullable().meta({ description: 'When the key last paid a decision or read its usage, to within a minute; null if never.' }),
+    lastUsedAt: instant
+      .nullable()
+      .meta({ description: 'When the key last paid a decision or read its usage, to within a minute; null if never.' }),
     revokedAt: instant.nullable(),
   })
   .meta({ id: 'AdminKey' });
 
-export const AdminKeyList = z.strictObject({ keys: z.array(KeyRecord).meta({ description: 'Oldest first, revoked ones included.' }) }).meta({ id: 'AdminKeyList' });
+export const AdminKeyList = z
+  .strictObject({ keys: z.array(KeyRecord).meta({ description: 'Oldest first, revoked ones included.' }) })
+  .meta({ id: 'AdminKeyList' });
 
 export const AdminKeyCreate = z
   .strictObject({
@@ -71,7 +75,9 @@ export const AdminPass = z
   })
   .meta({ id: 'AdminPass' });
 
-export const AdminPassList = z.strictObject({ passes: z.array(AdminPass).meta({ description: 'Oldest first.' }) }).meta({ id: 'AdminPassList' });
+export const AdminPassList = z
+  .strictObject({ passes: z.array(AdminPass).meta({ description: 'Oldest first.' }) })
+  .meta({ id: 'AdminPassList' });
 
 export const AdminPassCreated = z.strictObject({ passId: z.string(), createdAt: instant }).meta({ id: 'AdminPassCreated' });
 

@@ -91,7 +91,9 @@ const answered = {
   timing: Timing,
 };
 
-export const ChoiceResponse = z.strictObject({ mode: z.literal('choice'), result: ChoiceResult, ...answered }).meta({ id: 'ChoiceResponse' });
+export const ChoiceResponse = z
+  .strictObject({ mode: z.literal('choice'), result: ChoiceResult, ...answered })
+  .meta({ id: 'ChoiceResponse' });
 export const NoulResponse = z.strictObject({ mode: z.literal('noul'), result: NoulResult, ...answered }).meta({ id: 'NoulResponse' });
 export const ScoreResponse = z.strictObject({ mode: z.literal('score'), result: ScoreResult, ...answered }).meta({ id: 'ScoreResponse' });
 export type ChoiceResponse = z.infer<typeof ChoiceResponse>;
@@ -103,5 +105,7 @@ export type ScoreResponse = z.infer<typeof ScoreResponse>;
  * narrows the type (`if (a.mode === 'choice') a.result.selected`), and an answer
  * whose result does not fit its mode is outside the contract.
  */
-export const DecisionResponse = z.discriminatedUnion('mode', [ChoiceResponse, NoulResponse, ScoreResponse]).meta({ id: 'DecisionResponse' });
+export const DecisionResponse = z
+  .discriminatedUnion('mode', [ChoiceResponse, NoulResponse, ScoreResponse])
+  .meta({ id: 'DecisionResponse' });
 export type DecisionResponse = z.infer<typeof DecisionResponse>;

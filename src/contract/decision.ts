@@ -39,7 +39,10 @@ const options = z
       seen.add(folded);
     });
   })
-  .meta({ description: '2 to 6 distinct options (compared trimmed, in NFC, case-insensitively and without invisible characters).', uniqueItems: true });
+  .meta({
+    description: '2 to 6 distinct options (compared trimmed, in NFC, case-insensitively and without invisible characters).',
+    uniqueItems: true,
+  });
 
 const levels = z
   .array(boundedText(2, 100))
@@ -68,8 +71,7 @@ export const ScoreRequest = z.strictObject({
 
 export const DecisionRequest = z
   .discriminatedUnion('mode', [ChoiceRequest, NoulRequest, ScoreRequest], {
-    error: (issue) =>
-      issue.code === 'invalid_union' ? 'must be one of choice, noul, score' : undefined,
+    error: (issue) => (issue.code === 'invalid_union' ? 'must be one of choice, noul, score' : undefined),
   })
   .meta({ id: 'DecisionRequest' });
 export type DecisionRequest = z.infer<typeof DecisionRequest>;

@@ -11,7 +11,9 @@ export const Readiness = z
     status: z.enum(['ready', 'not_ready', 'starting']),
     checks: z.strictObject({
       ledger: check.meta({ description: 'The ledger takes a write now.' }),
-      engine: check.meta({ description: 'The engine is loaded (local) or answers its models list (a provider; checked at most every 10 s).' }),
+      engine: check.meta({
+        description: 'The engine is loaded (local) or answers its models list (a provider; checked at most every 10 s).',
+      }),
     }),
   })
   .meta({ id: 'Readiness' });

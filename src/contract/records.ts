@@ -17,11 +17,12 @@ export type Usage = z.infer<typeof Usage>;
 const group = z.strictObject({
   samples: z.int().min(0),
   meanMs: z.int().min(0).nullable(),
-  uncharged: z.int().min(0).meta({ description: 'Decisions of the samples served without a charge (their reservation given back before they finished).' }),
+  uncharged: z
+    .int()
+    .min(0)
+    .meta({ description: 'Decisions of the samples served without a charge (their reservation given back before they finished).' }),
 });
-export const Metrics = z
-  .strictObject({ day, overall: group, web: group, api: group })
-  .meta({ id: 'Metrics' });
+export const Metrics = z.strictObject({ day, overall: group, web: group, api: group }).meta({ id: 'Metrics' });
 export type Metrics = z.infer<typeof Metrics>;
 export type MetricsGroup = z.infer<typeof group>;
 

@@ -29,10 +29,14 @@ export const SystemOneValidationError = z
 export const SystemOneError = z
   .strictObject({
     detail: z.strictObject({
-      error_type: z.string().meta({ description: 'authentication_error, billing_error, rate_limit_error, overloaded_error, engine_error, …' }),
+      error_type: z
+        .string()
+        .meta({ description: 'authentication_error, billing_error, rate_limit_error, overloaded_error, engine_error, …' }),
       message: z.string(),
       x_code: ErrorCode.meta({ description: "decide's own code for it, as on the rest of the API." }),
-      x_request_id: RequestId.optional().meta({ description: "The request's id, as in its X-Request-Id and x-typesafe-request-id headers." }),
+      x_request_id: RequestId.optional().meta({
+        description: "The request's id, as in its X-Request-Id and x-typesafe-request-id headers.",
+      }),
     }),
   })
   .meta({ id: 'SystemOneError' });
@@ -112,7 +116,10 @@ const ERROR_TYPES: Partial<Record<Code, string>> = {
 };
 
 /** A failure in the format's shape: its status and body. Validation failures (and a reused Idempotency-Key) are 422 with `detail[]`. */
-export function formatErrorBody(error: ServiceError, requestId?: string): { status: number; body: { detail: ValidationIssue[] } | SystemOneError } {
+export function formatErrorBody(
+  error: ServiceError,
+  requestId?: string,
+): { status: number; body: { detail: ValidationIssue[] } | SystemOneError } {
   if (error instanceof FormatValidation) return { status: 422, body: { detail: error.detail } };
   switch (error.code) {
     case 'invalid_request':
@@ -120,7 +127,10 @@ export function formatErrorBody(error: ServiceError, requestId?: string): { stat
     case 'invalid_json': {
       // Located at the character where JSON.parse gave up, when its message says.
       const at = /position (\d+)/.exec(error.message);
-      return { status: 422, body: { detail: [{ loc: at ? ['body', Number(at[1])] : ['body'], msg: error.message, type: 'json_invalid' }] } };
+      return {
+        status: 422,
+        body: { detail: [{ loc: at ? ['body', Number(at[1])] : ['body'], msg: error.message, type: 'json_invalid' }] },
+      };
     }
     case 'idempotency_key_reused':
       return { status: 422, body: { detail: [{ loc: ['header', 'idempotency-key'], msg: error.message, type: error.code }] } };

@@ -174,7 +174,8 @@ export const SystemOneAnswer = z
       type: z.literal('score'),
       score: z.number().min(0).meta({ description: 'The expected level Σ i·pᵢ, 0 = the lowest.' }),
       confidence: probability.meta({
-        description: '1 − Σ pᵢ·|i − mode| / the same spread of a uniform distribution, at least 0: 1 when certain, 0 when as spread as uniform.',
+        description:
+          '1 − Σ pᵢ·|i − mode| / the same spread of a uniform distribution, at least 0: 1 when certain, 0 when as spread as uniform.',
       }),
       legend: z
         .record(z.string(), z.union([z.string(), z.array(JsonValue), z.record(z.string(), JsonValue)]))

@@ -62,10 +62,8 @@ export type KeyCreated = z.infer<typeof KeyCreated>;
 
 /** Body of `POST /v1/web/decisions`: a DecisionRequest plus the key that pays. */
 export const WebDecisionRequest = z
-  .discriminatedUnion(
-    'mode',
-    [ChoiceRequest.extend({ keyId }), NoulRequest.extend({ keyId }), ScoreRequest.extend({ keyId })],
-    { error: (issue) => (issue.code === 'invalid_union' ? 'must be one of choice, noul, score' : undefined) },
-  )
+  .discriminatedUnion('mode', [ChoiceRequest.extend({ keyId }), NoulRequest.extend({ keyId }), ScoreRequest.extend({ keyId })], {
+    error: (issue) => (issue.code === 'invalid_union' ? 'must be one of choice, noul, score' : undefined),
+  })
   .meta({ id: 'WebDecisionRequest' });
 export type WebDecisionRequest = z.infer<typeof WebDecisionRequest>;

@@ -45,7 +45,13 @@ export function presented(question: Question, order: Order): Question {
  * needs no mapping; score answers are indexed like the criteria presented, so each is
  * put back at its level's place.
  */
-export function readPresented(question: Question, labels: readonly string[], name: string, answer: Answer | undefined, order: Order): Reading {
+export function readPresented(
+  question: Question,
+  labels: readonly string[],
+  name: string,
+  answer: Answer | undefined,
+  order: Order,
+): Reading {
   switch (question.type) {
     case 'noul':
       return { mode: 'noul', yes: readYes(name, answer) };

@@ -23,9 +23,7 @@ const NO_AT = 0.4 * UNITS;
 const DIRECTIONAL_LEAD = 0.15 * UNITS;
 
 /** A main answer in the request's order, normalised (sums to 1) but not rounded. */
-export type Reading =
-  | { mode: 'noul'; yes: number }
-  | { mode: 'choice' | 'score'; labels: readonly string[]; p: readonly number[] };
+export type Reading = { mode: 'noul'; yes: number } | { mode: 'choice' | 'score'; labels: readonly string[]; p: readonly number[] };
 
 export function round4(x: number): number {
   // `+ 0` turns a -0 from rounding a tiny negative into 0.
@@ -48,9 +46,7 @@ export function roundDistribution(p: readonly number[]): number[] {
   const scaled = p.map((x) => x * UNITS);
   const steps = scaled.map(Math.floor);
   let missing = UNITS - steps.reduce((a, b) => a + b, 0);
-  const byRemainder = scaled
-    .map((_, i) => i)
-    .sort((a, b) => scaled[b] - steps[b] - (scaled[a] - steps[a]) || a - b);
+  const byRemainder = scaled.map((_, i) => i).sort((a, b) => scaled[b] - steps[b] - (scaled[a] - steps[a]) || a - b);
   for (const i of byRemainder) {
     if (missing <= 0) break;
     steps[i]++;

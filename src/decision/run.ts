@@ -32,7 +32,14 @@ export const DEFAULT_CONCURRENCY = 16;
 
 /** One engine call, read as soon as it answers so an unusable answer stops the rest. */
 type Asked =
-  | { kind: 'base'; inputTokens: number | null; main: Weighed; distribution: number[]; contextSufficiency: number; reversed: Weighed | null }
+  | {
+      kind: 'base';
+      inputTokens: number | null;
+      main: Weighed;
+      distribution: number[];
+      contextSufficiency: number;
+      reversed: Weighed | null;
+    }
   | { kind: 'without-fact'; inputTokens: number | null; main: Weighed; fact: Fact };
 
 interface Call {

@@ -14,13 +14,15 @@ import { round4, totalVariation, type Weighed } from './outcome.js';
 export function stressOf(base: Weighed, reversed: Weighed, withoutFacts: ReadonlyArray<{ fact: Fact; weighed: Weighed }>): Stress {
   const checks: StressCheck[] = [
     { kind: 'reversed', ...compare(base, reversed), result: reversed.result },
-    ...withoutFacts.map(({ fact, weighed }, factIndex): StressCheck => ({
-      kind: 'without-fact',
-      factIndex,
-      fact: fact.text,
-      ...compare(base, weighed),
-      result: weighed.result,
-    })),
+    ...withoutFacts.map(
+      ({ fact, weighed }, factIndex): StressCheck => ({
+        kind: 'without-fact',
+        factIndex,
+        fact: fact.text,
+        ...compare(base, weighed),
+        result: weighed.result,
+      }),
+    ),
   ];
   const agreeing = checks.filter((check) => check.agrees).length;
   return { agreement: round4(agreeing / checks.length), checks, pivot: pivotOf(checks) };

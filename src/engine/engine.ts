@@ -38,11 +38,7 @@ export type ChoiceAnswer = { type: 'choice'; probabilities: Record<string, numbe
 export type ScoreAnswer = { type: 'score'; probabilities: number[] };
 export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
 
-export type AnswerOf<Q extends Question> = Q extends NoulQuestion
-  ? NoulAnswer
-  : Q extends ChoiceQuestion
-    ? ChoiceAnswer
-    : ScoreAnswer;
+export type AnswerOf<Q extends Question> = Q extends NoulQuestion ? NoulAnswer : Q extends ChoiceQuestion ? ChoiceAnswer : ScoreAnswer;
 
 export interface EngineReply<Q extends Questions = Questions> {
   answers: { [K in keyof Q]: AnswerOf<Q[K]> };

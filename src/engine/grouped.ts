@@ -45,7 +45,11 @@ export function groupedPrompts(state: string, question: ChoiceQuestion, groups: 
  * P(i) = P(g) · P(i | g) in presentation order, from the group question's
  * distribution over the groups and each group's distribution over its members.
  */
-export function combineGroups(groups: readonly (readonly number[])[], ofGroup: readonly number[], withinGroup: readonly (readonly number[])[]): number[] {
+export function combineGroups(
+  groups: readonly (readonly number[])[],
+  ofGroup: readonly number[],
+  withinGroup: readonly (readonly number[])[],
+): number[] {
   const p: number[] = [];
   groups.forEach((members, g) => members.forEach((i, j) => (p[i] = ofGroup[g] * withinGroup[g][j])));
   return p;

@@ -12,9 +12,7 @@ const logprobCompletion = z.object({
   choices: z
     .array(
       z.object({
-        logprobs: z
-          .object({ content: z.array(z.object({ top_logprobs: z.array(topLogprob) })).nullish() })
-          .nullish(),
+        logprobs: z.object({ content: z.array(z.object({ top_logprobs: z.array(topLogprob) })).nullish() }).nullish(),
       }),
     )
     .min(1),

@@ -40,8 +40,7 @@ export interface OpenAIEngineOptions {
 
 const PROVIDER = 'openai';
 /** Said with an unusable stated answer: which setting reads stated probabilities, and the alternative. */
-const VERBALIZED_HINT =
-  'DECIDE_OPENAI_PROBABILITIES=verbalized has the model state probabilities; use logprobs if the server returns them';
+const VERBALIZED_HINT = 'DECIDE_OPENAI_PROBABILITIES=verbalized has the model state probabilities; use logprobs if the server returns them';
 const SCHEMA_NAME = 'label_probabilities';
 
 /** Any OpenAI-compatible Chat Completions server, one call per question. */
@@ -73,7 +72,10 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     }
     if (question.criteria.length > labelsPerReading ** 2) {
       // Only a server configured for fewer top logprobs gets here: the default reads 400.
-      throw new EngineError('bad_response', `${PROVIDER} engine reads at most ${labelsPerReading ** 2} options with ${labelsPerReading} labels a reading; "${id}" has ${question.criteria.length}`);
+      throw new EngineError(
+        'bad_response',
+        `${PROVIDER} engine reads at most ${labelsPerReading ** 2} options with ${labelsPerReading} labels a reading; "${id}" has ${question.criteria.length}`,
+      );
     }
     const groups = groupsOf(question.criteria.length, labelsPerReading);
     const readings = await Promise.all(groupedPrompts(state, question, groups).map((prompt) => readLabels(id, prompt, deadline)));
@@ -86,7 +88,11 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
   }
 
   /** One prompt's label distribution, from the first answer token's top logprobs. */
-  async function readLabels(id: string, prompt: RenderedQuestion, deadline: Deadline): Promise<{ p: number[]; inputTokens: number | null }> {
+  async function readLabels(
+    id: string,
+    prompt: RenderedQuestion,
+    deadline: Deadline,
+  ): Promise<{ p: number[]; inputTokens: number | null }> {
     const payload = {
       model,
       messages: [

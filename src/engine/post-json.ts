@@ -106,7 +106,8 @@ export function jsonPoster(options: {
       await response.body.dump().catch(() => undefined);
       const status = response.statusCode;
       if (status >= 200 && status < 300) return;
-      if (status === 401 || status === 403) throw new EngineError('bad_response', `${provider} engine refused the key at ${target} (HTTP ${status})`);
+      if (status === 401 || status === 403)
+        throw new EngineError('bad_response', `${provider} engine refused the key at ${target} (HTTP ${status})`);
       throw new EngineError(status >= 500 ? 'unavailable' : 'bad_response', `${provider} engine answered HTTP ${status} at ${target}`);
     },
     async close() {

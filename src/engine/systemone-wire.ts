@@ -67,7 +67,12 @@ function readAnswer(id: string, question: Question, raw: unknown): Answer {
   if (answer.type !== question.type) throw bad(`answered ${question.type} question "${id}" as ${answer.type}`);
   if (answer.type === 'noul') return { type: 'noul', yes: answer.noul };
 
-  const labels = question.type === 'choice' ? question.criteria.map((option) => option.label) : question.type === 'score' ? question.criteria.map((_, i) => String(i)) : [];
+  const labels =
+    question.type === 'choice'
+      ? question.criteria.map((option) => option.label)
+      : question.type === 'score'
+        ? question.criteria.map((_, i) => String(i))
+        : [];
   // Read from the parsed JSON itself, whose members are all its own: zod's copy of a
   // record drops an option named "__proto__" (and `in` would find the prototype's).
   const sent = (raw as { probabilities: Record<string, unknown> }).probabilities;

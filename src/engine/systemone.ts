@@ -60,7 +60,8 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
       const deadline = new Deadline(signal, timeoutMs, PROVIDER);
       const wire = toWireQuestions(questions);
       const payload = { model, state, questions: wire };
-      if (hasOrder(wire) || Object.values(wire).some((q) => typeof q.criteria === 'object' && q.criteria !== null && hasOrder(q.criteria))) ordered.add(payload);
+      if (hasOrder(wire) || Object.values(wire).some((q) => typeof q.criteria === 'object' && q.criteria !== null && hasOrder(q.criteria)))
+        ordered.add(payload);
       try {
         const headers = call?.requestId === undefined ? undefined : { 'x-request-id': call.requestId };
         const data = await withOneRateLimitRetry(() => http.post(payload, deadline, headers), deadline);

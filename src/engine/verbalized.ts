@@ -69,7 +69,8 @@ export const SUM_TOLERANCE = 0.1;
  * setting that chose this way of reading asks of the model.
  */
 export function statedDistribution(input: unknown, labels: readonly string[], provider: string, id: string, hint = ''): number[] {
-  const bad = (problem: string) => new EngineError('bad_response', `${provider} engine's answer to "${id}" ${problem}${hint && ` (${hint})`}`);
+  const bad = (problem: string) =>
+    new EngineError('bad_response', `${provider} engine's answer to "${id}" ${problem}${hint && ` (${hint})`}`);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw bad(`is ${quote(input)}, not an object of probabilities`);
   }
@@ -91,7 +92,9 @@ export function statedDistribution(input: unknown, labels: readonly string[], pr
   // The slack keeps 0.6 + 0.3 (0.8999…) within 10 % of 1, as written.
   const within = (scale: number) => stated.every((p) => p <= scale) && Math.abs(sum - scale) <= SUM_TOLERANCE * scale * (1 + 1e-9);
   if (!within(1) && !within(100)) {
-    throw bad(`states ${quote(Object.fromEntries(labels.map((l, i) => [l, stated[i]])))}, which are not probabilities: they must sum to 1 (or 100, as per cent) within 10 %`);
+    throw bad(
+      `states ${quote(Object.fromEntries(labels.map((l, i) => [l, stated[i]])))}, which are not probabilities: they must sum to 1 (or 100, as per cent) within 10 %`,
+    );
   }
   const distribution = normalise(stated);
   if (!distribution) throw bad('puts no usable mass on any label');

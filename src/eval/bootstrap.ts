@@ -100,7 +100,12 @@ export function differences<T>(
     (sample) => {
       const sa = statistics(sample.map((p) => p.a));
       const sb = statistics(sample.map((p) => p.b));
-      return Object.fromEntries(Object.keys(sa).map((name) => [name, sa[name] === null || sb[name] === null || sb[name] === undefined ? null : sb[name]! - sa[name]!]));
+      return Object.fromEntries(
+        Object.keys(sa).map((name) => [
+          name,
+          sa[name] === null || sb[name] === null || sb[name] === undefined ? null : sb[name]! - sa[name]!,
+        ]),
+      );
     },
     options,
   );

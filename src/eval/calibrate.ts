@@ -90,7 +90,8 @@ export function judge(target: Target, { even, odd }: Halves<readonly Scored[]>):
   const scaling = fitScaling(mode, even, { offsets: true });
   const { temperature } = scaling;
   const offsets = [...(scaling.offsets ?? [])];
-  const boundHit = temperature <= LOWEST_TEMPERATURE || temperature >= HIGHEST_TEMPERATURE || offsets.some((o) => Math.abs(o) >= LARGEST_OFFSET);
+  const boundHit =
+    temperature <= LOWEST_TEMPERATURE || temperature >= HIGHEST_TEMPERATURE || offsets.some((o) => Math.abs(o) >= LARGEST_OFFSET);
   const after = odd.map((s) => ({ p: rescaled(mode, s.p, scaling), answer: s.answer }));
   const change = difference(
     odd.map((s, i) => ({ a: s, b: after[i] })),
@@ -100,7 +101,9 @@ export function judge(target: Target, { even, odd }: Halves<readonly Scored[]>):
   const loss = `held-out log loss ${change.a.toFixed(3)} → ${change.b.toFixed(3)} [${signed(change.interval.low)}, ${signed(change.interval.high)}]`;
   const fitted = `T = ${temperature.toFixed(2)}${describeOffsets(mode, offsets)}`;
   const verdict = kept ? `better beyond noise, kept ${fitted}` : `not better beyond noise (the fit: ${fitted}), kept T = 1`;
-  const bound = !boundHit ? '' : `; the fit reached a bound (T from ${LOWEST_TEMPERATURE} to ${HIGHEST_TEMPERATURE}, offsets within ±${LARGEST_OFFSET}): the readings asked for more`;
+  const bound = !boundHit
+    ? ''
+    : `; the fit reached a bound (T from ${LOWEST_TEMPERATURE} to ${HIGHEST_TEMPERATURE}, offsets within ±${LARGEST_OFFSET}): the readings asked for more`;
   return {
     ...sizes,
     temperature,

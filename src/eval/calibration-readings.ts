@@ -43,7 +43,8 @@ export function slotsOf(plan: Pick<Plan, 'items'>): Slot[] {
   const add = (slot: Slot) => slots.has(`${slot.target} ${slot.key}`) || slots.set(`${slot.target} ${slot.key}`, slot);
   for (const { item, given } of plan.items) {
     const half = halfOf.get(item.id)!;
-    if (isSufficient(item)) add({ target: item.mode, key: given, half, score: (d) => ({ p: distribution(item, d), answer: answerIndex(item) }) });
+    if (isSufficient(item))
+      add({ target: item.mode, key: given, half, score: (d) => ({ p: distribution(item, d), answer: answerIndex(item) }) });
     add({ target: 'sufficiency', key: given, half, score: (d) => probe(d, isSufficient(item)) });
   }
   for (const { item, withoutFact } of plan.items) {
@@ -57,7 +58,8 @@ export function sizesOf(slots: readonly Slot[]): Map<Target, Halves<number>> {
   const sizes = new Map<Target, Halves<number>>();
   for (const target of TARGETS) {
     const mine = slots.filter((s) => s.target === target);
-    if (mine.length) sizes.set(target, { even: mine.filter((s) => s.half === 'even').length, odd: mine.filter((s) => s.half === 'odd').length });
+    if (mine.length)
+      sizes.set(target, { even: mine.filter((s) => s.half === 'even').length, odd: mine.filter((s) => s.half === 'odd').length });
   }
   return sizes;
 }

@@ -111,6 +111,13 @@ export function headline(f: Figures): Record<string, number | null> {
 }
 
 /** Figures where a higher value is better; for the others lower is better, or (biases) nearer 0. */
-export const HIGHER_IS_BETTER = new Set(['overall.accuracy', ...MODES.map((m) => `modes.${m}.accuracy`), 'sufficiency.auroc', 'sufficiency.insufficient.needsContextRate', 'decisiveFact.changedRate', 'gating.target.coverage']);
+export const HIGHER_IS_BETTER = new Set([
+  'overall.accuracy',
+  ...MODES.map((m) => `modes.${m}.accuracy`),
+  'sufficiency.auroc',
+  'sufficiency.insufficient.needsContextRate',
+  'decisiveFact.changedRate',
+  'gating.target.coverage',
+]);
 /** Figures whose best value is 0 from either side. */
 export const ZERO_IS_BEST = (name: string) => name.startsWith('positionBias.') && !name.endsWith('flipRate');

@@ -40,7 +40,10 @@ export function fitScaling(mode: Mode, scored: readonly Scored[], options: { off
     free.forEach((slot, j) => (offsets[slot] = x[j + 1]));
     return { temperature: 1 / Math.exp(x[0]), ...(free.length ? { offsets } : {}) };
   };
-  const bounds = [[Math.log(1 / HIGHEST_TEMPERATURE), Math.log(1 / LOWEST_TEMPERATURE)], ...free.map(() => [-LARGEST_OFFSET, LARGEST_OFFSET])];
+  const bounds = [
+    [Math.log(1 / HIGHEST_TEMPERATURE), Math.log(1 / LOWEST_TEMPERATURE)],
+    ...free.map(() => [-LARGEST_OFFSET, LARGEST_OFFSET]),
+  ];
   const x = bounds.map(() => 0);
   const loss = (y: readonly number[]) => meanLogLoss(mode, scored, scalingOf(y));
   for (let sweep = 0; sweep < (free.length ? 25 : 1); sweep++) {

@@ -40,7 +40,10 @@ export function gating(scored: readonly Scored[], targetAccuracy?: number): Gati
 function covered(gated: readonly Gated[], cut: number): { coverage: number | null; accuracy: number | null } {
   if (gated.length === 0) return { coverage: null, accuracy: null };
   const kept = gated.filter((g) => g.confidence >= cut);
-  return { coverage: round(kept.length / gated.length), accuracy: kept.length ? round(kept.reduce((a, g) => a + g.right, 0) / kept.length) : null };
+  return {
+    coverage: round(kept.length / gated.length),
+    accuracy: kept.length ? round(kept.reduce((a, g) => a + g.right, 0) / kept.length) : null,
+  };
 }
 
 /** Scans the cut-points the readings offer (their own confidences), lowest first. */

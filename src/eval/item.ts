@@ -27,7 +27,8 @@ export const EvalItem = z
   .check((ctx) => {
     const item = ctx.value;
     const problem = (path: string, message: string) => ctx.issues.push({ code: 'custom', message, input: item, path: [path] });
-    if (item.mode === 'choice' && !item.options.includes(item.answer)) problem('answer', 'must be one of the options, spelled as in options');
+    if (item.mode === 'choice' && !item.options.includes(item.answer))
+      problem('answer', 'must be one of the options, spelled as in options');
     if (item.mode === 'score' && !item.levels.includes(item.answer)) problem('answer', 'must be one of the levels, spelled as in levels');
     if (item.decisiveFact !== undefined) {
       const fact = splitFacts(item.context).find((f) => f.text === item.decisiveFact);

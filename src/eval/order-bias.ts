@@ -124,8 +124,14 @@ export function positionBias(records: readonly ItemRecord[]): PositionBias {
     const reversed = r.orders.find((o) => o.variant === 'reversed')?.p;
     return r.given && reversed ? [{ a: r.given.p, b: reversed }] : [];
   });
-  const level = label(complete.filter((r) => r.mode === 'score'), 1);
-  const yes = label(complete.filter((r) => r.mode === 'noul'), 0);
+  const level = label(
+    complete.filter((r) => r.mode === 'score'),
+    1,
+  );
+  const yes = label(
+    complete.filter((r) => r.mode === 'noul'),
+    0,
+  );
   return {
     orders: Math.max(0, ...records.filter((r) => r.mode !== 'noul').map((r) => 1 + r.orders.length)),
     complete: flips(complete),

@@ -74,14 +74,13 @@ export function planEval(items: readonly EvalItem[], options: PlanOptions = {}):
   // item's variant is reported under the item.
   const given = items.map((item) => ask(requestOf(item), item.id, 'given'));
   const presentations = items.map((item) =>
-    depth === 'stress' ? [] : ordersOf(item, options.permutations ?? PERMUTATIONS, options.noFirst ?? false).map(({ variant, order }) => {
-      const request = requestOf(item);
-      const key =
-        request.mode === 'noul'
-          ? ask(request, item.id, variant, order)
-          : ask(reordered(request, order), item.id, variant);
-      return { key, variant, order };
-    }),
+    depth === 'stress'
+      ? []
+      : ordersOf(item, options.permutations ?? PERMUTATIONS, options.noFirst ?? false).map(({ variant, order }) => {
+          const request = requestOf(item);
+          const key = request.mode === 'noul' ? ask(request, item.id, variant, order) : ask(reordered(request, order), item.id, variant);
+          return { key, variant, order };
+        }),
   );
   const withoutFact = items.map((item) => {
     const context = contextWithoutDecisiveFact(item);
@@ -91,7 +90,9 @@ export function planEval(items: readonly EvalItem[], options: PlanOptions = {}):
   // Asked item by item, each with its other orders and its cut: their prompts share the
   // question and most of the state, which an engine that keeps what it evaluated last
   // (the local engine's sequences, a server's prefix cache) then reuses.
-  const order = [...new Set(plans.flatMap((p) => [p.given, ...p.presentations.map((o) => o.key), ...(p.withoutFact === null ? [] : [p.withoutFact])]))];
+  const order = [
+    ...new Set(plans.flatMap((p) => [p.given, ...p.presentations.map((o) => o.key), ...(p.withoutFact === null ? [] : [p.withoutFact])])),
+  ];
   return { items: plans, asks: order.map((key) => asks.get(key)!) };
 }
 

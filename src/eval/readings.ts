@@ -26,7 +26,10 @@ export function distribution(item: EvalItem, decided: Decided, order?: Order): n
     decided.distribution.forEach((x, place) => (p[order ? order[place] : place] = x));
   } else {
     const result = decided.result;
-    p = 'yesProbability' in result ? [result.yesProbability, 1 - result.yesProbability] : classesOf(item).map((label) => result.probabilities[label] ?? 0);
+    p =
+      'yesProbability' in result
+        ? [result.yesProbability, 1 - result.yesProbability]
+        : classesOf(item).map((label) => result.probabilities[label] ?? 0);
   }
   const sum = p.reduce((a, b) => a + b, 0);
   return sum > 0 ? p.map((x) => x / sum) : p.map(() => 1 / p.length);

@@ -37,9 +37,7 @@ export const ItemRecord = z.object({
   /** As written; null when that decision failed. */
   given: ReadingRecord.nullable(),
   /** In other presentation orders; `order[place]` is the class shown at that place, `p` null when it failed. */
-  orders: z.array(
-    z.object({ variant: z.enum(['reversed', 'permuted', 'no-first']), order: z.array(z.int()), p: Distribution.nullable() }),
-  ),
+  orders: z.array(z.object({ variant: z.enum(['reversed', 'permuted', 'no-first']), order: z.array(z.int()), p: Distribution.nullable() })),
   /** Without the decisive fact; null when the item has none or that decision failed. */
   withoutFact: ReadingRecord.nullable(),
   /** True when the request without the fact is also an item of the set (its twin), which counts it. */

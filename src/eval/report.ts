@@ -69,7 +69,18 @@ export interface ReportInput {
   durationMs: number;
 }
 
-export function buildReport({ file, engine, depth, half, plan, outcomes, records, items, targetAccuracy, durationMs }: ReportInput): EvalReport {
+export function buildReport({
+  file,
+  engine,
+  depth,
+  half,
+  plan,
+  outcomes,
+  records,
+  items,
+  targetAccuracy,
+  durationMs,
+}: ReportInput): EvalReport {
   const sufficient = records.filter((r) => r.sufficient).length;
   const options = { targetAccuracy };
   return {

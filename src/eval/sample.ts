@@ -17,7 +17,9 @@ export function stratifiedSample(items: readonly EvalItem[], n: number): EvalIte
 
   const strata = new Map<string, EvalItem[]>();
   for (const item of originals) strata.set(stratumOf(item), [...(strata.get(stratumOf(item)) ?? []), item]);
-  const queues = [...strata.keys()].sort().map((key) => [...strata.get(key)!].sort((a, b) => hash32(`sample:${a.id}`) - hash32(`sample:${b.id}`)));
+  const queues = [...strata.keys()]
+    .sort()
+    .map((key) => [...strata.get(key)!].sort((a, b) => hash32(`sample:${a.id}`) - hash32(`sample:${b.id}`)));
 
   const chosen = new Set<string>();
   let count = 0;

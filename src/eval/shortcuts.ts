@@ -26,9 +26,13 @@ type Rule = (c: Case, others: readonly Case[]) => Prediction;
 
 /** Yes/no and score rules: a constant answer, the question alone, or one number against learned cuts. */
 const classRules = (mode: 'noul' | 'score'): Record<string, Rule> => ({
-  ...(mode === 'noul' ? { 'always-yes': () => [0], 'always-no': () => [1] } : { 'always-low': () => [0], 'always-middle': () => [1], 'always-high': () => [2] }),
+  ...(mode === 'noul'
+    ? { 'always-yes': () => [0], 'always-no': () => [1] }
+    : { 'always-low': () => [0], 'always-middle': () => [1], 'always-high': () => [2] }),
   'question-only': questionOnly,
-  ...Object.fromEntries(Object.entries(FEATURES).map(([name, feature]) => [name, (c: Case, others: readonly Case[]) => learnedCuts(feature, c, others)])),
+  ...Object.fromEntries(
+    Object.entries(FEATURES).map(([name, feature]) => [name, (c: Case, others: readonly Case[]) => learnedCuts(feature, c, others)]),
+  ),
 });
 
 /** Rules that answer an item from its siblings; the others read the item alone. */
@@ -143,10 +147,20 @@ export function shortcutBaselines(items: readonly EvalItem[]): ShortcutReport {
     (isSufficient(item) ? group.complete : group.twins).push(caseOf(item));
     groups.set(key, group);
   }
-  const ordered = [...groups.values()].sort((a, b) => MODES.indexOf(a.mode) - MODES.indexOf(b.mode) || (a.family < b.family ? -1 : a.family > b.family ? 1 : 0));
+  const ordered = [...groups.values()].sort(
+    (a, b) => MODES.indexOf(a.mode) - MODES.indexOf(b.mode) || (a.family < b.family ? -1 : a.family > b.family ? 1 : 0),
+  );
   const scored = ordered.map((g) => ({ ...g, complete: scoreGroup(g.mode, g.complete), twins: scoreGroup(g.mode, g.twins) }));
   const families = scored.map((g) => ({ family: g.family, mode: g.mode, complete: baseline(g.complete), twins: baseline(g.twins) }));
-  const modes = Object.fromEntries(MODES.map((mode) => [mode, modeSummary(mode, scored.filter((g) => g.mode === mode))])) as ShortcutReport['modes'];
+  const modes = Object.fromEntries(
+    MODES.map((mode) => [
+      mode,
+      modeSummary(
+        mode,
+        scored.filter((g) => g.mode === mode),
+      ),
+    ]),
+  ) as ShortcutReport['modes'];
   return { families, modes };
 }
 
@@ -163,5 +177,10 @@ function modeSummary(mode: Mode, groups: readonly { family: string; complete: Sc
   const worst = present
     .map((g) => ({ family: g.family, ...baseline(g.complete)! }))
     .reduce((a, b) => (b.best.accuracy - b.chance > a.best.accuracy - a.chance ? b : a));
-  return { n, chance, best, worstFamily: { family: worst.family, rule: worst.best.rule, accuracy: worst.best.accuracy, chance: worst.chance } };
+  return {
+    n,
+    chance,
+    best,
+    worstFamily: { family: worst.family, rule: worst.best.rule, accuracy: worst.best.accuracy, chance: worst.chance },
+  };
 }

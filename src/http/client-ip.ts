@@ -23,7 +23,14 @@ export function clientAddress(trust: TrustProxy, socket: string | undefined, for
   const peer = plainAddress(socket ?? 'unknown');
   if (trust.kind === 'off' || forwardedFor === undefined) return peer;
   // Nearest first: the peer, then the header's hops from its end.
-  const chain = [peer, ...forwardedFor.split(',').map((hop) => plainAddress(hop.trim())).filter(Boolean).reverse()];
+  const chain = [
+    peer,
+    ...forwardedFor
+      .split(',')
+      .map((hop) => plainAddress(hop.trim()))
+      .filter(Boolean)
+      .reverse(),
+  ];
   if (trust.kind === 'hops') return chain[Math.min(trust.hops, chain.length - 1)]!;
   let i = 0;
   while (i < chain.length - 1 && trusted(trust.list, chain[i]!)) i++;

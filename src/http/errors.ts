@@ -19,8 +19,7 @@ export function errorResponse(c: Context, error: ServiceError, headers: Record<s
   return c.json({ ...error.toBody(), requestId: c.get('requestId') }, error.status as 400, all);
 }
 
-export const notFound = (c: Context) =>
-  errorResponse(c, new ServiceError('not_found', `no route ${c.req.method} ${c.req.path}`));
+export const notFound = (c: Context) => errorResponse(c, new ServiceError('not_found', `no route ${c.req.method} ${c.req.path}`));
 
 export function methodNotAllowed(allowed: string[]) {
   return (c: Context) =>

@@ -17,7 +17,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * a chunked body still goes through bodyLimit, which counts the bytes as they arrive.
  */
 export function limitBody<E extends Env>(maxSize: number, onError: (c: Context<E>) => Response | Promise<Response>): MiddlewareHandler<E> {
-  const streamed = bodyLimit({ maxSize, onError: onError as (c: Context) => Response | Promise<Response> }) as unknown as MiddlewareHandler<E>;
+  const streamed = bodyLimit({
+    maxSize,
+    onError: onError as (c: Context) => Response | Promise<Response>,
+  }) as unknown as MiddlewareHandler<E>;
   return async (c, next) => {
     const length = c.req.header('content-length');
     if (length === undefined || c.req.header('transfer-encoding') !== undefined) {
@@ -43,23 +46,22 @@ const limit = (bytes: number) =>
   limitBody<AppEnv>(bytes, (c) => errorResponse(c, new ServiceError('payload_too_large', `the body is larger than ${sizeText(bytes)}`)));
 
 /** Size (413), then media type (415), then JSON syntax (400 invalid_json), in the contract's order. */
-const parse = (parseJson: (text: string) => unknown): MiddlewareHandler<AppEnv> => async (c, next) => {
-  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw new ServiceError(
-      'unsupported_media_type',
-      `Content-Type must be application/json${type ? `, not ${type}` : ''}`,
-    );
-  }
-  const text = await bodyText(c);
-  if (text.trim() === '') throw new ServiceError('invalid_json', 'the body is empty; a JSON object is required');
-  try {
-    c.set('body', parseJson(text));
-  } catch (error) {
-    throw new ServiceError('invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
-  }
-  await next();
-};
+const parse =
+  (parseJson: (text: string) => unknown): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/json') {
+      throw new ServiceError('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}`);
+    }
+    const text = await bodyText(c);
+    if (text.trim() === '') throw new ServiceError('invalid_json', 'the body is empty; a JSON object is required');
+    try {
+      c.set('body', parseJson(text));
+    } catch (error) {
+      throw new ServiceError('invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
+    }
+    await next();
+  };
 
 /**
  * A body read that failed on a message the client never finished sending (it closed

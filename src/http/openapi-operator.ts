@@ -1,15 +1,25 @@
 import { z } from 'zod';
-import { AdminKeyCreate, AdminKeyCreated, AdminKeyList, AdminKeyRevoked, AdminPassCreated, AdminPassDetail, AdminPassList } from '../contract/admin.js';
+import {
+  AdminKeyCreate,
+  AdminKeyCreated,
+  AdminKeyList,
+  AdminKeyRevoked,
+  AdminPassCreated,
+  AdminPassDetail,
+  AdminPassList,
+} from '../contract/admin.js';
 import { Health, Readiness } from '../contract/health.js';
 import { bodyFailures, failure, json, retryAfter } from './openapi-parts.js';
 
 /** The security scheme of the operator API: the admin token, not an API key. */
-export const ADMIN_SCHEME = { adminToken: { type: 'http' as const, scheme: 'bearer', description: 'The server\'s DECIDE_ADMIN_TOKEN' } };
+export const ADMIN_SCHEME = { adminToken: { type: 'http' as const, scheme: 'bearer', description: "The server's DECIDE_ADMIN_TOKEN" } };
 
 const admin = [{ adminToken: [] }];
 const unauthorized = failure('Admin token missing or wrong', ['unauthorized']);
 const off = failure('Unknown pass or key, or the operator API is off on this server', ['not_found']);
-const ref = z.object({ ref: z.string().meta({ description: 'A key id (key_…), its hint (dcd_api_…wxyz) or the hint\'s last four characters.' }) });
+const ref = z.object({
+  ref: z.string().meta({ description: "A key id (key_…), its hint (dcd_api_…wxyz) or the hint's last four characters." }),
+});
 const passId = z.object({ id: z.string() });
 
 /** The operator API's routes (docs/api.md "Operator API") and the health checks, for the OpenAPI document. */
@@ -18,7 +28,7 @@ export function operatorPaths() {
     '/v1/admin/keys': {
       get: {
         operationId: 'adminListKeys',
-        summary: 'Every key (or one pass\'s), with its name, last use and revocation',
+        summary: "Every key (or one pass's), with its name, last use and revocation",
         security: admin,
         requestParams: { query: z.object({ pass: z.string().optional() }) },
         responses: { '200': { description: 'The keys, oldest first', ...json(AdminKeyList) }, '401': unauthorized, '404': off },
@@ -75,7 +85,12 @@ export function operatorPaths() {
       },
     },
     '/healthz': {
-      get: { operationId: 'health', summary: 'The process answers', security: [], responses: { '200': { description: 'Up', ...json(Health) } } },
+      get: {
+        operationId: 'health',
+        summary: 'The process answers',
+        security: [],
+        responses: { '200': { description: 'Up', ...json(Health) } },
+      },
     },
     '/readyz': {
       get: {

@@ -12,7 +12,9 @@ const failure = (description: string, codes: ErrorCode[]) => ({
   ...json(SystemOneError),
 });
 
-export const systemOneUnauthorized = failure('Key missing, malformed, unknown or revoked (error_type authentication_error)', ['unauthorized']);
+export const systemOneUnauthorized = failure('Key missing, malformed, unknown or revoked (error_type authentication_error)', [
+  'unauthorized',
+]);
 
 export const systemOneFailures = {
   '401': systemOneUnauthorized,

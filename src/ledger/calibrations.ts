@@ -3,7 +3,6 @@ import type { Debias } from '../contract/debias.js';
 export const CALIBRATION_TARGETS = ['choice', 'noul', 'score', 'sufficiency'] as const;
 export type CalibrationTarget = (typeof CALIBRATION_TARGETS)[number];
 
-
 /** A fitted temperature of one engine, model and order debiasing, for one target (`decide calibrate`). */
 export interface Calibration {
   engine: string;

@@ -29,7 +29,10 @@ export type OpenOptions = PostgresStoreOptions & {
 
 /** `--db` names no ledger, and the caller asked not to create one. */
 export class NoLedger extends Error {
-  constructor(readonly location: string, why: string) {
+  constructor(
+    readonly location: string,
+    why: string,
+  ) {
     super(why);
     this.name = 'NoLedger';
   }
@@ -60,7 +63,10 @@ async function mustExist(location: string): Promise<void> {
     const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table]);
     if (rows[0].found === null) {
       const schema = where.schema ? `schema ${where.schema}` : 'the schemas of its search_path';
-      throw new NoLedger(location, `the PostgreSQL database ${redactPostgresUrl(location)} holds no ledger (no ${VERSION_TABLE} table in ${schema})`);
+      throw new NoLedger(
+        location,
+        `the PostgreSQL database ${redactPostgresUrl(location)} holds no ledger (no ${VERSION_TABLE} table in ${schema})`,
+      );
     }
   } finally {
     await pool.end();

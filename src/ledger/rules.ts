@@ -179,10 +179,19 @@ export function calibrationOf(r: CalibrationRow): Calibration {
   };
 }
 
-export function checkCalibration(c: { temperature: number; offsets: number[] | null; fitted: number; heldOut: number; eceBefore: number; eceAfter: number }): void {
+export function checkCalibration(c: {
+  temperature: number;
+  offsets: number[] | null;
+  fitted: number;
+  heldOut: number;
+  eceBefore: number;
+  eceAfter: number;
+}): void {
   if (!Number.isFinite(c.temperature) || c.temperature <= 0) throw new Error('A temperature must be a positive number.');
-  if (c.offsets !== null && (!Array.isArray(c.offsets) || c.offsets.length > 3 || !c.offsets.every(Number.isFinite))) throw new Error('Offsets are up to three finite numbers.');
-  for (const n of [c.fitted, c.heldOut]) if (!Number.isSafeInteger(n) || n < 0) throw new Error('Reading counts must be non-negative integers.');
+  if (c.offsets !== null && (!Array.isArray(c.offsets) || c.offsets.length > 3 || !c.offsets.every(Number.isFinite)))
+    throw new Error('Offsets are up to three finite numbers.');
+  for (const n of [c.fitted, c.heldOut])
+    if (!Number.isSafeInteger(n) || n < 0) throw new Error('Reading counts must be non-negative integers.');
   for (const e of [c.eceBefore, c.eceAfter]) if (!Number.isFinite(e) || e < 0 || e > 1) throw new Error('An ECE lies in [0, 1].');
 }
 

@@ -136,7 +136,9 @@ export function mcpRoutes(options: McpRouteOptions): Hono<AppEnv> {
     try {
       body = JSON.parse(await c.req.text());
     } catch (error) {
-      return rpcError(c, 400, RPC.parse, `Parse error: the body is not valid JSON: ${(error as Error).message}`, { contractCode: 'invalid_json' });
+      return rpcError(c, 400, RPC.parse, `Parse error: the body is not valid JSON: ${(error as Error).message}`, {
+        contractCode: 'invalid_json',
+      });
     }
 
     let authInfo: AuthInfo | undefined;
@@ -151,7 +153,13 @@ export function mcpRoutes(options: McpRouteOptions): Hono<AppEnv> {
       }
       c.set('caller', caller);
       const sent = sentArguments(messagesOf(body));
-      authInfo = authInfoFor({ caller, ip: c.get('clientIp'), startedAt: c.get('startedAt'), sentArguments: sent, requestId: c.get('requestId') });
+      authInfo = authInfoFor({
+        caller,
+        ip: c.get('clientIp'),
+        startedAt: c.get('startedAt'),
+        sentArguments: sent,
+        requestId: c.get('requestId'),
+      });
     }
 
     const request = c.req.raw;

@@ -1,4 +1,11 @@
-import { McpServer, type AuthInfo, type CallToolResult, type McpServerFactory, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  type AuthInfo,
+  type CallToolResult,
+  type McpServerFactory,
+  type RequestId,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { ServiceError, DecisionRequest, describeIssues } from '../contract/index.js';
 import { UNAUTHORIZED } from '../http/auth.js';
 import type { LogLine } from '../http/access-log.js';

@@ -32,7 +32,9 @@ export function decisionText(response: DecisionResponse): string {
   if (stress) {
     parts.push(`agreement ${percent(stress.agreement)}`);
     if (stress.pivot) {
-      parts.push(`decisive fact ${quoted(stress.pivot.fact)} (${stress.pivot.flips ? 'flips the answer' : 'shifts it'} by ${stress.pivot.shift})`);
+      parts.push(
+        `decisive fact ${quoted(stress.pivot.fact)} (${stress.pivot.flips ? 'flips the answer' : 'shifts it'} by ${stress.pivot.shift})`,
+      );
     } else {
       parts.push('no single fact decides it');
     }

@@ -19,7 +19,9 @@ const JSON_SCHEMA_TARGET = 'draft-2020-12';
  * DecisionRequest decides that at call time (see `decisionRequestFrom`).
  */
 export const DecisionArguments = z.strictObject({
-  mode: Mode.meta({ description: '`choice` compares options, `noul` gives the probability of yes, `score` places the answer on three levels.' }),
+  mode: Mode.meta({
+    description: '`choice` compares options, `noul` gives the probability of yes, `score` places the answer on three levels.',
+  }),
   question: ChoiceRequest.shape.question,
   context: ChoiceRequest.shape.context,
   options: ChoiceRequest.shape.options
@@ -107,7 +109,10 @@ function withSharedFields(root: JsonObject, defs: Record<string, JsonObject>): J
   if (!Array.isArray(root.oneOf)) return root;
   const members = (root.oneOf as JsonObject[]).map((m) => (typeof m.$ref === 'string' ? defs[m.$ref.replace('#/$defs/', '')] : m));
   if (members.some((m) => m?.type !== 'object')) return root;
-  const [first, ...others] = members.map((m) => ({ properties: (m.properties ?? {}) as JsonObject, required: (m.required ?? []) as string[] }));
+  const [first, ...others] = members.map((m) => ({
+    properties: (m.properties ?? {}) as JsonObject,
+    required: (m.required ?? []) as string[],
+  }));
   const same = (name: string) => others.every((o) => JSON.stringify(o.properties[name]) === JSON.stringify(first.properties[name]));
   const properties = Object.fromEntries(Object.entries(first.properties).filter(([name]) => same(name)));
   const required = first.required.filter((name) => others.every((o) => o.required.includes(name)));

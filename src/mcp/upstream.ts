@@ -117,7 +117,7 @@ export class Upstream {
     if (status === 401 || (error as Error | null)?.name === 'UnauthorizedError') {
       return new BridgeError(
         `${where} refused the key (unauthorized): DECIDE_API_KEY is missing, unknown or revoked. ` +
-          'Create a key with `decide key create` (or on the server\'s pass page) and set DECIDE_API_KEY in this MCP server\'s env.',
+          "Create a key with `decide key create` (or on the server's pass page) and set DECIDE_API_KEY in this MCP server's env.",
       );
     }
     if (status !== undefined) {

@@ -23,7 +23,8 @@ export function describeFailure(error: unknown, proxy: ProxySettings = {}): stri
   }
   const coded = chain.find((e) => typeof e.code === 'string' && e.code !== '');
   const code = coded ? String(coded.code) : undefined;
-  const where = coded && typeof coded.address === 'string' ? ` ${coded.address}${typeof coded.port === 'number' ? `:${coded.port}` : ''}` : '';
+  const where =
+    coded && typeof coded.address === 'string' ? ` ${coded.address}${typeof coded.port === 'number' ? `:${coded.port}` : ''}` : '';
   const host = coded && typeof coded.hostname === 'string' ? ` ${coded.hostname}` : '';
   switch (code) {
     case 'ENOTFOUND':

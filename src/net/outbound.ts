@@ -11,7 +11,10 @@ import type { ProxySettings } from '../config/proxy.js';
  * undici cannot use throws naming its variable.
  */
 export function outboundAgent(options: Agent.Options = {}, proxy: ProxySettings = {}): EnvHttpProxyAgent {
-  for (const [name, value] of [['HTTPS_PROXY', proxy.httpsProxy], ['HTTP_PROXY', proxy.httpProxy]] as const) {
+  for (const [name, value] of [
+    ['HTTPS_PROXY', proxy.httpsProxy],
+    ['HTTP_PROXY', proxy.httpProxy],
+  ] as const) {
     if (value === undefined) continue;
     let url: URL | undefined;
     try {
@@ -24,7 +27,12 @@ export function outboundAgent(options: Agent.Options = {}, proxy: ProxySettings 
     }
   }
   // '' rather than undefined: undici would fall back to the process's own environment for an unset one.
-  return new EnvHttpProxyAgent({ ...options, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? '', noProxy: proxy.noProxy ?? '' });
+  return new EnvHttpProxyAgent({
+    ...options,
+    httpProxy: proxy.httpProxy ?? '',
+    httpsProxy: proxy.httpsProxy ?? '',
+    noProxy: proxy.noProxy ?? '',
+  });
 }
 
 /**

@@ -8,7 +8,9 @@ import { systemOneFailures, systemOneUnauthorized } from '../http/openapi-system
 import { ADMIN_SCHEME, operatorPaths } from '../http/openapi-operator.js';
 
 const idempotencyKeyHeader = z.object({
-  'idempotency-key': IdempotencyKey.optional().meta({ description: 'Replays the first successful answer for 24 h (1 to 255 printable ASCII).' }),
+  'idempotency-key': IdempotencyKey.optional().meta({
+    description: 'Replays the first successful answer for 24 h (1 to 255 printable ASCII).',
+  }),
 });
 
 const unauthorized = failure('Key missing, malformed, unknown or revoked', ['unauthorized']);

@@ -16,7 +16,9 @@ export function startingApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', (c) => c.json({ status: 'starting', checks: { ledger: 'starting', engine: 'starting' } }, 503, { 'Retry-After': '5' }));
+  app.get('/readyz', (c) =>
+    c.json({ status: 'starting', checks: { ledger: 'starting', engine: 'starting' } }, 503, { 'Retry-After': '5' }),
+  );
   app.all('*', (c) =>
     errorResponse(c, new ServiceError('engine_unavailable', 'decide is starting: the engine is not ready yet; retry shortly', 5)),
   );

@@ -117,7 +117,11 @@ export class Admission {
     this.#judgeQueueTime(depth, waitedMs);
     if (this.#running.size < this.#slots && this.#waiting.length === 0) return this.#take(depth);
     this.#judge(depth, waitedMs);
-    return this.#waiting.wait(depth, signal, () => new EngineError('timeout', 'the decision deadline passed while it waited for the engine'));
+    return this.#waiting.wait(
+      depth,
+      signal,
+      () => new EngineError('timeout', 'the decision deadline passed while it waited for the engine'),
+    );
   }
 
   /**
@@ -163,7 +167,11 @@ export class Admission {
     if (own === undefined || queued === undefined) throw busy('every slot is taken and no decision of this depth has been timed yet', 0);
     const wait = waitedMs + queued;
     const allowed = this.#deadlineMs * ADMIT_WITHIN;
-    if (wait + own > allowed) throw busy(`the expected wait (${Math.round(wait)} ms) leaves too little of the ${this.#deadlineMs} ms deadline`, wait + own - allowed);
+    if (wait + own > allowed)
+      throw busy(
+        `the expected wait (${Math.round(wait)} ms) leaves too little of the ${this.#deadlineMs} ms deadline`,
+        wait + own - allowed,
+      );
   }
 
   /**
@@ -213,5 +221,9 @@ export class Admission {
 
 /** The 429: `overMs` is how far past what it may use the decision would finish, so Retry-After says when that will have drained. */
 function busy(message: string, overMs: number): ServiceError {
-  return new ServiceError('engine_busy', `the decision engine is saturated: ${message}; retry shortly`, Math.max(1, Math.ceil(overMs / 1000)));
+  return new ServiceError(
+    'engine_busy',
+    `the decision engine is saturated: ${message}; retry shortly`,
+    Math.max(1, Math.ceil(overMs / 1000)),
+  );
 }

@@ -3,7 +3,6 @@ export type Clock = () => Date;
 
 export const systemClock: Clock = () => new Date();
 
-
 export function nextUtcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 }

@@ -100,7 +100,8 @@ export class PaidRequests {
     const idem = context.idempotencyKey;
     if (idem !== undefined) {
       // Decisions hash their request alone, as they always have, so answers kept before stay replayable.
-      const hashed = work.fingerprint ?? JSON.stringify(work.route === 'decisions' ? work.request : { route: work.route, request: work.request });
+      const hashed =
+        work.fingerprint ?? JSON.stringify(work.route === 'decisions' ? work.request : { route: work.route, request: work.request });
       const requestHash = createHash('sha256').update(hashed).digest('hex');
       const begun = await store.idempotency.begin(context.caller.keyId, idem, requestHash, this.options.clock());
       if (begun.state === 'revoked') throw revokedKey();
@@ -109,7 +110,11 @@ export class PaidRequests {
         throw new ServiceError('idempotency_key_reused', 'Idempotency-Key was already used with a different request body');
       }
       if (begun.state === 'in_progress') {
-        throw new ServiceError('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry when it has finished', 1);
+        throw new ServiceError(
+          'idempotency_in_progress',
+          'a request with this Idempotency-Key is still running; retry when it has finished',
+          1,
+        );
       }
     }
     try {
@@ -117,7 +122,11 @@ export class PaidRequests {
     } catch (error) {
       if (idem !== undefined) {
         const { keyId, keyHint } = context.caller;
-        await this.giveBack.soon(`give up the Idempotency-Key record of key ${keyHint}`, () => store.idempotency.abandon(keyId, idem), error);
+        await this.giveBack.soon(
+          `give up the Idempotency-Key record of key ${keyHint}`,
+          () => store.idempotency.abandon(keyId, idem),
+          error,
+        );
       }
       throw error;
     }

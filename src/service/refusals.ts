@@ -27,7 +27,7 @@ export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits, 
     case 'rate_limited':
       return new ServiceError(
         'rate_limited',
-        'the site\'s daily limit of free decisions is reached; it resets at the next UTC midnight',
+        "the site's daily limit of free decisions is reached; it resets at the next UTC midnight",
         secondsToMidnight(now),
       );
   }
@@ -44,7 +44,10 @@ function unitsRefusal(code: Exclude<Refusal, 'key_revoked'>, units: number, now:
   switch (code) {
     case 'insufficient_credits':
     case 'pass_required':
-      return new ServiceError('insufficient_credits', `${cost}; what is left of today's free allowance and the pass's credits does not cover them`);
+      return new ServiceError(
+        'insufficient_credits',
+        `${cost}; what is left of today's free allowance and the pass's credits does not cover them`,
+      );
     case 'free_limit_reached':
       return new ServiceError(
         'free_limit_reached',

@@ -130,41 +130,55 @@ export class DecisionService {
 
   async decide(request: DecisionRequest, context: DecideContext): Promise<DecideAnswer> {
     const labels = { channel: context.channel, mode: request.mode, depth: request.depth };
-    return this.finished(labels, 1, context.caller, this.paid.run(
-      {
-        route: 'decisions',
-        request,
-        depth: request.depth,
-        run: async (signal) => ({
-          made: await runDecision(request, this.engine, { signal, debias: this.debias, scalings: this.scalings, call: { requestId: context.requestId } }).catch((error: unknown) => {
-            throw inCallersWords(error, request.question);
+    return this.finished(
+      labels,
+      1,
+      context.caller,
+      this.paid.run(
+        {
+          route: 'decisions',
+          request,
+          depth: request.depth,
+          run: async (signal) => ({
+            made: await runDecision(request, this.engine, {
+              signal,
+              debias: this.debias,
+              scalings: this.scalings,
+              call: { requestId: context.requestId },
+            }).catch((error: unknown) => {
+              throw inCallersWords(error, request.question);
+            }),
+            units: 1,
           }),
-          units: 1,
-        }),
-        // The result was read in the request's own mode, so mode and result pair as one
-        // arm of the union; the compiler cannot follow that through runDecision.
-        respond: (outcome, { access, timing, evaluatedAt }) =>
-          ({
-            mode: request.mode,
-            question: request.question,
-            result: outcome.result,
-            signal: outcome.signal,
-            contextSufficiency: outcome.contextSufficiency,
-            model: outcome.model,
-            inputTokens: outcome.inputTokens,
-            evaluatedAt,
-            access,
-            stress: outcome.stress,
-            timing,
-          }) as DecisionResponse,
-      },
-      context,
-    ));
+          // The result was read in the request's own mode, so mode and result pair as one
+          // arm of the union; the compiler cannot follow that through runDecision.
+          respond: (outcome, { access, timing, evaluatedAt }) =>
+            ({
+              mode: request.mode,
+              question: request.question,
+              result: outcome.result,
+              signal: outcome.signal,
+              contextSufficiency: outcome.contextSufficiency,
+              model: outcome.model,
+              inputTokens: outcome.inputTokens,
+              evaluatedAt,
+              access,
+              stress: outcome.stress,
+              timing,
+            }) as DecisionResponse,
+        },
+        context,
+      ),
+    );
   }
 
   /** A System One request: each question one standard decision, paid together (systemone.ts). */
   async systemOne(request: SystemOneRequest, context: DecideContext): Promise<PaidAnswer<SystemOneResponse>> {
-    const work = systemOneWork(request, this.engine, { debias: this.debias, scalings: this.scalings, call: { requestId: context.requestId } });
+    const work = systemOneWork(request, this.engine, {
+      debias: this.debias,
+      scalings: this.scalings,
+      call: { requestId: context.requestId },
+    });
     const labels = { channel: context.channel, mode: 'systemone', depth: 'standard' };
     return this.finished(labels, Object.keys(request.questions).length, context.caller, this.paid.run(work, context));
   }

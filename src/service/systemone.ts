@@ -1,4 +1,11 @@
-import { type Content, contentText, type SystemOneAnswer, type SystemOneQuestion, type SystemOneRequest, type SystemOneResponse } from '../contract/systemone.js';
+import {
+  type Content,
+  contentText,
+  type SystemOneAnswer,
+  type SystemOneQuestion,
+  type SystemOneRequest,
+  type SystemOneResponse,
+} from '../contract/systemone.js';
 import { askEach, type EachRead, type OwnQuestion } from '../decision/ask-each.js';
 import { expectedLevel, peakConfidence, type Reading, round4, topIndex } from '../decision/outcome.js';
 import type { Scalings } from '../decision/scaling.js';
@@ -59,7 +66,11 @@ function engineQuestion(q: SystemOneQuestion): OwnQuestion {
   switch (q.type) {
     case 'noul':
       return {
-        question: { type: 'noul', instructions, criteria: { true: contentText(q.criteria?.true) || null, false: contentText(q.criteria?.false) || null } },
+        question: {
+          type: 'noul',
+          instructions,
+          criteria: { true: contentText(q.criteria?.true) || null, false: contentText(q.criteria?.false) || null },
+        },
         labels: [],
       };
     case 'choice': {
@@ -87,7 +98,12 @@ function answerOf(question: SystemOneQuestion, own: OwnQuestion, reading: Readin
     const legend = orderedObject(question.criteria.map((level, i) => [String(i), level ?? String(i)]));
     return { type: 'score', score: expectedLevel(reading.p), confidence: spreadConfidence(reading.p), legend, probabilities };
   }
-  return { type: 'choice', choice: own.labels[topIndex(reading.p)], confidence: peakConfidence(Math.max(...reading.p), reading.p.length), probabilities };
+  return {
+    type: 'choice',
+    choice: own.labels[topIndex(reading.p)],
+    confidence: peakConfidence(Math.max(...reading.p), reading.p.length),
+    probabilities,
+  };
 }
 
 /**

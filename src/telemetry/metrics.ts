@@ -66,7 +66,14 @@ export class Telemetry {
 
   /** A gauge read when scraped (decisions running, waiting). */
   gauge(name: string, help: string, read: () => number): void {
-    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** One decision's end: `ok` with what paid, or the error code it was answered with. */
@@ -74,11 +81,13 @@ export class Telemetry {
     if ('error' in outcome) {
       const code = outcome.error instanceof ServiceError ? outcome.error.code : 'internal_error';
       this.decisions.inc({ ...labels, outcome: code });
-      if (outcome.error instanceof ServiceError && (outcome.error.status === 402 || outcome.error.status === 429)) this.refusals.inc({ code });
+      if (outcome.error instanceof ServiceError && (outcome.error.status === 402 || outcome.error.status === 429))
+        this.refusals.inc({ code });
       return;
     }
     this.decisions.inc({ ...labels, outcome: outcome.replayed ? 'replayed' : 'ok' });
-    if (outcome.access?.charged !== false && outcome.access) this.charged.inc({ kind: outcome.access.type === 'free' ? 'free' : 'credits' }, outcome.units);
+    if (outcome.access?.charged !== false && outcome.access)
+      this.charged.inc({ kind: outcome.access.type === 'free' ? 'free' : 'credits' }, outcome.units);
   }
 
   /** `engine`, each call timed. Everything else of it is passed through as it is. */

@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import {
-  DecisionResponse,
-  KeyCreated,
-  KeyRevoked,
-  PassCreate,
-  PassRecord,
-  WebDecisionRequest,
-} from '../contract/index.js';
+import { DecisionResponse, KeyCreated, KeyRevoked, PassCreate, PassRecord, WebDecisionRequest } from '../contract/index.js';
 import { bodyFailures, decisionFailures, failure, json, retryAfter } from '../http/openapi-parts.js';
 
 /**

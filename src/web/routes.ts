@@ -109,9 +109,7 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
     }
   });
   web.all('/v1/keys', methodNotAllowed(['POST']));
-  web.delete('/v1/keys/:id', origin, requirePass, async (c) =>
-    c.json(await desk.revokeKey(c.get('pass').passId, c.req.param('id'))),
-  );
+  web.delete('/v1/keys/:id', origin, requirePass, async (c) => c.json(await desk.revokeKey(c.get('pass').passId, c.req.param('id'))));
   web.all('/v1/keys/:id', methodNotAllowed(['DELETE']));
 
   web.post('/v1/web/decisions', origin, requirePass, ...json, async (c) => {

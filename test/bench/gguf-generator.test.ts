@@ -38,7 +38,8 @@ describe.skipIf(!LOCAL_RUNTIME)(`the bench's GGUF generator ${NEEDS_LOCAL_RUNTIM
     const llama = await getLlama({ gpu: false });
     try {
       const model = await llama.loadModel({ modelPath: file });
-      for (const letter of 'ABCDEFGHIJKLMNOPQRST0123456789') expect(model.tokenize(letter, false, 'trimLeadingSpace'), letter).toHaveLength(1);
+      for (const letter of 'ABCDEFGHIJKLMNOPQRST0123456789')
+        expect(model.tokenize(letter, false, 'trimLeadingSpace'), letter).toHaveLength(1);
       const sentence = 'Given the text, decide which of the options best answers this question.';
       const tokens = model.tokenize(sentence);
       expect(tokens.length).toBeLessThanOrEqual(sentence.split(' ').length + 2);

@@ -45,7 +45,9 @@ describe('the pages for keyboards and screen readers, in headless Chromium', () 
     await page.emulateMedia({ colorScheme: 'light' });
   }
 
-  it('axe: no serious or critical violation on / and /pass, light and dark, with errors and with answers', { timeout: scaled(120_000) }, async () => {
+  it('axe: no serious or critical violation on / and /pass, light and dark, with errors and with answers', {
+    timeout: scaled(120_000),
+  }, async () => {
     const { page, problems } = await freshPage();
     const found: Record<string, Violation[]> = {};
     await page.goto(`${svc.url}/`);
@@ -73,9 +75,7 @@ describe('the pages for keyboards and screen readers, in headless Chromium', () 
     await check(page, 'pass with Revoke armed', found);
 
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((state) => [state, []])));
-    expect(problems).toEqual([
-      'console: Failed to load resource: the server responded with a status of 402 (Payment Required)',
-    ]);
+    expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 402 (Payment Required)']);
     await page.close();
   });
 

@@ -46,7 +46,9 @@ describe('the pages, in headless Chromium', () => {
     await page.close();
   });
 
-  it('verify → create a key → use it over HTTP → decide in the form → revoke it on the page → 401', { timeout: scaled(120_000) }, async () => {
+  it('verify → create a key → use it over HTTP → decide in the form → revoke it on the page → 401', {
+    timeout: scaled(120_000),
+  }, async () => {
     const { context } = browser;
     const page = await context.newPage();
     const problems = await watch(page, svc.url);
@@ -110,7 +112,12 @@ describe('the pages, in headless Chromium', () => {
     await expect(page.locator('[data-error-for="question"]').isHidden()).resolves.toBe(true);
     await expect(page.locator('#answer .bar-row').count()).resolves.toBe(2);
     await expect(page.locator('#answer .bar-label').allTextContents()).resolves.toEqual(['PostgreSQL', 'MongoDB']);
-    expect(await page.locator('#answer .fill').first().evaluate((el) => (el as any).style.width)).toMatch(/%$/);
+    expect(
+      await page
+        .locator('#answer .fill')
+        .first()
+        .evaluate((el) => (el as any).style.width),
+    ).toMatch(/%$/);
     await expect(page.locator('#answer .badge').textContent()).resolves.toBe('directional');
     await expect(page.locator('#answer .bar-row.top .bar-label').textContent()).resolves.toBe('PostgreSQL');
     await expect(page.locator('#answer .sufficiency').textContent()).resolves.toBe(

@@ -26,7 +26,9 @@ export async function focusOnce(page: Page, expected: string): Promise<string> {
   const describe = () =>
     page.evaluate(() => {
       const el = (globalThis as any).document.activeElement;
-      return el ? `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.className ? '.' + String(el.className).split(' ').join('.') : ''}` : 'none';
+      return el
+        ? `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.className ? '.' + String(el.className).split(' ').join('.') : ''}`
+        : 'none';
     });
   try {
     await page.waitForFunction((want) => {
@@ -48,7 +50,10 @@ export async function createKey(page: Page, svc: Running): Promise<string> {
 }
 
 /** Fills the pass page's form with a request of any mode. */
-export async function fillDecision(page: Page, request: { mode: string; question: string; context: string; options?: readonly string[]; depth?: string }) {
+export async function fillDecision(
+  page: Page,
+  request: { mode: string; question: string; context: string; options?: readonly string[]; depth?: string },
+) {
   await page.selectOption('select[name="mode"]', request.mode);
   await page.fill('input[name="question"]', request.question);
   await page.fill('textarea[name="context"]', request.context);

@@ -29,7 +29,10 @@ const CLIENTS = size('BENCH_CHAOS_CLIENTS', 200);
 function judge(result: ChaosResult) {
   const failed = failedChecks([result]);
   process.stderr.write(`\n${chaosTable([result])}\n${failed ? failed + '\n' : ''}`);
-  expect(result.checks.filter((c) => !c.ok).map((c) => c.name), failed).toEqual([]);
+  expect(
+    result.checks.filter((c) => !c.ok).map((c) => c.name),
+    failed,
+  ).toEqual([]);
   expect(result.losses).toBe(0);
   expect(result.figures.unanswered).toBe(0);
   // The faults did happen: something for the run to survive.
@@ -45,11 +48,15 @@ describe('chaos at CI size: nothing is lost under load and faults', () => {
     judge(await runChaos({ db: 'sqlite', decisions: SQLITE_DECISIONS, clients: CLIENTS }));
   });
 
-  it.skipIf(!POSTGRES)(`PostgreSQL, two servers, connections dropped ${NEEDS_POSTGRES}: ${POSTGRES_DECISIONS} decisions from ${CLIENTS} clients`, { timeout: scaled(110_000) }, async () => {
-    assertBuilt();
-    const result = await runChaos({ db: 'postgres', decisions: POSTGRES_DECISIONS, clients: CLIENTS });
-    judge(result);
-    expect(result.figures.faults.terminations).toBeGreaterThan(0);
-    expect(result.figures.faults.backendsDropped).toBeGreaterThan(0);
-  });
+  it.skipIf(!POSTGRES)(
+    `PostgreSQL, two servers, connections dropped ${NEEDS_POSTGRES}: ${POSTGRES_DECISIONS} decisions from ${CLIENTS} clients`,
+    { timeout: scaled(110_000) },
+    async () => {
+      assertBuilt();
+      const result = await runChaos({ db: 'postgres', decisions: POSTGRES_DECISIONS, clients: CLIENTS });
+      judge(result);
+      expect(result.figures.faults.terminations).toBeGreaterThan(0);
+      expect(result.figures.faults.backendsDropped).toBeGreaterThan(0);
+    },
+  );
 });

@@ -8,7 +8,7 @@ describe('decide usage / revoke', () => {
   const client = useClientFixture();
 
   const env = (key: string) => ({ DECIDE_URL: client.svc.url, DECIDE_API_KEY: key });
-  const usageOf = async (key: string) => (await client.svc.call('GET', '/v1/usage', { key }));
+  const usageOf = async (key: string) => await client.svc.call('GET', '/v1/usage', { key });
 
   it('usage --json prints the API body; the human form shows the allowance and the credits', async () => {
     const { key } = await client.svc.newKey(12);
@@ -73,7 +73,9 @@ describe('decide usage / revoke', () => {
     const gone = await client.svc.newKey();
     const yes = await decideInPty(['revoke'], { env: env(gone.key), answer: { waitFor: '[y/N]', text: 'y\r' } });
     expect(yes.code).toBe(0);
-    expect(plain(yes.stdout)).toMatch(new RegExp(`Revoked ${gone.keyHint.replace('…', '.')} at \\S+Z; calls with this key are now refused \\(401\\)`));
+    expect(plain(yes.stdout)).toMatch(
+      new RegExp(`Revoked ${gone.keyHint.replace('…', '.')} at \\S+Z; calls with this key are now refused \\(401\\)`),
+    );
     expect((await usageOf(gone.key)).status).toBe(401);
     expect(yes.stdout).not.toContain(gone.key);
   });

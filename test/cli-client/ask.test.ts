@@ -54,7 +54,11 @@ describe('decide ask / stress against the service', () => {
 
   it('--context - reads standard input; --mode forces the mode', async () => {
     const { key } = await client.svc.newKey();
-    const body = await json(['ask', CHOICE.question, '--context', '-', '--mode', 'choice', ...options('PostgreSQL', 'MySQL', 'SQLite')], key, CHOICE.context);
+    const body = await json(
+      ['ask', CHOICE.question, '--context', '-', '--mode', 'choice', ...options('PostgreSQL', 'MySQL', 'SQLite')],
+      key,
+      CHOICE.context,
+    );
     expect(body.mode).toBe('choice');
     expect(Object.keys((body.result as { probabilities: object }).probabilities)).toEqual(['PostgreSQL', 'MySQL', 'SQLite']);
     const sent = client.svc.fake.requests.at(-1)!.body;
@@ -116,7 +120,9 @@ describe('decide ask / stress against the service', () => {
     const run = await decide(['stress', CHOICE.question, '--context', CHOICE.context, ...options(...CHOICE.options)], { env: env(key) });
     expect(run.code).toBe(0);
     // The sentence may wrap at 80 columns: read it with its lines joined.
-    expect(run.stdout.replace(/\s+/g, ' ')).toContain('No single fact decides it: leaving one out never flips the answer or moves it 10% or more.');
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain(
+      'No single fact decides it: leaving one out never flips the answer or moves it 10% or more.',
+    );
     expect(run.stdout).not.toContain('»');
   });
 
@@ -138,7 +144,8 @@ describe('decide ask / stress against the service', () => {
 
   it('--fail-on turns a yes/no signal into exit 1 for gating, with the JSON still printed', async () => {
     const { key } = await client.svc.newKey();
-    const ask = (failOn: string) => decide(['ask', NOUL.question, '--context', NOUL.context, '--fail-on', failOn, '--json'], { env: env(key) });
+    const ask = (failOn: string) =>
+      decide(['ask', NOUL.question, '--context', NOUL.context, '--fail-on', failOn, '--json'], { env: env(key) });
 
     client.svc.fake.respond(scripted({ Yes: 0.2, No: 0.8 }, { Yes: 0.9, No: 0.1 }));
     const no = await ask('no');

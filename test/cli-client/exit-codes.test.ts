@@ -97,7 +97,9 @@ describe('decide ask: exit codes for every error class', () => {
       const run = await fails(3, noul, { DECIDE_URL: stub.url });
       expect(run.stderr).toContain('no API key: set DECIDE_API_KEY, or pass --key-file PATH');
       // Where to get one: the service's own page in a browser, or the operator's command.
-      expect(run.stderr).toContain(`Get a key in a browser at ${stub.url}/ (the service's home page), or from its operator (\`decide key create\`).`);
+      expect(run.stderr).toContain(
+        `Get a key in a browser at ${stub.url}/ (the service's home page), or from its operator (\`decide key create\`).`,
+      );
       expect(stub.requests).toHaveLength(0);
     });
 
@@ -115,7 +117,9 @@ describe('decide ask: exit codes for every error class', () => {
       const empty = tmp.write('empty.key', '\n');
       expect((await fails(3, [...noul, '--key-file', empty], { DECIDE_URL: stub.url })).stderr).toContain(`the key file ${empty} is empty`);
       const bad = tmp.write('bad.key', 'sk-not-a-decide-key\n');
-      expect((await fails(3, [...noul, '--key-file', bad], { DECIDE_URL: stub.url })).stderr).toContain(`the key file ${bad} does not hold`);
+      expect((await fails(3, [...noul, '--key-file', bad], { DECIDE_URL: stub.url })).stderr).toContain(
+        `the key file ${bad} does not hold`,
+      );
     });
 
     it('a well-formed key the service does not know, and a revoked one: 401 → 3', async () => {
@@ -217,7 +221,9 @@ describe('decide ask: exit codes for every error class', () => {
     expect(help.stdout).toContain('Exit codes of serve, mcp and the operator commands (key, pass, backup):');
     expect(help.stdout).toMatch(/ 64 {2}bad flags or arguments/);
     expect(help.stdout).toMatch(/ 65 {2}the database file is not a SQLite database, or is damaged/);
-    expect(help.stdout).toMatch(/ 66 {2}serve: the model file is missing or cannot be loaded; key, pass, backup:\s+no ledger where --db points \(without --create\), no such pass or key/);
+    expect(help.stdout).toMatch(
+      / 66 {2}serve: the model file is missing or cannot be loaded; key, pass, backup:\s+no ledger where --db points \(without --create\), no such pass or key/,
+    );
     expect(help.stdout).toMatch(/ 69 {2}port taken; database locked by another process, PostgreSQL unreachable/);
     expect(help.stdout).toMatch(/ 74 {2}the database file cannot be opened/);
   });
@@ -227,9 +233,12 @@ describe('decide ask: exit codes for every error class', () => {
     const helps = await Promise.all(commands.map((command) => decide([...command, '--help'])));
     helps.forEach((help, i) => {
       expect(help.code).toBe(0);
-      for (const line of help.stdout.split('\n')) expect([...line].length, `decide ${commands[i].join(' ')} --help: ${line}`).toBeLessThanOrEqual(80);
+      for (const line of help.stdout.split('\n'))
+        expect([...line].length, `decide ${commands[i].join(' ')} --help: ${line}`).toBeLessThanOrEqual(80);
     });
     const ask = helps[1].stdout;
-    expect(ask).toMatch(/\n {3}2 {2}usage error or invalid input, the message names the field \(400, 413, 415,\n {6}422\); revoke not confirmed\n/);
+    expect(ask).toMatch(
+      /\n {3}2 {2}usage error or invalid input, the message names the field \(400, 413, 415,\n {6}422\); revoke not confirmed\n/,
+    );
   });
 });

@@ -17,7 +17,11 @@ const FACTS = [
   'The reporting queries slow the checkout down every Monday morning.',
 ];
 
-const choice = (selected: string): ChoiceResponse['result'] => ({ selected, confidence: 0.3, probabilities: { [LONG]: 0.3334, [SHORT]: 0.3333, [THIRD]: 0.3333 } });
+const choice = (selected: string): ChoiceResponse['result'] => ({
+  selected,
+  confidence: 0.3,
+  probabilities: { [LONG]: 0.3334, [SHORT]: 0.3333, [THIRD]: 0.3333 },
+});
 
 const STRESS: Stress = {
   agreement: 0.25,

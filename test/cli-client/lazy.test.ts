@@ -9,7 +9,15 @@ import { scaled } from '../support/time.js';
 
 const UI = ['ink', 'react', 'ink-spinner', 'yoga-layout'];
 /** What only `serve`, the operators, `decide mcp` or the typed client need. */
-const SERVER = ['hono', '@hono/node-server', 'pg', 'better-sqlite3', '@modelcontextprotocol/server', '@modelcontextprotocol/client', 'zod-openapi'];
+const SERVER = [
+  'hono',
+  '@hono/node-server',
+  'pg',
+  'better-sqlite3',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/client',
+  'zod-openapi',
+];
 
 /**
  * Each command loads what it uses when it runs: ink and React only for human output,
@@ -47,7 +55,16 @@ describe('what the CLI loads', () => {
   });
 
   it('a bad flag of an operator command: commander and zod (its schema), exit 64 before any database is opened', async () => {
-    const { run, loaded } = await traced(['pass', 'fund', '--pass', 'pass_x', '--credits', '-1', '--db', path.join(client.tmp.dir, 'unused.db')]);
+    const { run, loaded } = await traced([
+      'pass',
+      'fund',
+      '--pass',
+      'pass_x',
+      '--credits',
+      '-1',
+      '--db',
+      path.join(client.tmp.dir, 'unused.db'),
+    ]);
     expect(run.code).toBe(64);
     expect([...loaded].sort()).toEqual(['commander', 'zod']);
   });
@@ -66,7 +83,10 @@ describe('what the CLI loads', () => {
 
   it('human output loads ink (the tracer sees it), still no server code', async () => {
     const { key } = await client.svc.newKey();
-    const { run, loaded } = await traced(['ask', NOUL.question, '--context', NOUL.context], { DECIDE_URL: client.svc.url, DECIDE_API_KEY: key });
+    const { run, loaded } = await traced(['ask', NOUL.question, '--context', NOUL.context], {
+      DECIDE_URL: client.svc.url,
+      DECIDE_API_KEY: key,
+    });
     expect(run.code).toBe(0);
     expect(loaded).toContain('ink');
     expect(loaded).toContain('react');

@@ -33,9 +33,13 @@ describe('configuration', () => {
     expect(resolveUrl({}, { DECIDE_URL: 'https://decide.example.org' })).toBe('https://decide.example.org');
     expect(resolveUrl({ url: 'http://10.0.0.2:9000' }, { DECIDE_URL: 'https://decide.example.org' })).toBe('http://10.0.0.2:9000');
     expect(failureOf(() => resolveUrl({}, { DECIDE_URL: 'decide.example.org' }))).toMatchObject({ exitCode: 2 });
-    expect(failureOf(() => resolveUrl({}, { DECIDE_URL: 'decide.example.org' })).message).toContain('DECIDE_URL must be an http(s) URL; got "decide.example.org"');
+    expect(failureOf(() => resolveUrl({}, { DECIDE_URL: 'decide.example.org' })).message).toContain(
+      'DECIDE_URL must be an http(s) URL; got "decide.example.org"',
+    );
     // A password in the URL never reaches the message.
-    expect(failureOf(() => resolveUrl({ url: 'ftp://me:hunter2@h/' }, {})).message).toBe('--url must be an http(s) URL; got "ftp://h" (expected e.g. http://127.0.0.1:8787)');
+    expect(failureOf(() => resolveUrl({ url: 'ftp://me:hunter2@h/' }, {})).message).toBe(
+      '--url must be an http(s) URL; got "ftp://h" (expected e.g. http://127.0.0.1:8787)',
+    );
     expect(shownUrl('https://user:secret@decide.example.org/')).toBe('https://decide.example.org');
   });
 
@@ -47,7 +51,7 @@ describe('configuration', () => {
     expect(failureOf(() => resolveKey({}, {}))).toMatchObject({ exitCode: CLIENT_EXIT.auth });
     expect(failureOf(() => resolveKey({}, { DECIDE_API_KEY: '   ' })).message).toContain('no API key');
     expect(failureOf(() => resolveKey({}, {}, 'https://user:pw@decide.example.org/')).message).toContain(
-      'in a browser at https://decide.example.org/ (the service\'s home page)',
+      "in a browser at https://decide.example.org/ (the service's home page)",
     );
     const typo = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
     const refused = failureOf(() => resolveKey({}, { DECIDE_API_KEY: typo }));
@@ -74,12 +78,19 @@ describe('the request from the flags', () => {
 
   it('builds the contract request, trimmed, with its depth', () => {
     expect(buildRequest(` ${NOUL.question} `, NOUL.context, {}, 'stress')).toEqual({ ...NOUL, depth: 'stress' });
-    expect(buildRequest(NOUL.question, NOUL.context, { option: ['yes ', 'no'] }, 'standard')).toMatchObject({ mode: 'choice', options: ['yes', 'no'] });
+    expect(buildRequest(NOUL.question, NOUL.context, { option: ['yes ', 'no'] }, 'standard')).toMatchObject({
+      mode: 'choice',
+      options: ['yes', 'no'],
+    });
   });
 
   it('--fail-on: "no" fails on no; "unclear" fails on anything but yes', () => {
     expect(['yes', 'no', 'unclear', 'needs-context'].filter((s) => tripsGate('no', s as 'no'))).toEqual(['no']);
-    expect(['yes', 'no', 'unclear', 'needs-context'].filter((s) => tripsGate('unclear', s as 'no'))).toEqual(['no', 'unclear', 'needs-context']);
+    expect(['yes', 'no', 'unclear', 'needs-context'].filter((s) => tripsGate('unclear', s as 'no'))).toEqual([
+      'no',
+      'unclear',
+      'needs-context',
+    ]);
   });
 });
 

@@ -45,7 +45,10 @@ describe('per cent', () => {
     for (let n = 0; n < 2000; n++) {
       const ps = distribution(2 + (n % 5), random);
       const shown = shares(ps).map(tenths);
-      expect(shown.reduce((a, b) => a + b, 0), ps.join(' ')).toBe(1000);
+      expect(
+        shown.reduce((a, b) => a + b, 0),
+        ps.join(' '),
+      ).toBe(1000);
       ps.forEach((p, i) => {
         expect(Math.abs(shown[i] - p * 1000), ps.join(' ')).toBeLessThan(1);
         ps.forEach((q, j) => {

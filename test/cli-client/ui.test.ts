@@ -37,7 +37,12 @@ const CHOICE: DecisionResponse = {
 const STRESS: Stress = {
   agreement: 0.5,
   checks: [
-    { kind: 'reversed', agrees: true, shift: 0.04, result: { selected: 'PostgreSQL', confidence: 0.4, probabilities: { PostgreSQL: 0.7, MongoDB: 0.3 } } },
+    {
+      kind: 'reversed',
+      agrees: true,
+      shift: 0.04,
+      result: { selected: 'PostgreSQL', confidence: 0.4, probabilities: { PostgreSQL: 0.7, MongoDB: 0.3 } },
+    },
     {
       kind: 'without-fact',
       factIndex: 1,
@@ -62,13 +67,17 @@ describe('ink components', () => {
     expect(lines[2]).toBe(`  PostgreSQL  ${'█'.repeat(23)}${'░'.repeat(7)}   75.0%  ← selected`);
     expect(lines[3]).toBe(`  MongoDB     ${'█'.repeat(8)}${'░'.repeat(22)}   25.0%`);
     // The values of the result, signal and context lines start in one column.
-    expect(frame).toContain('Selected: PostgreSQL (confidence 50%)\nSignal:   directional: "PostgreSQL" leads the next answer by 15 points or more');
+    expect(frame).toContain(
+      'Selected: PostgreSQL (confidence 50%)\nSignal:   directional: "PostgreSQL" leads the next answer by 15 points or more',
+    );
     expect(frame).toContain('\nContext:  sufficient (88%)');
     expect(lines.at(-1)).toBe('free decisions left today: 19 · model m · 212 ms');
   });
 
   it('a stress test: the checks as a table and the pivot fact', () => {
-    const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: STRESS, access: { type: 'pass', passCredits: 3 } }, columns: 80 }));
+    const frame = plainFrame(
+      h(DecisionView, { response: { ...CHOICE, stress: STRESS, access: { type: 'pass', passCredits: 3 } }, columns: 80 }),
+    );
     expect(frame).toContain('Stress test: 1 of 2 checks agree with the answer (agreement 50%)');
     expect(frame).toMatch(/ {2}order reversed\s+yes\s+4\.0%\s+PostgreSQL/);
     expect(frame).toMatch(/» without fact 2: "The service needs transactions."\s+no\s+41\.0%\s+MongoDB/);
@@ -82,7 +91,9 @@ describe('ink components', () => {
     const frame = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: quiet }, columns: 80 }));
     expect(frame).toContain('No single fact decides it: leaving one out never flips the answer or moves it 10% or more.');
     expect(frame).not.toContain('»');
-    const single = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: { ...quiet, checks: quiet.checks.slice(0, 1) } }, columns: 80 }));
+    const single = plainFrame(
+      h(DecisionView, { response: { ...CHOICE, stress: { ...quiet, checks: quiet.checks.slice(0, 1) } }, columns: 80 }),
+    );
     expect(single).toContain('No single fact decides it: the context holds a single fact.');
   });
 
@@ -113,7 +124,14 @@ describe('ink components', () => {
   });
 
   it('usage: allowance as a bar, credits, reset time', () => {
-    const usage: Usage = { day: '2026-11-22', freeLimit: 20, freeUsed: 5, freeRemaining: 15, passCredits: 40, resetsAt: '2026-11-23T00:00:00.000Z' };
+    const usage: Usage = {
+      day: '2026-11-22',
+      freeLimit: 20,
+      freeUsed: 5,
+      freeRemaining: 15,
+      passCredits: 40,
+      resetsAt: '2026-11-23T00:00:00.000Z',
+    };
     const frame = plainFrame(h(UsageView, { usage, now: Date.parse('2026-11-22T18:48:00.000Z') }));
     expect(frame).toBe(
       [

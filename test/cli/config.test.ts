@@ -73,7 +73,11 @@ describe('decide serve: configuration and port errors', () => {
 
   it('a DECIDE_TRUST_PROXY or DECIDE_IPV6_PREFIX it cannot read is a configuration error (78) naming it, before anything starts', async () => {
     for (const [name, value, said] of [
-      ['DECIDE_TRUST_PROXY', 'yes', 'decide: DECIDE_TRUST_PROXY: "yes" is neither an IP address nor a CIDR (e.g. 10.0.0.0/8, fd00::/8); give a hop count or a comma-separated list\n'],
+      [
+        'DECIDE_TRUST_PROXY',
+        'yes',
+        'decide: DECIDE_TRUST_PROXY: "yes" is neither an IP address nor a CIDR (e.g. 10.0.0.0/8, fd00::/8); give a hop count or a comma-separated list\n',
+      ],
       ['DECIDE_IPV6_PREFIX', '7', 'decide: DECIDE_IPV6_PREFIX must be a prefix length from 16 to 128 bits; got "7"\n'],
     ]) {
       const result = await runCli(['serve', '--port', '0', '--db', db()], openaiEnv('http://127.0.0.1:9/v1', 'sk-x', { [name]: value }));

@@ -33,10 +33,16 @@ describe('decide serve: order debiasing', () => {
     const cyclic = await decideOnce([], { DECIDE_DEBIAS: 'cyclic' });
     expect(cyclic.line).toContain('debias cyclic');
     expect(cyclic.calls).toBe(4);
-    const bad = await runCli(['serve', '--port', '0', '--db', serve.tmp.db], openaiEnv(serve.fake.url, 'sk-debias', { DECIDE_DEBIAS: 'sideways' }));
+    const bad = await runCli(
+      ['serve', '--port', '0', '--db', serve.tmp.db],
+      openaiEnv(serve.fake.url, 'sk-debias', { DECIDE_DEBIAS: 'sideways' }),
+    );
     expect(bad.code).toBe(78);
     expect(bad.stderr).toBe('decide: DECIDE_DEBIAS must be none, reverse or cyclic; got "sideways"\n');
-    const flag = await runCli(['serve', '--port', '0', '--db', serve.tmp.db, '--debias', 'sideways'], openaiEnv(serve.fake.url, 'sk-debias'));
+    const flag = await runCli(
+      ['serve', '--port', '0', '--db', serve.tmp.db, '--debias', 'sideways'],
+      openaiEnv(serve.fake.url, 'sk-debias'),
+    );
     expect(flag.code).toBe(64);
     expect(flag.stderr).toBe('decide: --debias must be none, reverse or cyclic; got "sideways"\n');
   });

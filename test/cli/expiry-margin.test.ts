@@ -39,38 +39,41 @@ describe('DECIDE_EXPIRY_MARGIN_MS', () => {
       expect(result.stdout).toBe('');
     });
 
-    it.skipIf(!POSTGRES)(`on PostgreSQL, a reservation taken by the server expires at the deadline plus this margin ${NEEDS_POSTGRES}`, async () => {
-      const ledger = new PgLedger();
-      ledgers.push(ledger);
-      // The decision stays at the engine while its reservation is read.
-      const engine = gate();
-      fixture.fake.respond(() => ({ until: engine.promise }));
-      const env = openaiEnv(fixture.fake.url, 'sk-x', { DECIDE_ENGINE_TIMEOUT_MS: '5000', DECIDE_EXPIRY_MARGIN_MS: '123000' });
-      const server = await startServe(['--db', ledger.url], env, scaled(20_000));
-      const { key } = await runJson(['key', 'create', '--create', '--db', ledger.url]);
-      let lease: { start: number }[] = [];
-      try {
-        // The lease starts when the database inserts the reservation: between these two readings of its clock.
-        const before = await ledger.clockMicros();
-        const pending = call(server.url, 'POST', '/v1/decisions', { key, json: NOUL });
-        pending.catch(() => {}); // awaited below; should a check fail first, the server's end is no unhandled rejection
-        await eventually(async () => {
-          // Deadline + margin = 128 s (not the margin alone, nor the default 60 s margin).
-          lease = await ledger.rows<{ start: number }>(
-            `SELECT ${MICROS("expires_at - interval '128 seconds'")} AS start FROM charges WHERE state = 'reserved'`,
-          );
-          return lease.length > 0;
-        }, 'the reservation of the decision');
-        const after = await ledger.clockMicros();
-        expect(lease).toHaveLength(1);
-        expect(lease[0].start).toBeGreaterThanOrEqual(before);
-        expect(lease[0].start).toBeLessThanOrEqual(after);
-        engine.open();
-        expect((await pending).status).toBe(200);
-      } finally {
-        engine.open();
-      }
-      expect(await server.stop()).toEqual({ code: 0, signal: null });
-    });
+    it.skipIf(!POSTGRES)(
+      `on PostgreSQL, a reservation taken by the server expires at the deadline plus this margin ${NEEDS_POSTGRES}`,
+      async () => {
+        const ledger = new PgLedger();
+        ledgers.push(ledger);
+        // The decision stays at the engine while its reservation is read.
+        const engine = gate();
+        fixture.fake.respond(() => ({ until: engine.promise }));
+        const env = openaiEnv(fixture.fake.url, 'sk-x', { DECIDE_ENGINE_TIMEOUT_MS: '5000', DECIDE_EXPIRY_MARGIN_MS: '123000' });
+        const server = await startServe(['--db', ledger.url], env, scaled(20_000));
+        const { key } = await runJson(['key', 'create', '--create', '--db', ledger.url]);
+        let lease: { start: number }[] = [];
+        try {
+          // The lease starts when the database inserts the reservation: between these two readings of its clock.
+          const before = await ledger.clockMicros();
+          const pending = call(server.url, 'POST', '/v1/decisions', { key, json: NOUL });
+          pending.catch(() => {}); // awaited below; should a check fail first, the server's end is no unhandled rejection
+          await eventually(async () => {
+            // Deadline + margin = 128 s (not the margin alone, nor the default 60 s margin).
+            lease = await ledger.rows<{ start: number }>(
+              `SELECT ${MICROS("expires_at - interval '128 seconds'")} AS start FROM charges WHERE state = 'reserved'`,
+            );
+            return lease.length > 0;
+          }, 'the reservation of the decision');
+          const after = await ledger.clockMicros();
+          expect(lease).toHaveLength(1);
+          expect(lease[0].start).toBeGreaterThanOrEqual(before);
+          expect(lease[0].start).toBeLessThanOrEqual(after);
+          engine.open();
+          expect((await pending).status).toBe(200);
+        } finally {
+          engine.open();
+        }
+        expect(await server.stop()).toEqual({ code: 0, signal: null });
+      },
+    );
   });
 });

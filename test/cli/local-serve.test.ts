@@ -46,20 +46,25 @@ describe('decide serve on the local engine', () => {
   it.skipIf(!LOCAL_RUNTIME)(`--model PATH.gguf: starts on that file, decides, and stops cleanly ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { db } = fresh();
     const serving = await startServe(['--db', db, '--model', TINY_MODEL], {}, scaled(20_000));
-    expect(await serving.waitForStderr(/engine local/)).toContain(`engine local (model ${TINY_MODEL_NAME}, debias reverse, calibration none)`);
+    expect(await serving.waitForStderr(/engine local/)).toContain(
+      `engine local (model ${TINY_MODEL_NAME}, debias reverse, calibration none)`,
+    );
     const { status, body } = await decide(serving.url, db);
     expect(status).toBe(200);
     expect(body.model).toBe(TINY_MODEL_NAME);
     expect((await serving.stop()).code).toBe(0);
   });
 
-  it.skipIf(!LOCAL_RUNTIME)(`--threads over DECIDE_THREADS, said at start with the backend, context size and sequences ${NEEDS_LOCAL_RUNTIME}`, async () => {
-    const { db } = fresh();
-    const serving = await startServe(['--db', db, '--model', TINY_MODEL, '--threads', '3'], { DECIDE_THREADS: '2' }, scaled(20_000));
-    const line = await serving.waitForStderr(/local engine:/);
-    expect(line).toMatch(/^decide: local engine: 3 threads on (CPU|CUDA|Vulkan|Metal), context \d+ tokens, 8 sequences$/);
-    expect((await decide(serving.url, db)).status).toBe(200);
-  });
+  it.skipIf(!LOCAL_RUNTIME)(
+    `--threads over DECIDE_THREADS, said at start with the backend, context size and sequences ${NEEDS_LOCAL_RUNTIME}`,
+    async () => {
+      const { db } = fresh();
+      const serving = await startServe(['--db', db, '--model', TINY_MODEL, '--threads', '3'], { DECIDE_THREADS: '2' }, scaled(20_000));
+      const line = await serving.waitForStderr(/local engine:/);
+      expect(line).toMatch(/^decide: local engine: 3 threads on (CPU|CUDA|Vulkan|Metal), context \d+ tokens, 8 sequences$/);
+      expect((await decide(serving.url, db)).status).toBe(200);
+    },
+  );
 
   it.skipIf(!LOCAL_RUNTIME)(`DECIDE_THREADS alone sets the threads ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { db } = fresh();
@@ -69,7 +74,11 @@ describe('decide serve on the local engine', () => {
 
   it('a bad DECIDE_THREADS: exit 78 naming it, before any model is fetched', async () => {
     const { env } = cache();
-    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url, DECIDE_THREADS: '0' });
+    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], {
+      ...env,
+      DECIDE_DEFAULT_MODEL_URL: host.url,
+      DECIDE_THREADS: '0',
+    });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('DECIDE_THREADS must be a whole number of threads from 1 to 256; got "0"');
     expect(host.ranges).toEqual([]);
@@ -82,65 +91,91 @@ describe('decide serve on the local engine', () => {
     expect(result.stderr).toBe('decide: --threads must be a whole number of threads from 1 to 256; got "two"\n');
   });
 
-  it.skipIf(!LOCAL_RUNTIME)(`no engine configured and the default model in the cache: starts on it without any download ${NEEDS_LOCAL_RUNTIME}`, async () => {
-    const { env, model } = cache();
-    fs.mkdirSync(path.dirname(model), { recursive: true });
-    fs.copyFileSync(TINY_MODEL, model);
-    const serving = await startServe(['--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, scaled(20_000));
-    expect(await serving.waitForStderr(/engine local/)).toContain(`engine local (model ${DEFAULT_MODEL.name}, debias reverse, calibration none)`);
-    expect((await decide(serving.url, tmp.db)).status).toBe(200);
-    expect(host.ranges).toEqual([]);
-  });
-
-  it.skipIf(!LOCAL_RUNTIME)(`offline with no default model: exit 69 saying what to download and where to put it ${NEEDS_LOCAL_RUNTIME}`, async () => {
-    const { env, model } = cache();
-    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], env, scaled(20_000));
-    expect(result.code).toBe(69);
-    expect(result.stderr).toContain(`no engine configured: using the local engine with ${DEFAULT_MODEL.name} (1.1 GB)`);
-    expect(result.stderr).toContain('cannot fetch the default model from http://127.0.0.1:9/unreachable.gguf');
-    expect(result.stderr).toContain(`${DEFAULT_MODEL.bytes} bytes, SHA-256 ${DEFAULT_MODEL.sha256}`);
-    expect(result.stderr).toContain(model);
-    expect(result.stderr).toContain('--model PATH.gguf');
-    expect(result.stdout).toBe('');
-  });
-
-  it.skipIf(!LOCAL_RUNTIME)(`a mirror serving other bytes: the checksum refuses them and nothing is kept ${NEEDS_LOCAL_RUNTIME}`, async () => {
-    const { env, model } = cache();
-    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, scaled(20_000));
-    expect(result.code).toBe(69);
-    expect(result.stderr).toContain(`expected ${DEFAULT_MODEL.bytes} bytes with SHA-256 ${DEFAULT_MODEL.sha256}`);
-    expect(result.stderr).toMatch(/fetching the model: +0% +\d+ \/ 1117 MB/);
-    expect(fs.existsSync(model)).toBe(false);
-    expect(fs.existsSync(`${model}.part`)).toBe(false);
-  });
-
-  it.skipIf(!LOCAL_RUNTIME)(`behind a proxy: the download goes through HTTP_PROXY, and its refusal is said, naming the proxy ${NEEDS_LOCAL_RUNTIME}`, async () => {
-    const proxy = await startProxyFake();
-    try {
-      proxy.requireAuth('ops:pw');
+  it.skipIf(!LOCAL_RUNTIME)(
+    `no engine configured and the default model in the cache: starts on it without any download ${NEEDS_LOCAL_RUNTIME}`,
+    async () => {
       const { env, model } = cache();
-      const refused = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url, HTTP_PROXY: proxy.url }, scaled(20_000));
-      expect(refused.code).toBe(69);
-      expect(refused.stderr).toContain(
-        `cannot fetch the default model from ${host.url}: the proxy refused the tunnel with HTTP 407: the proxy wants credentials, put user:password@ in its URL (through HTTP_PROXY=${proxy.url})`,
+      fs.mkdirSync(path.dirname(model), { recursive: true });
+      fs.copyFileSync(TINY_MODEL, model);
+      const serving = await startServe(['--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, scaled(20_000));
+      expect(await serving.waitForStderr(/engine local/)).toContain(
+        `engine local (model ${DEFAULT_MODEL.name}, debias reverse, calibration none)`,
       );
+      expect((await decide(serving.url, tmp.db)).status).toBe(200);
       expect(host.ranges).toEqual([]);
+    },
+  );
 
-      const through = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url, HTTP_PROXY: proxy.url.replace('//', '//ops:pw@') }, scaled(20_000));
-      // The host serves other bytes than the default model's: fetched through the proxy, then refused by the checksum.
-      expect(through.stderr).toContain(`expected ${DEFAULT_MODEL.bytes} bytes`);
-      expect(proxy.seen.filter((line) => line === `CONNECT ${new URL(host.url).host}`).length).toBeGreaterThan(0);
-      expect(host.ranges.length).toBeGreaterThan(0);
+  it.skipIf(!LOCAL_RUNTIME)(
+    `offline with no default model: exit 69 saying what to download and where to put it ${NEEDS_LOCAL_RUNTIME}`,
+    async () => {
+      const { env, model } = cache();
+      const result = await runCli(['serve', '--port', '0', '--db', tmp.db], env, scaled(20_000));
+      expect(result.code).toBe(69);
+      expect(result.stderr).toContain(`no engine configured: using the local engine with ${DEFAULT_MODEL.name} (1.1 GB)`);
+      expect(result.stderr).toContain('cannot fetch the default model from http://127.0.0.1:9/unreachable.gguf');
+      expect(result.stderr).toContain(`${DEFAULT_MODEL.bytes} bytes, SHA-256 ${DEFAULT_MODEL.sha256}`);
+      expect(result.stderr).toContain(model);
+      expect(result.stderr).toContain('--model PATH.gguf');
+      expect(result.stdout).toBe('');
+    },
+  );
+
+  it.skipIf(!LOCAL_RUNTIME)(
+    `a mirror serving other bytes: the checksum refuses them and nothing is kept ${NEEDS_LOCAL_RUNTIME}`,
+    async () => {
+      const { env, model } = cache();
+      const result = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env, DECIDE_DEFAULT_MODEL_URL: host.url }, scaled(20_000));
+      expect(result.code).toBe(69);
+      expect(result.stderr).toContain(`expected ${DEFAULT_MODEL.bytes} bytes with SHA-256 ${DEFAULT_MODEL.sha256}`);
+      expect(result.stderr).toMatch(/fetching the model: +0% +\d+ \/ 1117 MB/);
       expect(fs.existsSync(model)).toBe(false);
-    } finally {
-      await proxy.close();
-    }
-  });
+      expect(fs.existsSync(`${model}.part`)).toBe(false);
+    },
+  );
+
+  it.skipIf(!LOCAL_RUNTIME)(
+    `behind a proxy: the download goes through HTTP_PROXY, and its refusal is said, naming the proxy ${NEEDS_LOCAL_RUNTIME}`,
+    async () => {
+      const proxy = await startProxyFake();
+      try {
+        proxy.requireAuth('ops:pw');
+        const { env, model } = cache();
+        const refused = await runCli(
+          ['serve', '--port', '0', '--db', tmp.db],
+          { ...env, DECIDE_DEFAULT_MODEL_URL: host.url, HTTP_PROXY: proxy.url },
+          scaled(20_000),
+        );
+        expect(refused.code).toBe(69);
+        expect(refused.stderr).toContain(
+          `cannot fetch the default model from ${host.url}: the proxy refused the tunnel with HTTP 407: the proxy wants credentials, put user:password@ in its URL (through HTTP_PROXY=${proxy.url})`,
+        );
+        expect(host.ranges).toEqual([]);
+
+        const through = await runCli(
+          ['serve', '--port', '0', '--db', tmp.db],
+          { ...env, DECIDE_DEFAULT_MODEL_URL: host.url, HTTP_PROXY: proxy.url.replace('//', '//ops:pw@') },
+          scaled(20_000),
+        );
+        // The host serves other bytes than the default model's: fetched through the proxy, then refused by the checksum.
+        expect(through.stderr).toContain(`expected ${DEFAULT_MODEL.bytes} bytes`);
+        expect(proxy.seen.filter((line) => line === `CONNECT ${new URL(host.url).host}`).length).toBeGreaterThan(0);
+        expect(host.ranges.length).toBeGreaterThan(0);
+        expect(fs.existsSync(model)).toBe(false);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 
   it('without node-llama-cpp (an optional peer, not installed): exit 78 saying how to install it', async () => {
     const { db } = fresh();
     const hook = path.join(ROOT, 'test', 'support', 'hooks', 'without-node-llama-cpp.mjs');
-    const result = await runCli(['serve', '--port', '0', '--db', db, '--model', TINY_MODEL], { NODE_OPTIONS: `--import ${hook}` }, scaled(20_000));
+    const result = await runCli(
+      ['serve', '--port', '0', '--db', db, '--model', TINY_MODEL],
+      { NODE_OPTIONS: `--import ${hook}` },
+      scaled(20_000),
+    );
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('the local engine needs node-llama-cpp, which is not installed');
     expect(result.stderr).toContain('npm install node-llama-cpp@3');

@@ -39,9 +39,11 @@ describe('the model as the ledger keys its temperatures', () => {
     expect(modelFingerprint(a2)).toBe(modelFingerprint(a));
   });
 
-  it('names a provider\'s model as it is, the default model by its checksum, and an unreadable file by its name', () => {
+  it("names a provider's model as it is, the default model by its checksum, and an unreadable file by its name", () => {
     expect(calibrationModel({ DECIDE_MODEL: 'gpt-x' }, { name: 'openai', model: 'gpt-x' })).toBe('gpt-x');
-    expect(calibrationModel({}, { name: 'local', model: 'qwen2.5-1.5b-instruct-q4_k_m' })).toBe('qwen2.5-1.5b-instruct-q4_k_m@6a1a2eb6d15622bf');
+    expect(calibrationModel({}, { name: 'local', model: 'qwen2.5-1.5b-instruct-q4_k_m' })).toBe(
+      'qwen2.5-1.5b-instruct-q4_k_m@6a1a2eb6d15622bf',
+    );
     expect(calibrationModel({ DECIDE_MODEL: '/nowhere/m.gguf' }, { name: 'local', model: 'm' })).toBe('m');
   });
 });

@@ -53,7 +53,9 @@ describe.skipIf(process.platform !== 'linux')('npx decide serve', () => {
       // npm exits first; decide, which holds the same output, goes on writing until it
       // has stopped: 'close' comes once both are done, so its lines are read after it.
       await served.exited;
-      expect(served.stderr).toContainEqual(expect.stringMatching(/^decide: the process npm ran decide under \(pid \d+\) has ended: stopping as on SIGTERM$/));
+      expect(served.stderr).toContainEqual(
+        expect.stringMatching(/^decide: the process npm ran decide under \(pid \d+\) has ended: stopping as on SIGTERM$/),
+      );
       expect(served.stderr).toContain('decide: SIGTERM, finishing in-flight requests');
       expect(await refusedWithin(served.port, scaled(5_000))).toBe('ECONNREFUSED');
       await waitUntil(() => [served.child.pid!, ...below].every(gone), 'every process of npx decide serve to end', scaled(10_000));

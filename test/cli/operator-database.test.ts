@@ -40,7 +40,9 @@ function damage(file: string, tables: string[]): void {
   const db = new Database(file);
   db.pragma('wal_checkpoint(TRUNCATE)');
   const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const roots = tables.map((name) => (db.prepare('SELECT rootpage FROM sqlite_master WHERE name = ?').get(name) as { rootpage: number }).rootpage);
+  const roots = tables.map(
+    (name) => (db.prepare('SELECT rootpage FROM sqlite_master WHERE name = ?').get(name) as { rootpage: number }).rootpage,
+  );
   db.close();
   const fd = fs.openSync(file, 'r+');
   for (const page of roots) fs.writeSync(fd, randomBytes(pageSize), 0, pageSize, (page - 1) * pageSize);
@@ -76,7 +78,11 @@ describe('operator commands and serve on a database they cannot use', () => {
         runCli(['pass', 'show', '--pass', other.passId, '--db', journalDb], {}, scaled(15_000)),
         runCli(['serve', '--port', '0', '--db', walDb], serveEnv(), scaled(15_000)),
       ]);
-      for (const [result, db] of [[fund, walDb], [show, journalDb], [serving, walDb]] as const) {
+      for (const [result, db] of [
+        [fund, walDb],
+        [show, journalDb],
+        [serving, walDb],
+      ] as const) {
         expectSentence(result, 69, db, 'is locked by another process');
       }
     } finally {
@@ -124,7 +130,10 @@ describe('operator commands and serve on a database they cannot use', () => {
     const port = await closedPort();
     const url = `postgres://decide:${secret}@127.0.0.1:${port}/decide?sslmode=disable`;
     const shown = `postgres://decide:***@127.0.0.1:${port}/decide`;
-    for (const args of [['pass', 'create', '--create'], ['pass', 'fund', '--pass', 'pass_x', '--credits', '1']]) {
+    for (const args of [
+      ['pass', 'create', '--create'],
+      ['pass', 'fund', '--pass', 'pass_x', '--credits', '1'],
+    ]) {
       const result = await runCli([...args, '--db', url]);
       expectSentence(result, 69, shown, 'cannot be used: connect ECONNREFUSED');
       expect(result.stderr).not.toContain(secret);

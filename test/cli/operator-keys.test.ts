@@ -14,7 +14,15 @@ describe('the operator manages keys: names, list, last use, revoke, passes', () 
 
   it('run from another folder, an operator command makes no ledger there and names the file it looked for (66)', async () => {
     const { dir } = serve.tempDb();
-    for (const args of [['pass', 'show', '--pass', 'pass_x'], ['pass', 'fund', '--pass', 'pass_x', '--credits', '5'], ['key', 'list'], ['pass', 'list'], ['key', 'create'], ['pass', 'create'], ['key', 'revoke', 'wxyz']]) {
+    for (const args of [
+      ['pass', 'show', '--pass', 'pass_x'],
+      ['pass', 'fund', '--pass', 'pass_x', '--credits', '5'],
+      ['key', 'list'],
+      ['pass', 'list'],
+      ['key', 'create'],
+      ['pass', 'create'],
+      ['key', 'revoke', 'wxyz'],
+    ]) {
       const result = await runCliIn(dir, args);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(66);
       expect(result.stdout).toBe('');
@@ -122,7 +130,10 @@ describe('the operator manages keys: names, list, last use, revoke, passes', () 
     const ids = (await runJson(['key', 'list', '--db', db])).map((k: { id: string }) => k.id);
     expect(shared.stderr).toContain(`the hint ${first.keyHint} is shared by 2 keys (${ids.join(', ')}); revoke by id`);
     expect((await runJson(['key', 'revoke', ids[1], '--db', db])).alreadyRevoked).toBe(false);
-    expect((await runJson(['key', 'list', '--db', db])).map((k: { revokedAt: string | null }) => k.revokedAt !== null)).toEqual([false, true]);
+    expect((await runJson(['key', 'list', '--db', db])).map((k: { revokedAt: string | null }) => k.revokedAt !== null)).toEqual([
+      false,
+      true,
+    ]);
     expect(second.key).not.toBe(first.key);
   });
 });

@@ -118,7 +118,9 @@ describe('operator commands against the ledger file', () => {
     const result = await runCli(['pass', 'fund', '--pass', pass.passId, '--credits', credits, '--db', db]);
     expect(result.code).not.toBe(0);
     expect(result.code).toBe(64);
-    expect(result.stderr).toContain(`--credits must be a whole number from 1 to 1000000000, in digits only (no sign, exponent, hex or spaces); got "${credits}"`);
+    expect(result.stderr).toContain(
+      `--credits must be a whole number from 1 to 1000000000, in digits only (no sign, exponent, hex or spaces); got "${credits}"`,
+    );
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stdout).toBe('');
     const shown = await runJson(['pass', 'show', '--pass', pass.passId, '--db', db]);
@@ -128,7 +130,9 @@ describe('operator commands against the ledger file', () => {
   it('--credits takes up to 1000000000 at once, leading zeros and all', async () => {
     const db = fresh();
     const pass = await runJson(['pass', 'create', '--create', '--db', db]);
-    expect(await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '1000000000', '--db', db])).toMatchObject({ passCredits: 1e9 });
+    expect(await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '1000000000', '--db', db])).toMatchObject({
+      passCredits: 1e9,
+    });
     expect(await runJson(['pass', 'fund', '--pass', pass.passId, '--credits', '007', '--db', db])).toMatchObject({ passCredits: 1e9 + 7 });
   });
 

@@ -10,9 +10,7 @@ const LOG_FIELDS = ['key', 'method', 'ms', 'path', 'request', 'status', 'time'];
 
 /** The ledger's files as they are on disk right now (the WAL ones may not exist). */
 function ledgerBytes(db: string): Array<{ file: string; bytes: Buffer }> {
-  return [db, `${db}-wal`, `${db}-shm`]
-    .filter((file) => fs.existsSync(file))
-    .map((file) => ({ file, bytes: fs.readFileSync(file) }));
+  return [db, `${db}-wal`, `${db}-shm`].filter((file) => fs.existsSync(file)).map((file) => ({ file, bytes: fs.readFileSync(file) }));
 }
 
 function expectNoSecretsIn(files: Array<{ file: string; bytes: Buffer }>, secrets: string[]) {

@@ -43,7 +43,10 @@ describe('decide serve at start: the port first, the engine named and checked', 
     const taken = await takenPort();
     try {
       const cache = path.join(serve.tmp.dir, 'cache');
-      const result = await runCli(['serve', '--port', String(taken.port), '--db', serve.tmp.db], { XDG_CACHE_HOME: cache, DECIDE_DEFAULT_MODEL_URL: host.url });
+      const result = await runCli(['serve', '--port', String(taken.port), '--db', serve.tmp.db], {
+        XDG_CACHE_HOME: cache,
+        DECIDE_DEFAULT_MODEL_URL: host.url,
+      });
       expect(result.code).toBe(69);
       expect(result.stderr).toBe(`decide: port ${taken.port} on 127.0.0.1 is already in use; choose another with --port\n`);
       expect(host.ranges).toEqual([]);
@@ -57,7 +60,11 @@ describe('decide serve at start: the port first, the engine named and checked', 
     const { key } = await runJson(['key', 'create', '--create', '--db', serve.tmp.db]);
     const server = await startServe(['--db', serve.tmp.db], { DECIDE_SYSTEMONE_URL: `${systemone.url}/v1`, DECIDE_MODEL: 'jev-1' });
     const line = await server.waitForStderr(/^decide: engine /);
-    expect(line).toMatch(new RegExp(`^decide: engine systemone \\(model jev-1, debias none, calibration none\\) at ${systemone.url}, database ${path.resolve(serve.tmp.db)}, `));
+    expect(line).toMatch(
+      new RegExp(
+        `^decide: engine systemone \\(model jev-1, debias none, calibration none\\) at ${systemone.url}, database ${path.resolve(serve.tmp.db)}, `,
+      ),
+    );
     expect(server.stderr.join('\n')).not.toContain('warning');
     expect((await call(server.url, 'POST', '/v1/decisions', { key, json: NOUL })).status).toBe(200);
     expect(systemone.requests.at(-1)?.path).toBe('/v1/systemone');
@@ -68,7 +75,11 @@ describe('decide serve at start: the port first, the engine named and checked', 
     const gone = `http://127.0.0.1:${(await takenPort().then(async (t) => (await t.release(), t))).port}/v1`;
     const server = await startServe(['--db', serve.tmp.db], openaiEnv(gone, SECRET));
     const warning = await server.waitForStderr(/warning: the openai engine/);
-    expect(warning).toMatch(new RegExp(`^decide: warning: the openai engine does not answer: openai engine cannot be reached at ${gone}/models: the connection was refused \\(ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\)\\. Every decision fails until it does`));
+    expect(warning).toMatch(
+      new RegExp(
+        `^decide: warning: the openai engine does not answer: openai engine cannot be reached at ${gone}/models: the connection was refused \\(ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\)\\. Every decision fails until it does`,
+      ),
+    );
     const ready = await call(server.url, 'GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.checks).toEqual({ ledger: 'ok', engine: 'failing' });
@@ -91,7 +102,12 @@ describe('decide serve at start: the port first, the engine named and checked', 
     const proxy = await startProxyFake();
     try {
       const { key } = await runJson(['key', 'create', '--create', '--db', serve.tmp.db]);
-      const server = await startServe(['--db', serve.tmp.db], { DECIDE_SYSTEMONE_URL: systemone.url, DECIDE_MODEL: 'm', HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url });
+      const server = await startServe(['--db', serve.tmp.db], {
+        DECIDE_SYSTEMONE_URL: systemone.url,
+        DECIDE_MODEL: 'm',
+        HTTPS_PROXY: proxy.url,
+        HTTP_PROXY: proxy.url,
+      });
       expect((await call(server.url, 'POST', '/v1/decisions', { key, json: NOUL })).status).toBe(200);
       expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${new URL(systemone.url).host}`]));
       expect(systemone.probes).toHaveLength(1);
@@ -159,10 +175,19 @@ describe('decide serve: what an operator exposing it should know', () => {
 
     const short = await runCli(['serve', '--port', '0', '--db', serve.tmp.db], { ...env(), DECIDE_ADMIN_TOKEN: 'hunter2-too-short' });
     expect(short.code).toBe(78);
-    expect(short.stderr).toBe('decide: DECIDE_ADMIN_TOKEN must be at least 32 characters without spaces (e.g. openssl rand -base64 32); got 17 characters\n');
-    const both = await runCli(['serve', '--port', '0', '--db', serve.tmp.db], { ...env(), DECIDE_ADMIN_TOKEN: token, DECIDE_ADMIN_TOKEN_FILE: tokenFile });
+    expect(short.stderr).toBe(
+      'decide: DECIDE_ADMIN_TOKEN must be at least 32 characters without spaces (e.g. openssl rand -base64 32); got 17 characters\n',
+    );
+    const both = await runCli(['serve', '--port', '0', '--db', serve.tmp.db], {
+      ...env(),
+      DECIDE_ADMIN_TOKEN: token,
+      DECIDE_ADMIN_TOKEN_FILE: tokenFile,
+    });
     expect(both.stderr).toBe('decide: set DECIDE_ADMIN_TOKEN or DECIDE_ADMIN_TOKEN_FILE, not both\n');
-    const missing = await runCli(['serve', '--port', '0', '--db', serve.tmp.db], { ...env(), DECIDE_ADMIN_TOKEN_FILE: `${tokenFile}.gone` });
+    const missing = await runCli(['serve', '--port', '0', '--db', serve.tmp.db], {
+      ...env(),
+      DECIDE_ADMIN_TOKEN_FILE: `${tokenFile}.gone`,
+    });
     expect(missing.code).toBe(78);
     expect(missing.stderr).toContain(`DECIDE_ADMIN_TOKEN_FILE names ${tokenFile}.gone, which cannot be read (ENOENT)`);
   });
@@ -185,13 +210,21 @@ describe('decide serve: what an operator exposing it should know', () => {
       const target = path.join(serve.tmp.dir, 'backup.db');
       const result = await runCli(['backup', target, '--db', serve.tmp.db]);
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(new RegExp(`^backed up the ledger ${path.resolve(serve.tmp.db)} to ${target}: 1 keys, 1 passes, [\\d.]+ MB, schema version \\d+\\n$`));
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^backed up the ledger ${path.resolve(serve.tmp.db)} to ${target}: 1 keys, 1 passes, [\\d.]+ MB, schema version \\d+\\n$`,
+        ),
+      );
       const copy = new Database(target, { readonly: true });
       try {
         expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
         // Consistent: every credit taken is a committed charge, as in the live ledger at one moment.
         const { credits } = copy.prepare('SELECT credits FROM passes').get() as { credits: number };
-        const spent = (copy.prepare("SELECT coalesce(sum(cost), 0) AS n FROM charges WHERE kind = 'credits' AND state IN ('reserved', 'committed')").get() as { n: number }).n;
+        const spent = (
+          copy
+            .prepare("SELECT coalesce(sum(cost), 0) AS n FROM charges WHERE kind = 'credits' AND state IN ('reserved', 'committed')")
+            .get() as { n: number }
+        ).n;
         expect(credits + spent).toBe(500);
         copies.push(copy.prepare('SELECT count(*) AS n FROM charges').get());
       } finally {

@@ -32,7 +32,7 @@ describe('withStore closes the ledger whatever the work does', () => {
     expect(open(tmp.db)).toBe(false);
   });
 
-  it("any other error of the work becomes a Failure naming the database, after the store is closed", async () => {
+  it('any other error of the work becomes a Failure naming the database, after the store is closed', async () => {
     tmp = tempDb();
     const error = await withStore(tmp.db, limitsOf(siteLimits({})), async () => {
       throw new Error('disk I/O error');
@@ -48,6 +48,9 @@ describe('withStore closes the ledger whatever the work does', () => {
     const pass = await withStore(tmp.db, limitsOf(siteLimits({})), (store) => store.passes.create(new Date()));
     expect(pass.passId).toMatch(/^pass_/);
     expect(open(tmp.db)).toBe(false);
-    expect(await withStore(tmp.db, limitsOf(siteLimits({})), (store) => store.passes.show(pass.passId))).toMatchObject({ passId: pass.passId, passCredits: 0 });
+    expect(await withStore(tmp.db, limitsOf(siteLimits({})), (store) => store.passes.show(pass.passId))).toMatchObject({
+      passId: pass.passId,
+      passCredits: 0,
+    });
   });
 });

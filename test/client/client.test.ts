@@ -26,7 +26,9 @@ describe('DecideClient against the real service', () => {
   it('decides in each mode; the answers are the contract types, validated', async () => {
     const { key } = await svc.newKey();
     const client = new DecideClient({ url: svc.url, apiKey: key });
-    svc.fake.respond(scripted({ PostgreSQL: 0.8, MongoDB: 0.2, Yes: 0.7, No: 0.3, low: 0.1, medium: 0.2, high: 0.7 }, { Yes: 0.9, No: 0.1 }));
+    svc.fake.respond(
+      scripted({ PostgreSQL: 0.8, MongoDB: 0.2, Yes: 0.7, No: 0.3, low: 0.1, medium: 0.2, high: 0.7 }, { Yes: 0.9, No: 0.1 }),
+    );
 
     const choice = await client.decide(CHOICE);
     expect(DecisionResponse.parse(choice)).toEqual(choice);

@@ -21,7 +21,8 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 
 /** Fails with everything the program said unless it exited 0. */
 function succeeded(result: CliResult, what: string): CliResult {
-  if (result.code !== 0) throw new Error(`${what} exited ${result.code ?? result.signal}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`${what} exited ${result.code ?? result.signal}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
   return result;
 }
 
@@ -63,7 +64,8 @@ describe(`the packed ${pkg.name}, installed with npm install --omit=dev --omit=o
 
   it('holds the built JavaScript, and `npx decide` runs from the project', async () => {
     const installed = path.join(project, 'node_modules', pkg.name);
-    for (const file of ['dist/cli/main.js', 'dist/client/index.js', 'dist/client/index.d.ts']) expect(fs.existsSync(path.join(installed, file)), file).toBe(true);
+    for (const file of ['dist/cli/main.js', 'dist/client/index.js', 'dist/client/index.d.ts'])
+      expect(fs.existsSync(path.join(installed, file)), file).toBe(true);
     expect(fs.existsSync(path.join(project, 'node_modules', 'node-llama-cpp'))).toBe(false);
 
     const version = succeeded(await runProgram('npx', ['decide', '--version'], { cwd: project }), 'npx decide --version');
@@ -93,13 +95,19 @@ describe(`the packed ${pkg.name}, installed with npm install --omit=dev --omit=o
       const ready = await fetch(`${server.url}/readyz`);
       expect(await ready.json()).toEqual({ status: 'ready', checks: { ledger: 'ok', engine: 'ok' } });
 
-      const made = succeeded(await runProgram(process.execPath, [bin, 'key', 'create', '--json', '--db', db], { cwd: project }), 'decide key create');
+      const made = succeeded(
+        await runProgram(process.execPath, [bin, 'key', 'create', '--json', '--db', db], { cwd: project }),
+        'decide key create',
+      );
       const { key } = JSON.parse(made.stdout) as { key: string };
       const source = `
         import { DecideClient } from '${pkg.name}';
         const usage = await new DecideClient({ url: process.env.URL, apiKey: process.env.KEY }).usage();
         console.log(JSON.stringify(usage));`;
-      const used = succeeded(await runProgram(process.execPath, ['--input-type=module', '-e', source], { cwd: project, env: { URL: server.url, KEY: key } }), 'the client');
+      const used = succeeded(
+        await runProgram(process.execPath, ['--input-type=module', '-e', source], { cwd: project, env: { URL: server.url, KEY: key } }),
+        'the client',
+      );
       expect(JSON.parse(used.stdout)).toMatchObject({ freeLimit: 20, freeRemaining: 20, passCredits: 0 });
       await server.stop();
     });

@@ -7,7 +7,11 @@ import { assertBuilt, ROOT } from '../support/cli.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 
 /** A consumer's view: `import { DecideClient } from 'decide-service'` resolves to the built client. */
-function runModule(source: string, env: Record<string, string>, traceFile: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runModule(
+  source: string,
+  env: Record<string, string>,
+  traceFile: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     process.execPath,
     ['--import', path.join(ROOT, 'test/cli-client/trace-imports.mjs'), '--input-type=module', '-e', source],
@@ -80,7 +84,15 @@ describe("the package entry 'decide-service'", () => {
   it('npm pack holds the LICENSE, examples/ and every file the README and docs link to', async () => {
     const packed = await npm(['pack', '--dry-run', '--json', '--ignore-scripts']);
     const files = new Set<string>(JSON.parse(packed)[0].files.map((f: { path: string }) => f.path));
-    for (const name of ['LICENSE', 'README.md', 'bin/decide.js', 'dist/client/index.d.ts', 'examples/client.ts', 'examples/ci-gate.sh', 'examples/operator.sh']) {
+    for (const name of [
+      'LICENSE',
+      'README.md',
+      'bin/decide.js',
+      'dist/client/index.d.ts',
+      'examples/client.ts',
+      'examples/ci-gate.sh',
+      'examples/operator.sh',
+    ]) {
       expect(files, name).toContain(name);
     }
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));

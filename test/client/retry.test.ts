@@ -119,10 +119,13 @@ describe('retries against a scripted stub', () => {
   });
 
   it('429 rate_limited is retried; usage() is retried too', async () => {
-    stub.script({ status: 429, body: { error: 'site limit', code: 'rate_limited' } }, {
-      status: 200,
-      body: { day: '2026-11-22', freeLimit: 20, freeUsed: 1, freeRemaining: 19, passCredits: 0, resetsAt: '2026-11-23T00:00:00.000Z' },
-    });
+    stub.script(
+      { status: 429, body: { error: 'site limit', code: 'rate_limited' } },
+      {
+        status: 200,
+        body: { day: '2026-11-22', freeLimit: 20, freeUsed: 1, freeRemaining: 19, passCredits: 0, resetsAt: '2026-11-23T00:00:00.000Z' },
+      },
+    );
     expect((await client().usage()).freeRemaining).toBe(19);
     expect(stub.requests).toHaveLength(2);
   });
@@ -137,26 +140,32 @@ describe('retries against a scripted stub', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
-  it.each(['1e3', '0x10', '-1', '1.5', ' 5x'])('Retry-After: %j is no Retry-After: the client waits its own backoff, neither 1000 s nor none', async (value) => {
-    stub.script(busy(value), busy(value), busy(value));
-    // When the first wait is planned, a timer of half the backoff starts: the retry must
-    // not have reached the stub when it fires.
-    const watched = watchedClient(() => 25);
-    const error = await failure(watched.client.decide(NOUL));
-    watched.stop();
-    const { events } = watched;
-    const requestsAtHalfTheBackoff = watched.requestsWhenTimerFired;
-    expect(error).toMatchObject({ status: 429, code: 'engine_busy', retryAfter: undefined });
-    expect(stub.requests).toHaveLength(3);
-    expect(events.map((e) => [e.attempt, e.delayMs])).toEqual([
-      [1, 50],
-      [2, 100],
-    ]);
-    expect(requestsAtHalfTheBackoff, 'requests at the stub when half the first backoff had passed').toBe(1);
-  });
+  it.each(['1e3', '0x10', '-1', '1.5', ' 5x'])(
+    'Retry-After: %j is no Retry-After: the client waits its own backoff, neither 1000 s nor none',
+    async (value) => {
+      stub.script(busy(value), busy(value), busy(value));
+      // When the first wait is planned, a timer of half the backoff starts: the retry must
+      // not have reached the stub when it fires.
+      const watched = watchedClient(() => 25);
+      const error = await failure(watched.client.decide(NOUL));
+      watched.stop();
+      const { events } = watched;
+      const requestsAtHalfTheBackoff = watched.requestsWhenTimerFired;
+      expect(error).toMatchObject({ status: 429, code: 'engine_busy', retryAfter: undefined });
+      expect(stub.requests).toHaveLength(3);
+      expect(events.map((e) => [e.attempt, e.delayMs])).toEqual([
+        [1, 50],
+        [2, 100],
+      ]);
+      expect(requestsAtHalfTheBackoff, 'requests at the stub when half the first backoff had passed').toBe(1);
+    },
+  );
 
   it.each([
-    ['429 free_limit_reached', { status: 429, body: { error: 'free allowance used', code: 'free_limit_reached' }, headers: { 'retry-after': '1' } }],
+    [
+      '429 free_limit_reached',
+      { status: 429, body: { error: 'free allowance used', code: 'free_limit_reached' }, headers: { 'retry-after': '1' } },
+    ],
     ['402 pass_required', { status: 402, body: { error: 'stress needs a funded pass', code: 'pass_required' } }],
     ['400 invalid_request', { status: 400, body: { error: 'context: must not be empty', code: 'invalid_request' } }],
     ['502 engine_bad_response', { status: 502, body: { error: 'unusable', code: 'engine_bad_response' } }],
@@ -217,12 +226,12 @@ describe('retries against a scripted stub', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
-  it('a caller\'s Idempotency-Key that is no header value is the caller\'s TypeError, before anything is sent', async () => {
+  it("a caller's Idempotency-Key that is no header value is the caller's TypeError, before anything is sent", async () => {
     await expect(client().decide(NOUL, { idempotencyKey: 'run\n77' })).rejects.toThrow(TypeError);
     expect(stub.requests).toHaveLength(0);
   });
 
-  it('a caller\'s undici dispatcher carries the calls (through the undici package\'s fetch)', async () => {
+  it("a caller's undici dispatcher carries the calls (through the undici package's fetch)", async () => {
     const seen: string[] = [];
     class Watching extends Agent {
       override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
@@ -262,7 +271,6 @@ describe('retries against a scripted stub', () => {
     setTimeout(() => controller.abort(new Error('caller gave up')), 200);
     await expect(call).rejects.toThrow('caller gave up');
   });
-
 });
 
 describe('a lost answer is retried without a second charge', () => {

@@ -29,7 +29,11 @@ function anchors(doc: string): Set<string> {
   const seen = new Map<string, number>();
   const found = new Set<string>();
   for (const m of prose(doc).matchAll(/^#{1,6} (.+)$/gm)) {
-    const base = m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replaceAll(' ', '-');
+    const base = m[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replaceAll(' ', '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     found.add(n === 0 ? base : `${base}-${n}`);

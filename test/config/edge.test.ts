@@ -26,7 +26,10 @@ describe('configuration is read at the edge only', () => {
     const below = sources(SRC).filter((file) => !EDGE.some((edge) => file.startsWith(edge)));
     expect(below.length).toBeGreaterThan(50);
     const reading = below.filter((file) => READS_ENV.test(fs.readFileSync(file, 'utf8'))).map((file) => path.relative(SRC, file));
-    expect(reading, `these files read the environment below the edge; take the setting as an option instead: ${reading.join(', ')}`).toEqual([]);
+    expect(
+      reading,
+      `these files read the environment below the edge; take the setting as an option instead: ${reading.join(', ')}`,
+    ).toEqual([]);
   });
 
   it('the check sees a read in any of its spellings', () => {

@@ -3,7 +3,10 @@ import { chooseEngine, engineSettings } from '../../src/config/engine.js';
 
 describe('chooseEngine', () => {
   it('DECIDE_ENGINE wins over whatever else is set, in any case', () => {
-    expect(chooseEngine({ DECIDE_ENGINE: 'Local', DECIDE_SYSTEMONE_URL: 'http://h:1', OPENAI_API_KEY: 'k' })).toEqual({ kind: 'local', why: 'DECIDE_ENGINE=local' });
+    expect(chooseEngine({ DECIDE_ENGINE: 'Local', DECIDE_SYSTEMONE_URL: 'http://h:1', OPENAI_API_KEY: 'k' })).toEqual({
+      kind: 'local',
+      why: 'DECIDE_ENGINE=local',
+    });
   });
 
   it('unset: System One before OpenAI, and an Anthropic key alone chooses nothing', () => {
@@ -13,11 +16,13 @@ describe('chooseEngine', () => {
   });
 
   it('an unknown engine: an Error naming DECIDE_ENGINE and the value', () => {
-    expect(() => chooseEngine({ DECIDE_ENGINE: 'gemini' })).toThrow('DECIDE_ENGINE must be one of systemone, openai, anthropic or local; got "gemini"');
+    expect(() => chooseEngine({ DECIDE_ENGINE: 'gemini' })).toThrow(
+      'DECIDE_ENGINE must be one of systemone, openai, anthropic or local; got "gemini"',
+    );
   });
 });
 
-describe.runIf(process.platform === 'linux')('the local engine\'s settings', () => {
+describe.runIf(process.platform === 'linux')("the local engine's settings", () => {
   it('keeps the default model in the cache folder the given environment names: XDG_CACHE_HOME, else HOME/.cache', () => {
     expect(engineSettings({ XDG_CACHE_HOME: '/var/cache/me', HOME: '/home/me' })).toEqual({
       kind: 'local',
@@ -29,6 +34,9 @@ describe.runIf(process.platform === 'linux')('the local engine\'s settings', () 
       modelPath: undefined,
       defaultModel: { mirror: 'http://mirror.lan/m.gguf', cacheDir: '/home/me/.cache' },
     });
-    expect(engineSettings({ DECIDE_MODEL: '/models/m.gguf', HOME: '/home/me' })).toMatchObject({ kind: 'local', modelPath: '/models/m.gguf' });
+    expect(engineSettings({ DECIDE_MODEL: '/models/m.gguf', HOME: '/home/me' })).toMatchObject({
+      kind: 'local',
+      modelPath: '/models/m.gguf',
+    });
   });
 });

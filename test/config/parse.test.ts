@@ -12,7 +12,9 @@ describe('setting', () => {
     expect(() => setting({ DECIDE_THREADS: '1e3' }, 'DECIDE_THREADS', threads)).toThrow(
       'DECIDE_THREADS must be a whole number of threads from 1 to 256; got "1e3"',
     );
-    expect(() => setting({ DECIDE_PUBLIC_URL: 'ftp://x' }, 'DECIDE_PUBLIC_URL', httpUrl)).toThrow('DECIDE_PUBLIC_URL must be an http(s) URL; got "ftp://x"');
+    expect(() => setting({ DECIDE_PUBLIC_URL: 'ftp://x' }, 'DECIDE_PUBLIC_URL', httpUrl)).toThrow(
+      'DECIDE_PUBLIC_URL must be an http(s) URL; got "ftp://x"',
+    );
   });
 
   it('a secret is described by its length, never shown', () => {
@@ -28,16 +30,21 @@ describe('a flag and the variable it stands for: one schema', () => {
     for (const name of ['--threads', 'DECIDE_THREADS']) {
       expect(() => parseSetting(name, '1e3', threads)).toThrow(`${name} must be a whole number of threads from 1 to 256; got "1e3"`);
     }
-    expect(() => setting({ DECIDE_THREADS: '1e3' }, 'DECIDE_THREADS', threads)).toThrow('DECIDE_THREADS must be a whole number of threads from 1 to 256; got "1e3"');
+    expect(() => setting({ DECIDE_THREADS: '1e3' }, 'DECIDE_THREADS', threads)).toThrow(
+      'DECIDE_THREADS must be a whole number of threads from 1 to 256; got "1e3"',
+    );
   });
 
   it('port, debias and counts: digits only, the listed words in any case', () => {
     expect(parseSetting('--port', '0', port)).toBe(0);
     expect(parseSetting('--port', '08787', port)).toBe(8787);
-    for (const bad of ['65536', '-1', '+80', ' 80', '0x50', '80.0', '']) expect(() => parseSetting('--port', bad, port)).toThrow('--port must be a port number');
+    for (const bad of ['65536', '-1', '+80', ' 80', '0x50', '80.0', ''])
+      expect(() => parseSetting('--port', bad, port)).toThrow('--port must be a port number');
     expect(parseSetting('--debias', 'Cyclic', debias)).toBe('cyclic');
     expect(() => parseSetting('--debias', 'sideways', debias)).toThrow('--debias must be none, reverse or cyclic; got "sideways"');
     expect(parseSetting('--credits', '1000000000', count(1, 1_000_000_000))).toBe(1e9);
-    expect(() => parseSetting('--credits', '9007199254740993', count(1))).toThrow('--credits must be a whole number from 1 to 9007199254740991');
+    expect(() => parseSetting('--credits', '9007199254740993', count(1))).toThrow(
+      '--credits must be a whole number from 1 to 9007199254740991',
+    );
   });
 });

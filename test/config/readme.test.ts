@@ -28,7 +28,7 @@ function readmeRows(): Row[] {
   });
 }
 
-describe("the Configuration table (docs/configuration.md)", () => {
+describe('the Configuration table (docs/configuration.md)', () => {
   it('lists exactly the variables of src/config/variables.ts, each once', () => {
     const listed = readmeRows().flatMap((row) => row.names);
     expect([...listed].sort()).toEqual(Object.keys(VARIABLES).sort());

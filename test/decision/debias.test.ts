@@ -8,17 +8,37 @@ import { choiceAnswer, noulAnswer, scoreAnswer, startSystemOneFake, type SystemO
 import { scaled } from '../support/time.js';
 
 const context = 'The team has four engineers. Two know Rust. The deadline is in March. The budget allows one hire.';
-const choice = DecisionRequest.parse({ mode: 'choice', question: 'Which language should we use?', context, options: ['Rust', 'Go', 'TypeScript'] });
-const score = DecisionRequest.parse({ mode: 'score', question: 'How risky is the March deadline?', context, levels: ['low', 'medium', 'high'] });
+const choice = DecisionRequest.parse({
+  mode: 'choice',
+  question: 'Which language should we use?',
+  context,
+  options: ['Rust', 'Go', 'TypeScript'],
+});
+const score = DecisionRequest.parse({
+  mode: 'score',
+  question: 'How risky is the March deadline?',
+  context,
+  levels: ['low', 'medium', 'high'],
+});
 const noul = DecisionRequest.parse({ mode: 'noul', question: 'Should we hire a fifth engineer?', context });
 
 describe('order debiasing: the orders and the average', () => {
   it('none asks once; reverse adds the reversed order; cyclic puts every answer in every place', () => {
     expect(ordersFor(3, 'none')).toEqual([[0, 1, 2]]);
-    expect(ordersFor(3, 'reverse')).toEqual([[0, 1, 2], [2, 1, 0]]);
-    expect(ordersFor(3, 'cyclic')).toEqual([[0, 1, 2], [1, 2, 0], [2, 0, 1]]);
+    expect(ordersFor(3, 'reverse')).toEqual([
+      [0, 1, 2],
+      [2, 1, 0],
+    ]);
+    expect(ordersFor(3, 'cyclic')).toEqual([
+      [0, 1, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+    ]);
     // Two answers have two orders whichever way.
-    expect(ordersFor(2, 'cyclic')).toEqual([[0, 1], [1, 0]]);
+    expect(ordersFor(2, 'cyclic')).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
     expect(reversedReading(ordersFor(3, 'reverse'))).toBe(1);
     expect(reversedReading(ordersFor(3, 'cyclic'))).toBe(-1);
     expect(reversedReading(ordersFor(2, 'cyclic'))).toBe(1);
@@ -33,7 +53,12 @@ describe('order debiasing: the orders and the average', () => {
     const reading = readAveraged(score, answers, orders);
     expect(reading.mode === 'score' && reading.p.map((p) => +p.toFixed(10))).toEqual([1 / 3, 1 / 3, 1 / 3].map((p) => +p.toFixed(10)));
     expect(mainQuestion(score, orders[1])).toMatchObject({ criteria: ['medium', 'high', 'low'] });
-    expect(average([{ mode: 'noul', yes: 0.9 }, { mode: 'noul', yes: 0.5 }])).toEqual({ mode: 'noul', yes: 0.7 });
+    expect(
+      average([
+        { mode: 'noul', yes: 0.9 },
+        { mode: 'noul', yes: 0.5 },
+      ]),
+    ).toEqual({ mode: 'noul', yes: 0.7 });
   });
 });
 
@@ -88,7 +113,10 @@ describe('order debiasing through an engine', () => {
 
   it('stress with reverse: the reversed check is the reversed reading (no question of its own), each fact asked in both orders', async () => {
     firstPlaceWins();
-    const outcome = await runDecision(DecisionRequest.parse({ ...choice, depth: 'stress' }), engine(), { signal: AbortSignal.timeout(scaled(5_000)), debias: 'reverse' });
+    const outcome = await runDecision(DecisionRequest.parse({ ...choice, depth: 'stress' }), engine(), {
+      signal: AbortSignal.timeout(scaled(5_000)),
+      debias: 'reverse',
+    });
     const base = fake.requests.find((r) => r.body.state === context)!.body.questions;
     expect(Object.keys(base)).toEqual(['main', 'main-1', 'sufficiency', 'sufficiency-1']);
     const withoutFact = fake.requests.filter((r) => r.body.state !== context);

@@ -32,7 +32,7 @@ describe('roundDistribution', () => {
 
   it('rounds to 4 decimals, moves each value by less than 1e-4 and keeps the order', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     for (let run = 0; run < 500; run++) {
       const k = 2 + (run % 5);
       const raw = Array.from({ length: k }, () => random() ** 3);

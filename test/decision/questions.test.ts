@@ -22,11 +22,14 @@ const noul = DecisionRequest.parse({ mode: 'noul', question: 'Should we hire a f
 
 describe('questions', () => {
   it('presents choice options in request order, or reversed', () => {
-    expect(mainQuestion(choice)).toMatchObject({ type: 'choice', criteria: [
-      { label: 'Rust', description: null },
-      { label: 'Go', description: null },
-      { label: 'TypeScript', description: null },
-    ] });
+    expect(mainQuestion(choice)).toMatchObject({
+      type: 'choice',
+      criteria: [
+        { label: 'Rust', description: null },
+        { label: 'Go', description: null },
+        { label: 'TypeScript', description: null },
+      ],
+    });
     const labels = (q: unknown) => (q as { criteria: { label: string }[] }).criteria.map((c) => c.label);
     expect(labels(mainQuestion(choice))).toEqual(['Rust', 'Go', 'TypeScript']);
     expect(labels(mainQuestion(choice, true))).toEqual(['TypeScript', 'Go', 'Rust']);

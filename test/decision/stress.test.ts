@@ -71,10 +71,16 @@ describe('stressOf', () => {
     ]);
     expect(below.checks.slice(1).map((c) => c.shift)).toEqual([0.05, 0.02]);
     expect(below.pivot).toBeNull();
-    const at = stressOf(base, base, [{ fact: facts[0], weighed: choice(0.5, 0.4, 0.1) }, { fact: facts[1], weighed: base }]);
+    const at = stressOf(base, base, [
+      { fact: facts[0], weighed: choice(0.5, 0.4, 0.1) },
+      { fact: facts[1], weighed: base },
+    ]);
     expect(at.pivot).toMatchObject({ factIndex: 0, shift: 0.1, flips: false });
     // A flip names the pivot however small the shift.
-    const flip = stressOf(noul(0.52), noul(0.52), [{ fact: facts[0], weighed: noul(0.48) }, { fact: facts[1], weighed: noul(0.52) }]);
+    const flip = stressOf(noul(0.52), noul(0.52), [
+      { fact: facts[0], weighed: noul(0.48) },
+      { fact: facts[1], weighed: noul(0.52) },
+    ]);
     expect(flip.pivot).toMatchObject({ factIndex: 0, shift: 0.04, flips: true });
   });
 

@@ -14,7 +14,14 @@ function stressWith(reversed: number, withoutFacts: number[]): Stress {
     pivot: null,
     checks: [
       { kind: 'reversed', agrees: true, shift: reversed, result },
-      ...withoutFacts.map((shift, factIndex) => ({ kind: 'without-fact' as const, factIndex, fact: `Fact ${factIndex}.`, agrees: true, shift, result })),
+      ...withoutFacts.map((shift, factIndex) => ({
+        kind: 'without-fact' as const,
+        factIndex,
+        fact: `Fact ${factIndex}.`,
+        agrees: true,
+        shift,
+        result,
+      })),
     ],
   };
 }
@@ -45,7 +52,12 @@ describe('a stress decision reports the weighed sufficiency and signals by it', 
   const engine = () => createSystemOneEngine({ baseUrl: fake.url, model: 'm', timeoutMs: scaled(5_000) });
   const context = 'The build takes forty minutes. The cache was disabled last week. Nobody has looked at it since.';
   const noul = DecisionRequest.parse({ mode: 'noul', question: 'Should we re-enable the build cache?', context, depth: 'stress' });
-  const choice = DecisionRequest.parse({ ...noul, mode: 'choice', question: 'What should we fix first?', options: ['the cache', 'the tests'] });
+  const choice = DecisionRequest.parse({
+    ...noul,
+    mode: 'choice',
+    question: 'What should we fix first?',
+    options: ['the cache', 'the tests'],
+  });
 
   beforeAll(async () => {
     fake = await startSystemOneFake();

@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ANTHROPIC_VERSION, createAnthropicEngine, PROBABILITY_TOOL } from '../../src/engine/anthropic.js';
 import type { ChoiceQuestion, Engine, NoulQuestion } from '../../src/engine/engine.js';
-import { defaultInputTokens, defaultToolInput, startAnthropicFake, type AnthropicBehaviour, type AnthropicFake } from '../fakes/anthropic-fake.js';
+import {
+  defaultInputTokens,
+  defaultToolInput,
+  startAnthropicFake,
+  type AnthropicBehaviour,
+  type AnthropicFake,
+} from '../fakes/anthropic-fake.js';
 import { byOptionText, offeredOptions, questionText, userText } from '../fakes/openai-fake.js';
 import { describeHttpFailures, SUITE_KEY } from './failure-suite.js';
 import { failureOf, fund, holds, noDeadline, risk, STATE } from './helpers.js';
@@ -63,7 +69,10 @@ describe('anthropic engine: the request', () => {
 
   it('presents No first when the criteria put false first, and labels score levels 1 to 3', async () => {
     const noFirst: NoulQuestion = { ...holds, criteria: { false: 'it does not hold', true: 'it holds' } };
-    const stated: Record<string, Record<string, number>> = { [holds.instructions]: { No: 0.7, Yes: 0.3 }, [risk.instructions]: { 1: 0.2, 2: 0.2, 3: 0.6 } };
+    const stated: Record<string, Record<string, number>> = {
+      [holds.instructions]: { No: 0.7, Yes: 0.3 },
+      [risk.instructions]: { 1: 0.2, 2: 0.2, 3: 0.6 },
+    };
     fake.respond((body) => ({ labels: stated[questionText(body)] }));
     const reply = await engine.ask(STATE, { noFirst, risk }, noDeadline());
     const noul = fake.requests.find((r) => questionText(r.body) === holds.instructions)!.body;
@@ -119,7 +128,11 @@ describe('anthropic engine: stated probabilities', () => {
 
 describe('anthropic engine: unusable tool input', () => {
   const cases: Array<[string, AnthropicBehaviour, string]> = [
-    ['no tool_use block', { content: [{ type: 'text', text: 'I would approve.' }], stopReason: 'end_turn' }, 'no tool call (stop_reason end_turn)'],
+    [
+      'no tool_use block',
+      { content: [{ type: 'text', text: 'I would approve.' }], stopReason: 'end_turn' },
+      'no tool call (stop_reason end_turn)',
+    ],
     ['a call of another tool', { toolName: 'get_weather' }, 'a tool other than record_probabilities ("get_weather")'],
     ['a tool_use block without a name', { content: [{ type: 'tool_use', input: { A: 1, B: 0 } }] }, 'malformed tool call'],
     ['an input that is not an object', { input: 'A' }, 'not an object of probabilities'],
@@ -183,7 +196,9 @@ describe('anthropic engine: error JSON', () => {
     expect(err.kind).toBe('bad_response');
     expect(err.message).toBe('anthropic engine refused the request with HTTP 401 (authentication_error)');
     fake.respond(() => ({ status: 500 }));
-    expect((await failureOf(engine.ask(STATE, { main: fund }, noDeadline()))).message).toBe('anthropic engine answered HTTP 500 (api_error)');
+    expect((await failureOf(engine.ask(STATE, { main: fund }, noDeadline()))).message).toBe(
+      'anthropic engine answered HTTP 500 (api_error)',
+    );
   });
 
   it('ignores an error type that does not look like one', async () => {

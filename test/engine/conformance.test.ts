@@ -67,13 +67,21 @@ describeEngineConformance('openai (logprobs)', {
 describeEngineConformance('openai (verbalized)', {
   async start() {
     const fake = await startOpenAIFake();
-    return subject(fake, createOpenAIEngine({ baseUrl: fake.url, model: 'fake-model', probabilities: 'verbalized', timeoutMs: scaled(5_000) }), true);
+    return subject(
+      fake,
+      createOpenAIEngine({ baseUrl: fake.url, model: 'fake-model', probabilities: 'verbalized', timeoutMs: scaled(5_000) }),
+      true,
+    );
   },
 });
 
 describeEngineConformance('anthropic', {
   async start() {
     const fake = await startAnthropicFake();
-    return subject(fake, createAnthropicEngine({ baseUrl: fake.url, apiKey: 'sk-ant-conformance', model: 'claude-test', timeoutMs: scaled(5_000) }), true);
+    return subject(
+      fake,
+      createAnthropicEngine({ baseUrl: fake.url, apiKey: 'sk-ant-conformance', model: 'claude-test', timeoutMs: scaled(5_000) }),
+      true,
+    );
   },
 });

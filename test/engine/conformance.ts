@@ -60,9 +60,16 @@ const risk: ScoreQuestion = { type: 'score', instructions: 'How risky is the cha
 const queue: ChoiceQuestion = {
   type: 'choice',
   instructions: 'Which queue should the change go through?',
-  criteria: Array.from({ length: 255 }, (_, i) => ({ label: i % 50 === 7 ? String(2000 - i) : `queue ${i + 1}`, description: i === 0 ? 'the default' : null })),
+  criteria: Array.from({ length: 255 }, (_, i) => ({
+    label: i % 50 === 7 ? String(2000 - i) : `queue ${i + 1}`,
+    description: i === 0 ? 'the default' : null,
+  })),
 };
-const urgency: ScoreQuestion = { type: 'score', instructions: 'How urgent is the change?', criteria: Array.from({ length: 10 }, (_, i) => `urgency ${i}`) };
+const urgency: ScoreQuestion = {
+  type: 'score',
+  instructions: 'How urgent is the change?',
+  criteria: Array.from({ length: 10 }, (_, i) => `urgency ${i}`),
+};
 
 function expectDistribution(values: number[]): void {
   for (const p of values) {
@@ -107,7 +114,11 @@ export function describeEngineConformance(name: string, options: ConformanceOpti
     let subject: ConformanceSubject;
     const ask = <Q extends Parameters<Engine['ask']>[1]>(questions: Q, signal = new AbortController().signal) =>
       subject.engine.ask(STATE, questions, signal);
-    const presented = (instructions: string) => subject.presentedChoices?.().filter((c) => c.instructions === instructions).at(-1)?.labels;
+    const presented = (instructions: string) =>
+      subject
+        .presentedChoices?.()
+        .filter((c) => c.instructions === instructions)
+        .at(-1)?.labels;
 
     beforeAll(async () => {
       subject = await options.start();

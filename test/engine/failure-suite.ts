@@ -108,14 +108,17 @@ export function describeHttpFailures(name: string, suite: FailureSuite): void {
       expect(fake.requests).toHaveLength(2);
     });
 
-    it.each(['1e3', '0x10'])('reads a Retry-After of %j as none: waits the short default and retries, not busy for 1000 s', async (value) => {
-      const timer = scriptedWithTimer(DEFAULT_RETRY_WAIT_MS - 100, { status: 429, headers: { 'retry-after': value } }, {});
-      const reply = await ask(engine());
-      timer.cancel();
-      expect(Object.keys(reply.answers)).toEqual(Object.keys(suite.questions));
-      expect(timer.requestsAtTimer(), 'requests when a timer shorter than the default wait fired').toBe(1);
-      expect(fake.requests).toHaveLength(2);
-    });
+    it.each(['1e3', '0x10'])(
+      'reads a Retry-After of %j as none: waits the short default and retries, not busy for 1000 s',
+      async (value) => {
+        const timer = scriptedWithTimer(DEFAULT_RETRY_WAIT_MS - 100, { status: 429, headers: { 'retry-after': value } }, {});
+        const reply = await ask(engine());
+        timer.cancel();
+        expect(Object.keys(reply.answers)).toEqual(Object.keys(suite.questions));
+        expect(timer.requestsAtTimer(), 'requests when a timer shorter than the default wait fired').toBe(1);
+        expect(fake.requests).toHaveLength(2);
+      },
+    );
 
     it('reports busy with Retry-After after a second 429', async () => {
       const timer = scriptedWithTimer(900, { status: 429, headers: { 'retry-after': '1' } });
@@ -160,7 +163,10 @@ export function describeHttpFailures(name: string, suite: FailureSuite): void {
       let n = 0;
       fake.respond(() => {
         if (n++ > 0) return {};
-        timers.push(setTimeout(() => caller.abort(), 300), setTimeout(() => (waitWasOver = true), 1_000));
+        timers.push(
+          setTimeout(() => caller.abort(), 300),
+          setTimeout(() => (waitWasOver = true), 1_000),
+        );
         return { status: 429, headers: { 'retry-after': '1' } };
       });
       const err = await failing(ask(engine(), caller.signal));

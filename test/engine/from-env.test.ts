@@ -37,7 +37,10 @@ describe('engineFromEnv: choosing the engine', () => {
   });
 
   it('builds the anthropic engine when asked, and never infers it from ANTHROPIC_API_KEY alone', () => {
-    expect(made({ DECIDE_ENGINE: 'Anthropic', ANTHROPIC_API_KEY: 'sk-ant-x', DECIDE_MODEL: 'claude-x' })).toMatchObject({ name: 'anthropic', model: 'claude-x' });
+    expect(made({ DECIDE_ENGINE: 'Anthropic', ANTHROPIC_API_KEY: 'sk-ant-x', DECIDE_MODEL: 'claude-x' })).toMatchObject({
+      name: 'anthropic',
+      model: 'claude-x',
+    });
     expect(made({ ANTHROPIC_API_KEY: 'sk-ant-x', DECIDE_MODEL: 'claude-x' })).toBeNull();
     expect(made({ ANTHROPIC_API_KEY: 'sk-ant-x', OPENAI_BASE_URL: 'http://localhost:8080/v1', DECIDE_MODEL: 'm' })?.name).toBe('openai');
   });
@@ -57,17 +60,37 @@ describe('engineFromEnv: bad values name their variable', () => {
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ['an unknown engine', { DECIDE_ENGINE: 'claude', DECIDE_MODEL: 'm' }, /DECIDE_ENGINE.*anthropic.*"claude"/],
     ['anthropic without a key', { DECIDE_ENGINE: 'anthropic', DECIDE_MODEL: 'm' }, /ANTHROPIC_API_KEY is required/],
-    ['anthropic without a model', { DECIDE_ENGINE: 'anthropic', ANTHROPIC_API_KEY: 'k' }, /DECIDE_MODEL is required for the anthropic engine/],
-    ['an anthropic base URL that is not a URL', { DECIDE_ENGINE: 'anthropic', ANTHROPIC_API_KEY: 'k', DECIDE_MODEL: 'm', ANTHROPIC_BASE_URL: 'api.anthropic.com' }, /ANTHROPIC_BASE_URL must be an http\(s\) URL/],
-    ['an unknown way to read probabilities', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_OPENAI_PROBABILITIES: 'json' }, /DECIDE_OPENAI_PROBABILITIES must be logprobs or verbalized; got "json"/],
+    [
+      'anthropic without a model',
+      { DECIDE_ENGINE: 'anthropic', ANTHROPIC_API_KEY: 'k' },
+      /DECIDE_MODEL is required for the anthropic engine/,
+    ],
+    [
+      'an anthropic base URL that is not a URL',
+      { DECIDE_ENGINE: 'anthropic', ANTHROPIC_API_KEY: 'k', DECIDE_MODEL: 'm', ANTHROPIC_BASE_URL: 'api.anthropic.com' },
+      /ANTHROPIC_BASE_URL must be an http\(s\) URL/,
+    ],
+    [
+      'an unknown way to read probabilities',
+      { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_OPENAI_PROBABILITIES: 'json' },
+      /DECIDE_OPENAI_PROBABILITIES must be logprobs or verbalized; got "json"/,
+    ],
     ['openai without a model', { DECIDE_ENGINE: 'openai', OPENAI_API_KEY: 'sk-x' }, /DECIDE_MODEL is required for the openai engine/],
     ['inferred openai without a model', { OPENAI_API_KEY: 'sk-x' }, /DECIDE_MODEL.*OPENAI_BASE_URL or OPENAI_API_KEY is set/],
     ['systemone without a model', { DECIDE_SYSTEMONE_URL: 'http://h:1' }, /DECIDE_MODEL is required for the systemone engine/],
     ['systemone without a URL', { DECIDE_ENGINE: 'systemone', DECIDE_MODEL: 'm' }, /DECIDE_SYSTEMONE_URL is required/],
     ['api.openai.com without a key', { DECIDE_ENGINE: 'openai', DECIDE_MODEL: 'm' }, /OPENAI_API_KEY is required/],
     ['a base URL that is not a URL', { OPENAI_BASE_URL: 'localhost:8080', DECIDE_MODEL: 'm' }, /OPENAI_BASE_URL must be an http\(s\) URL/],
-    ['a systemone URL of another scheme', { DECIDE_SYSTEMONE_URL: 'ftp://h/', DECIDE_MODEL: 'm' }, /DECIDE_SYSTEMONE_URL must be an http\(s\) URL/],
-    ['a timeout that is not a number', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '30s' }, /DECIDE_ENGINE_TIMEOUT_MS/],
+    [
+      'a systemone URL of another scheme',
+      { DECIDE_SYSTEMONE_URL: 'ftp://h/', DECIDE_MODEL: 'm' },
+      /DECIDE_SYSTEMONE_URL must be an http\(s\) URL/,
+    ],
+    [
+      'a timeout that is not a number',
+      { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '30s' },
+      /DECIDE_ENGINE_TIMEOUT_MS/,
+    ],
     ['a zero timeout', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '0' }, /DECIDE_ENGINE_TIMEOUT_MS/],
     ['a fractional timeout', { OPENAI_API_KEY: 'k', DECIDE_MODEL: 'm', DECIDE_ENGINE_TIMEOUT_MS: '1.5' }, /DECIDE_ENGINE_TIMEOUT_MS/],
   ];
@@ -109,7 +132,11 @@ describe('engineFromEnv: the variables reach the wire', () => {
     const fake = await startOpenAIFake();
     try {
       const q = { q: { type: 'noul', instructions: 'Holds?' } } as const;
-      for (const [setting, expectsSchema] of [[undefined, false], ['logprobs', false], [' Verbalized ', true]] as const) {
+      for (const [setting, expectsSchema] of [
+        [undefined, false],
+        ['logprobs', false],
+        [' Verbalized ', true],
+      ] as const) {
         const engine = made({ OPENAI_BASE_URL: fake.url, DECIDE_MODEL: 'm', DECIDE_OPENAI_PROBABILITIES: setting })!;
         await engine.ask('Facts.', q, noDeadline());
         const body = fake.requests.at(-1)!.body;
@@ -124,13 +151,21 @@ describe('engineFromEnv: the variables reach the wire', () => {
   it('anthropic: base URL, key and model, and the key kept out of errors', async () => {
     const fake = await startAnthropicFake();
     try {
-      const engine = made({ DECIDE_ENGINE: 'anthropic', ANTHROPIC_BASE_URL: `${fake.url}/`, ANTHROPIC_API_KEY: 'sk-ant-env-SECRET', DECIDE_MODEL: 'claude-env' })!;
+      const engine = made({
+        DECIDE_ENGINE: 'anthropic',
+        ANTHROPIC_BASE_URL: `${fake.url}/`,
+        ANTHROPIC_API_KEY: 'sk-ant-env-SECRET',
+        DECIDE_MODEL: 'claude-env',
+      })!;
       const reply = await engine.ask('Facts.', { q: { type: 'noul', instructions: 'Holds?' } }, noDeadline());
       expect(reply.answers.q.type).toBe('noul');
       expect(fake.requests[0].path).toBe('/v1/messages');
       expect(fake.requests[0].body.model).toBe('claude-env');
       expect(fake.requests[0].headers['x-api-key']).toBe('sk-ant-env-SECRET');
-      fake.respond(() => ({ status: 401, body: '{"type":"error","error":{"type":"authentication_error","message":"bad key sk-ant-env-SECRET"}}' }));
+      fake.respond(() => ({
+        status: 401,
+        body: '{"type":"error","error":{"type":"authentication_error","message":"bad key sk-ant-env-SECRET"}}',
+      }));
       const err = await failureOf(engine.ask('Facts.', { q: { type: 'noul', instructions: 'Holds?' } }, noDeadline()));
       expect(err.message).not.toContain('SECRET');
     } finally {

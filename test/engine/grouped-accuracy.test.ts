@@ -64,7 +64,12 @@ describe('openai engine: the grouped reading of many options, measured against t
     return engine;
   };
   const read = (engine: Engine, names: (item: ManyOptionItem) => string[]) =>
-    mapBounded(SET, 8, async (item) => (await engine.ask(item.state, { q: question(names(item)) }, noDeadline())).answers.q.probabilities, noDeadline());
+    mapBounded(
+      SET,
+      8,
+      async (item) => (await engine.ask(item.state, { q: question(names(item)) }, noDeadline())).answers.q.probabilities,
+      noDeadline(),
+    );
   /** Read in the order given and reversed (other groups), averaged: what debiasing `reverse` does with every question. */
   const bothOrders = async (engine: Engine, names: (item: ManyOptionItem) => string[]) => {
     const [ahead, back] = [await read(engine, names), await read(engine, (item) => [...names(item)].reverse())];

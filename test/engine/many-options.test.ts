@@ -6,7 +6,15 @@ import { createSystemOneEngine } from '../../src/engine/systemone.js';
 import { keysInOrder } from '../../src/json/key-order.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { fnv1a, seededDistribution } from '../fakes/http-fake.js';
-import { choiceByName, offeredGroups, offeredLabels, offeredOptions, questionKind, startOpenAIFake, systemText } from '../fakes/openai-fake.js';
+import {
+  choiceByName,
+  offeredGroups,
+  offeredLabels,
+  offeredOptions,
+  questionKind,
+  startOpenAIFake,
+  systemText,
+} from '../fakes/openai-fake.js';
 import { choiceAnswer, scoreAnswer, startSystemOneFake } from '../fakes/systemone-fake.js';
 import { scaled } from '../support/time.js';
 import { failureOf, noDeadline, STATE } from './helpers.js';
@@ -22,10 +30,18 @@ import { failureOf, noDeadline, STATE } from './helpers.js';
 /** `n` options named like the format's clients name them, integer-like ones among them. */
 function manyOptions(n: number): ChoiceQuestion {
   const names = Array.from({ length: n }, (_, i) => (i % 10 === 3 ? String(1000 - i) : `Queue ${String(i + 1).padStart(3, '0')}`));
-  return { type: 'choice', instructions: 'Which queue should this ticket go to?', criteria: names.map((label, i) => ({ label, description: i % 2 ? `routed to team ${i}` : null })) };
+  return {
+    type: 'choice',
+    instructions: 'Which queue should this ticket go to?',
+    criteria: names.map((label, i) => ({ label, description: i % 2 ? `routed to team ${i}` : null })),
+  };
 }
 const queue255 = manyOptions(255);
-const tenLevels: ScoreQuestion = { type: 'score', instructions: 'How urgent is it?', criteria: Array.from({ length: 10 }, (_, i) => `urgency ${i}`) };
+const tenLevels: ScoreQuestion = {
+  type: 'score',
+  instructions: 'How urgent is it?',
+  criteria: Array.from({ length: 10 }, (_, i) => `urgency ${i}`),
+};
 
 /** A distribution over the options' names, the same for a seed. */
 function modelOver(question: ChoiceQuestion, seed = 7): Record<string, number> {
@@ -39,7 +55,10 @@ afterEach(async () => {
 });
 async function started<F extends { close(): Promise<void> }>(fake: F, engine: (fake: F) => Engine) {
   const made = engine(fake);
-  closing.push(() => fake.close(), async () => made.close?.());
+  closing.push(
+    () => fake.close(),
+    async () => made.close?.(),
+  );
   return made;
 }
 
@@ -103,7 +122,9 @@ describe('openai engine (logprobs): more options than one reading can offer', ()
 
   it('says so when a server of fewer top logprobs cannot be read in two steps', async () => {
     const fake = await startOpenAIFake();
-    const engine = await started(fake, (f) => createOpenAIEngine({ baseUrl: f.url, model: 'm', labelsPerReading: 5, timeoutMs: scaled(5_000) }));
+    const engine = await started(fake, (f) =>
+      createOpenAIEngine({ baseUrl: f.url, model: 'm', labelsPerReading: 5, timeoutMs: scaled(5_000) }),
+    );
     const err = await failureOf(engine.ask(STATE, { queue: manyOptions(26) }, noDeadline()));
     expect(err.kind).toBe('bad_response');
     expect(err.message).toBe('openai engine reads at most 25 options with 5 labels a reading; "queue" has 26');
@@ -129,7 +150,9 @@ describe('openai engine (logprobs): more options than one reading can offer', ()
 describe('engines that have the model state its probabilities: one call with up to 255 of them', () => {
   it('openai (verbalized): a json_schema of 255 labels, A to IU, and room in max_tokens for each', async () => {
     const fake = await startOpenAIFake();
-    const engine = await started(fake, (f) => createOpenAIEngine({ baseUrl: f.url, model: 'm', probabilities: 'verbalized', timeoutMs: scaled(5_000) }));
+    const engine = await started(fake, (f) =>
+      createOpenAIEngine({ baseUrl: f.url, model: 'm', probabilities: 'verbalized', timeoutMs: scaled(5_000) }),
+    );
     const truth = modelOver(queue255, 11);
     fake.respond((body) => ({ labels: choiceByName(body, truth) }));
     const reply = await engine.ask(STATE, { queue: queue255 }, noDeadline());
@@ -145,10 +168,14 @@ describe('engines that have the model state its probabilities: one call with up 
 
   it('anthropic: one forced tool of 255 probabilities, and ten levels labelled 0 to 9', async () => {
     const fake = await startAnthropicFake();
-    const engine = await started(fake, (f) => createAnthropicEngine({ baseUrl: f.url, apiKey: 'sk-ant-many', model: 'claude-test', timeoutMs: scaled(5_000) }));
+    const engine = await started(fake, (f) =>
+      createAnthropicEngine({ baseUrl: f.url, apiKey: 'sk-ant-many', model: 'claude-test', timeoutMs: scaled(5_000) }),
+    );
     const truth = modelOver(queue255, 13);
     const stated = [0.1, 0, 0, 0, 0, 0.5, 0, 0, 0, 0.4];
-    fake.respond((body) => ({ labels: questionKind(body) === 'choice' ? choiceByName(body, truth) : Object.fromEntries(stated.map((p, i) => [String(i), p])) }));
+    fake.respond((body) => ({
+      labels: questionKind(body) === 'choice' ? choiceByName(body, truth) : Object.fromEntries(stated.map((p, i) => [String(i), p])),
+    }));
     const reply = await engine.ask(STATE, { queue: queue255, urgency: tenLevels }, noDeadline());
     expect(fake.requests).toHaveLength(2);
     const choice = fake.requests.find((r) => questionKind(r.body) === 'choice')!.body;

@@ -115,7 +115,11 @@ describe('openai engine, verbalized: unusable answers', () => {
     ['a probability that is a string', { content: '{"A": "0.6", "B": 0.4}' }, '"A" "0.6"'],
     ['an infinite probability', { content: '{"A": 1e999, "B": 0.4}' }, 'Infinity'],
     ['no mass at all', { labels: { A: 0, B: 0 } }, 'no usable mass'],
-    ['weights that are not probabilities', { content: '{"A": 7777777777777777.69, "B": 7373737373737373}' }, 'not probabilities: they must sum to 1 (or 100, as per cent) within 10 %'],
+    [
+      'weights that are not probabilities',
+      { content: '{"A": 7777777777777777.69, "B": 7373737373737373}' },
+      'not probabilities: they must sum to 1 (or 100, as per cent) within 10 %',
+    ],
     ['fractions summing to 0.8', { labels: { A: 0.5, B: 0.3 } }, 'not probabilities'],
     ['per cent summing to 80', { labels: { A: 50, B: 30 } }, 'not probabilities'],
     ['a fraction beside per cent', { labels: { A: 0.6, B: 60 } }, 'not probabilities'],

@@ -113,7 +113,11 @@ describe('openai engine: probabilities from logprobs', () => {
   });
 
   it('gives labels without mass 0 and renormalises the rest', async () => {
-    const three: ChoiceQuestion = { type: 'choice', instructions: 'Pick', criteria: ['x', 'y', 'z'].map((label) => ({ label, description: null })) };
+    const three: ChoiceQuestion = {
+      type: 'choice',
+      instructions: 'Pick',
+      criteria: ['x', 'y', 'z'].map((label) => ({ label, description: null })),
+    };
     fake.respond(() => ({ labels: { A: 0.45, B: 0.3, The: 0.25 } }));
     const reply = await engine.ask(STATE, { three }, noDeadline());
     expect(reply.answers.three.probabilities.x).toBeCloseTo(0.6, 12);
@@ -207,7 +211,12 @@ describe('openai engine: malformed answers', () => {
   });
 
   it('rejects a completion of the wrong shape', async () => {
-    for (const body of ['{"choices":[]}', '{"object":"chat.completion"}', '[1,2,3]', '{"choices":[{"logprobs":{"content":[{"top_logprobs":[{"token":1}]}]}}]}']) {
+    for (const body of [
+      '{"choices":[]}',
+      '{"object":"chat.completion"}',
+      '[1,2,3]',
+      '{"choices":[{"logprobs":{"content":[{"top_logprobs":[{"token":1}]}]}}]}',
+    ]) {
       fake.respond(() => ({ status: 200, body }));
       const err = await failureOf(engine.ask(STATE, { main: fund }, noDeadline()));
       expect(err.kind, body).toBe('bad_response');

@@ -14,12 +14,27 @@ import { closedPort, failureOf, fund, noDeadline, STATE, engineFromEnv } from '.
  */
 
 const KINDS = [
-  { kind: 'systemone', start: startSystemOneFake, env: (url: string) => ({ DECIDE_SYSTEMONE_URL: url, DECIDE_MODEL: 'm' }), models: '/v1/models' },
-  { kind: 'openai', start: startOpenAIFake, env: (url: string) => ({ DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: url, DECIDE_MODEL: 'm' }), models: '/v1/models' },
+  {
+    kind: 'systemone',
+    start: startSystemOneFake,
+    env: (url: string) => ({ DECIDE_SYSTEMONE_URL: url, DECIDE_MODEL: 'm' }),
+    models: '/v1/models',
+  },
+  {
+    kind: 'openai',
+    start: startOpenAIFake,
+    env: (url: string) => ({ DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: url, DECIDE_MODEL: 'm' }),
+    models: '/v1/models',
+  },
   {
     kind: 'anthropic',
     start: startAnthropicFake,
-    env: (url: string) => ({ DECIDE_ENGINE: 'anthropic', ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-outbound-test-key', DECIDE_MODEL: 'm' }),
+    env: (url: string) => ({
+      DECIDE_ENGINE: 'anthropic',
+      ANTHROPIC_BASE_URL: url,
+      ANTHROPIC_API_KEY: 'sk-ant-outbound-test-key',
+      DECIDE_MODEL: 'm',
+    }),
     models: '/v1/models',
   },
 ] as const;
@@ -87,16 +102,24 @@ describe.each(KINDS)('the $kind engine, behind a proxy', ({ start, env, models }
     expect(fake.probes.at(-1)).toMatchObject({ method: 'GET', path: models });
 
     fake.modelsStatus = 401;
-    expect((await failureOf(made.probe!(noDeadline()))).message).toMatch(new RegExp(`engine refused the key at ${fake.url.replace(/\/v1$/, '')}.*${models} \\(HTTP 401\\)$`));
+    expect((await failureOf(made.probe!(noDeadline()))).message).toMatch(
+      new RegExp(`engine refused the key at ${fake.url.replace(/\/v1$/, '')}.*${models} \\(HTTP 401\\)$`),
+    );
     fake.modelsStatus = 404;
-    expect((await failureOf(made.probe!(noDeadline()))).message).toMatch(/engine answered HTTP 404 at http:\/\/127\.0\.0\.1:\d+\/v1\/models$/);
+    expect((await failureOf(made.probe!(noDeadline()))).message).toMatch(
+      /engine answered HTTP 404 at http:\/\/127\.0\.0\.1:\d+\/v1\/models$/,
+    );
 
     const port = await closedPort();
     const gone = engineFromEnv({ ...env(`http://127.0.0.1:${port}${fake.url.endsWith('/v1') ? '/v1' : ''}`) })!;
     opened.push(gone);
     const failure = await failureOf(gone.probe!(noDeadline()));
     expect(failure.kind).toBe('unavailable');
-    expect(failure.message).toMatch(new RegExp(`cannot be reached at http://127\\.0\\.0\\.1:${port}/v1/models: the connection was refused \\(ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)$`));
+    expect(failure.message).toMatch(
+      new RegExp(
+        `cannot be reached at http://127\\.0\\.0\\.1:${port}/v1/models: the connection was refused \\(ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)$`,
+      ),
+    );
     expect(failure.message).not.toContain('sk-ant');
   });
 });

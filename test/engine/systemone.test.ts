@@ -1,14 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChoiceQuestion, Engine, NoulQuestion } from '../../src/engine/engine.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
-import {
-  choiceAnswer,
-  defaultAnswer,
-  noulAnswer,
-  scoreAnswer,
-  startSystemOneFake,
-  type SystemOneFake,
-} from '../fakes/systemone-fake.js';
+import { choiceAnswer, defaultAnswer, noulAnswer, scoreAnswer, startSystemOneFake, type SystemOneFake } from '../fakes/systemone-fake.js';
 import { describeHttpFailures } from './failure-suite.js';
 import { failureOf, fund, noDeadline, risk, STATE } from './helpers.js';
 import { scaled } from '../support/time.js';
@@ -70,7 +63,9 @@ describe('systemone engine: answers', () => {
 
   it('keys choice probabilities in criteria order whatever order the server used', async () => {
     const reversed: ChoiceQuestion = { ...fund, criteria: [...fund.criteria].reverse() };
-    fake.respond(() => ({ answers: { reversed: { type: 'choice', choice: 'approve', confidence: 0.9, probabilities: { approve: 0.9, reject: 0.1 } } } }));
+    fake.respond(() => ({
+      answers: { reversed: { type: 'choice', choice: 'approve', confidence: 0.9, probabilities: { approve: 0.9, reject: 0.1 } } },
+    }));
     const reply = await engine.ask(STATE, { reversed }, noDeadline());
     expect(Object.keys(reply.answers.reversed.probabilities)).toEqual(['reject', 'approve']);
     expect(reply.answers.reversed.probabilities.approve).toBeCloseTo(0.9, 12);
@@ -118,10 +113,22 @@ describe('systemone engine: unusable answers', () => {
     ['a question missing from answers', { missing: ['risk'] }, '"risk" unanswered'],
     ['a wrong answer type', { answer: (id: string) => (id === 'probe' ? choiceAnswer({ yes: 1 }) : undefined) }, 'as choice'],
     ['a noul probability above 1', { answer: (id: string) => (id === 'probe' ? noulAnswer(1.2) : undefined) }, '"probe"'],
-    ['a negative probability', { answer: (id: string) => (id === 'main' ? choiceAnswer({ approve: 1.1, reject: -0.1 }) : undefined) }, '"main"'],
-    ['a probability that is a string', { answer: (id: string) => (id === 'main' ? { type: 'choice', probabilities: { approve: '0.5', reject: 0.5 } } : undefined) }, '"main"'],
+    [
+      'a negative probability',
+      { answer: (id: string) => (id === 'main' ? choiceAnswer({ approve: 1.1, reject: -0.1 }) : undefined) },
+      '"main"',
+    ],
+    [
+      'a probability that is a string',
+      { answer: (id: string) => (id === 'main' ? { type: 'choice', probabilities: { approve: '0.5', reject: 0.5 } } : undefined) },
+      '"main"',
+    ],
     ['a label left out', { answer: (id: string) => (id === 'main' ? choiceAnswer({ approve: 1 }) : undefined) }, '"reject"'],
-    ['a label not offered', { answer: (id: string) => (id === 'main' ? choiceAnswer({ approve: 0.5, reject: 0.3, defer: 0.2 }) : undefined) }, '"defer"'],
+    [
+      'a label not offered',
+      { answer: (id: string) => (id === 'main' ? choiceAnswer({ approve: 0.5, reject: 0.3, defer: 0.2 }) : undefined) },
+      '"defer"',
+    ],
     ['a score level left out', { answer: (id: string) => (id === 'risk' ? scoreAnswer([0.5, 0.5]) : undefined) }, '"2"'],
     ['no mass at all', { answer: (id: string) => (id === 'risk' ? scoreAnswer([0, 0, 0]) : undefined) }, 'no usable mass'],
     ['answers that are not an object', { answers: 'yes' as unknown as Record<string, unknown> }, 'not a systemone reply'],

@@ -49,7 +49,9 @@ describe('judging a fit on the held-out half', () => {
     expect(fit.temperature!).toBeGreaterThan(2);
     expect(fit.logLossAfter!).toBeLessThan(fit.logLossBefore!);
     expect(fit.logLossInterval!.high).toBeLessThan(0);
-    expect(fit.reason).toMatch(/^held-out log loss \d\.\d{3} → \d\.\d{3} \[−\d\.\d{3}, −\d\.\d{3}\]: better beyond noise, kept T = \d\.\d\d(, yes [−+]\d\.\d\d)?$/);
+    expect(fit.reason).toMatch(
+      /^held-out log loss \d\.\d{3} → \d\.\d{3} \[−\d\.\d{3}, −\d\.\d{3}\]: better beyond noise, kept T = \d\.\d\d(, yes [−+]\d\.\d\d)?$/,
+    );
   });
 
   it('keeps T = 1 when the fit does not help beyond noise, and names the interval', () => {
@@ -57,7 +59,9 @@ describe('judging a fit on the held-out half', () => {
     const fit = judge('noul', { even: balanced(40, 0.7, 28), odd: balanced(40, 0.7, 27) });
     expect(fit).toMatchObject({ kept: false, stored: 1 });
     expect(fit.logLossInterval!.high).toBeGreaterThanOrEqual(0);
-    expect(fit.reason).toMatch(/^held-out log loss \d\.\d{3} → \d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]: not better beyond noise \(the fit: T = \d\.\d\d.*\), kept T = 1$/);
+    expect(fit.reason).toMatch(
+      /^held-out log loss \d\.\d{3} → \d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]: not better beyond noise \(the fit: T = \d\.\d\d.*\), kept T = 1$/,
+    );
   });
 
   it('keeps T = 1 when the fit makes the held-out half worse, as a fit to one half can', () => {
@@ -75,10 +79,15 @@ describe('judging a fit on the held-out half', () => {
   });
 
   it('refuses to fit a target with too few readings in either half, and stores nothing', () => {
-    for (const [even, odd] of [[MIN_READINGS - 1, 50], [50, MIN_READINGS - 1]]) {
+    for (const [even, odd] of [
+      [MIN_READINGS - 1, 50],
+      [50, MIN_READINGS - 1],
+    ]) {
       const fit = judge('choice', { even: readings(even, 0.9, 5), odd: readings(odd, 0.9, 5) });
       expect(fit).toMatchObject({ temperature: null, kept: false, stored: null, fitted: even, heldOut: odd, logLossInterval: null });
-      expect(fit.reason).toBe(`too few readings (${even} to fit, ${odd} held out; 20 of each needed): not fitted, the ledger's temperature left as it was`);
+      expect(fit.reason).toBe(
+        `too few readings (${even} to fit, ${odd} held out; 20 of each needed): not fitted, the ledger's temperature left as it was`,
+      );
     }
   });
 });
@@ -91,9 +100,11 @@ describe('the readings of each target', () => {
 
   it('fits on the even half and judges on the odd half of splitHalves, a family and a twin always on one side', () => {
     const halfOfKey = new Map<string, string>();
-    for (const p of plan.items) for (const key of [p.given, p.withoutFact]) if (key !== null && !halfOfKey.has(key)) halfOfKey.set(key, halfOf.get(p.item.id)!);
+    for (const p of plan.items)
+      for (const key of [p.given, p.withoutFact]) if (key !== null && !halfOfKey.has(key)) halfOfKey.set(key, halfOf.get(p.item.id)!);
     for (const slot of slots) expect(slot.half, slot.key).toBe(halfOfKey.get(slot.key));
-    for (const item of items.filter((i) => i.id.endsWith('-nofact'))) expect(halfOf.get(item.id)).toBe(halfOf.get(item.id.replace(/-nofact$/, '')));
+    for (const item of items.filter((i) => i.id.endsWith('-nofact')))
+      expect(halfOf.get(item.id)).toBe(halfOf.get(item.id.replace(/-nofact$/, '')));
     const sizes = sizesOf(slots);
     for (const [target, { even, odd }] of sizes) {
       expect(Math.abs(even - odd), target).toBeLessThan(0.15 * (even + odd));

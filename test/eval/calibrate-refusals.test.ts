@@ -38,20 +38,35 @@ describe('decide calibrate refuses what it cannot judge', () => {
     tmp.remove();
   });
 
-  const seed = async (rows: Array<Pick<Calibration, 'engine' | 'model' | 'target' | 'temperature'> & Partial<Pick<Calibration, 'debias'>>>) => {
+  const seed = async (
+    rows: Array<Pick<Calibration, 'engine' | 'model' | 'target' | 'temperature'> & Partial<Pick<Calibration, 'debias'>>>,
+  ) => {
     const store = await openStore(db, LIMITS);
-    for (const row of rows) await store.calibrations.save({ debias: 'none', offsets: null, ...row, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
+    for (const row of rows)
+      await store.calibrations.save({
+        debias: 'none',
+        offsets: null,
+        ...row,
+        fitted: 50,
+        heldOut: 50,
+        eceBefore: 0.2,
+        eceAfter: 0.1,
+        fittedAt: '2026-11-01T00:00:00.000Z',
+      });
     await store.close();
   };
   const show = async () => JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'])).stdout) as Calibration[];
-  const calibrate = (env: Record<string, string>, flags: string[]) => decide(['calibrate', '--db', db, '--concurrency', '8', ...flags], { env, timeoutMs: scaled(80_000) });
+  const calibrate = (env: Record<string, string>, flags: string[]) =>
+    decide(['calibrate', '--db', db, '--concurrency', '8', ...flags], { env, timeoutMs: scaled(80_000) });
 
   it('refuses a set too small for any temperature before asking the engine, naming the sizes', async () => {
     sim = await startSimulatedModel(items, FAIR);
     const file = writeSet(tmp.dir, 'tiny.jsonl', items.slice(0, 12));
     const run = await calibrate({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'm' }, ['--set', file]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/tiny\.jsonl is too small to fit any temperature: 12 item\(s\) give choice \d+ \/ \d+, .*sufficiency \d+ \/ \d+ readings \(to fit \/ held out\); a target needs 20 in each half\n$/);
+    expect(run.stderr).toMatch(
+      /tiny\.jsonl is too small to fit any temperature: 12 item\(s\) give choice \d+ \/ \d+, .*sufficiency \d+ \/ \d+ readings \(to fit \/ held out\); a target needs 20 in each half\n$/,
+    );
     expect(run.stdout).toBe('');
     expect(sim.requests).toHaveLength(0);
     expect(await show()).toEqual([]);
@@ -64,11 +79,17 @@ describe('decide calibrate refuses what it cannot judge', () => {
     const file = writeSet(tmp.dir, 'few-scores.jsonl', set);
     await seed([{ engine: 'systemone', model: 'm', target: 'score', temperature: 2.5 }]);
     sim = await startSimulatedModel(set, FAIR);
-    const run = await calibrate({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'm' }, ['--set', file, '--json']);
+    const run = await calibrate({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'm' }, [
+      '--set',
+      file,
+      '--json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const score = JSON.parse(run.stdout).fits.find((f: { target: string }) => f.target === 'score');
     expect(score).toMatchObject({ temperature: null, kept: false, stored: null, logLossInterval: null });
-    expect(score.reason).toMatch(/^too few readings \(\d+ to fit, \d+ held out; 20 of each needed\): not fitted, the ledger's temperature left as it was$/);
+    expect(score.reason).toMatch(
+      /^too few readings \(\d+ to fit, \d+ held out; 20 of each needed\): not fitted, the ledger's temperature left as it was$/,
+    );
     const shown = await show();
     expect(shown.find((c) => c.target === 'score')).toMatchObject({ temperature: 2.5, fittedAt: '2026-11-01T00:00:00.000Z' });
     expect(shown.map((c) => c.target).sort()).toEqual(['choice', 'noul', 'score', 'sufficiency']);
@@ -81,7 +102,9 @@ describe('decide calibrate refuses what it cannot judge', () => {
     expect(await show()).toEqual([]);
   });
 
-  it('exits 5 when too few readings are left to fit anything, naming what failed and what was left', { timeout: scaled(60_000) }, async () => {
+  it('exits 5 when too few readings are left to fit anything, naming what failed and what was left', {
+    timeout: scaled(60_000),
+  }, async () => {
     // The model knows a few items: the engine's answer to every other one is unusable.
     sim = await startSimulatedModel(items.slice(0, 30), FAIR);
     const run = await calibrate({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'm' }, []);
@@ -105,7 +128,19 @@ describe('decide calibrate --show and --reset', () => {
   const seed = async (engine: string, model: string) => {
     const store = await openStore(db, LIMITS);
     for (const target of ['choice', 'sufficiency'] as const) {
-      await store.calibrations.save({ engine, model, debias: engine === 'local' ? 'reverse' : 'none', target, temperature: 2, offsets: null, fitted: 50, heldOut: 50, eceBefore: 0.2, eceAfter: 0.1, fittedAt: '2026-11-01T00:00:00.000Z' });
+      await store.calibrations.save({
+        engine,
+        model,
+        debias: engine === 'local' ? 'reverse' : 'none',
+        target,
+        temperature: 2,
+        offsets: null,
+        fitted: 50,
+        heldOut: 50,
+        eceBefore: 0.2,
+        eceAfter: 0.1,
+        fittedAt: '2026-11-01T00:00:00.000Z',
+      });
     }
     await store.close();
   };

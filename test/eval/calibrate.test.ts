@@ -63,9 +63,12 @@ describe('decide calibrate', () => {
     expect(run.code, run.stderr).toBe(0);
     return run;
   };
-  const show = async (env: Record<string, string> = {}) => JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'], { env })).stdout);
+  const show = async (env: Record<string, string> = {}) =>
+    JSON.parse((await decide(['calibrate', '--show', '--db', db, '--json'], { env })).stdout);
 
-  it('keeps every fit of an overconfident model, each lowering held-out log loss beyond noise; serve and eval apply them until --reset', { timeout: scaled(500_000) }, async () => {
+  it('keeps every fit of an overconfident model, each lowering held-out log loss beyond noise; serve and eval apply them until --reset', {
+    timeout: scaled(500_000),
+  }, async () => {
     // Four copies of the shipped set: about 170 held-out readings a mode, enough for
     // the paired bootstrap to tell the fits' gain from noise (on the set alone, with
     // about 45, only the largest gains clear it).
@@ -97,7 +100,9 @@ describe('decide calibrate', () => {
 
     // Nothing about the engine is needed to list them.
     const shown = await show({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: NOBODY, DECIDE_MODEL: 'overconfident' });
-    expect(shown.map((c: { target: string; temperature: number }) => [c.target, c.temperature])).toEqual(fits.map((f) => [f.target, f.stored]));
+    expect(shown.map((c: { target: string; temperature: number }) => [c.target, c.temperature])).toEqual(
+      fits.map((f) => [f.target, f.stored]),
+    );
 
     const evaluate = async (flags: string[]) => {
       const run = await decide(['eval', '--json', '--concurrency', '8', '--set', file, ...flags], { env, timeoutMs: scaled(200_000) });
@@ -113,7 +118,9 @@ describe('decide calibrate', () => {
     expect(calibrated.overall.ece!).toBeLessThan(raw.overall.ece! / 2);
 
     const serving = await startServe(['--db', db], env, scaled(20_000));
-    expect(await serving.waitForStderr(/^decide: engine /)).toMatch(/calibration choice \d+\.\d\d( \([^)]*\))?, noul \d+\.\d\d( \([^)]*\))?, score \d+\.\d\d( \([^)]*\))?, sufficiency 0\.25/);
+    expect(await serving.waitForStderr(/^decide: engine /)).toMatch(
+      /calibration choice \d+\.\d\d( \([^)]*\))?, noul \d+\.\d\d( \([^)]*\))?, score \d+\.\d\d( \([^)]*\))?, sufficiency 0\.25/,
+    );
     await serving.stop();
 
     // --reset names the engine and model from the configuration alone: nobody need listen.
@@ -126,7 +133,9 @@ describe('decide calibrate', () => {
     expect(await show()).toEqual([]);
   });
 
-  it('a bias toward the first place and one toward yes are fitted as offsets and divided out of the readings as served: flips halved, P(yes) back to the truth, and the answers the bias stole come back', { timeout: scaled(900_000) }, async () => {
+  it('a bias toward the first place and one toward yes are fitted as offsets and divided out of the readings as served: flips halved, P(yes) back to the truth, and the answers the bias stole come back', {
+    timeout: scaled(900_000),
+  }, async () => {
     const set = copies(items, 4);
     const file = writeSet(dir, 'set.jsonl', set);
     const env = await simulated('biased', set, { ...FAIR, positionBias: 1.5, yesBias: 0.8 });
@@ -164,15 +173,27 @@ describe('decide calibrate', () => {
     expect(calibrated.overall.logLoss!).toBeLessThan(raw.overall.logLoss!);
   });
 
-  it('keeps no fit of a calibrated model: T = 1 is stored for each target, with the reason, and nothing changes what eval --db reads', { timeout: scaled(400_000) }, async () => {
+  it('keeps no fit of a calibrated model: T = 1 is stored for each target, with the reason, and nothing changes what eval --db reads', {
+    timeout: scaled(400_000),
+  }, async () => {
     const env = await simulated('calibrated', items, FAIR);
     const { stdout } = await calibrate(env, []);
     const lines = stdout.split('\n');
     for (const target of [...MODES, 'sufficiency']) {
-      expect(lines.find((l) => l.startsWith(`${target} `)), target).toMatch(/ no, T = 1 +\d+ \/ \d+ +\d\.\d{3} → \d\.\d{3} +\d\.\d{3} → \d\.\d{3} +[−+]\d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]$/);
-      expect(lines.find((l) => l.startsWith(`${target}: `)), target).toMatch(/^\w+: held-out log loss \d\.\d{3} → \d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]: not better beyond noise \(the fit: T = \d\.\d\d[^)]*\), kept T = 1/);
+      expect(
+        lines.find((l) => l.startsWith(`${target} `)),
+        target,
+      ).toMatch(/ no, T = 1 +\d+ \/ \d+ +\d\.\d{3} → \d\.\d{3} +\d\.\d{3} → \d\.\d{3} +[−+]\d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]$/);
+      expect(
+        lines.find((l) => l.startsWith(`${target}: `)),
+        target,
+      ).toMatch(
+        /^\w+: held-out log loss \d\.\d{3} → \d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]: not better beyond noise \(the fit: T = \d\.\d\d[^)]*\), kept T = 1/,
+      );
     }
-    expect(stdout).toContain(`Kept in ${db}: decide serve applies no temperature to systemone calibrated; T = 1 stored for choice, noul, score, sufficiency.`);
+    expect(stdout).toContain(
+      `Kept in ${db}: decide serve applies no temperature to systemone calibrated; T = 1 stored for choice, noul, score, sufficiency.`,
+    );
 
     expect((await show()).map((c: { temperature: number }) => c.temperature)).toEqual([1, 1, 1, 1]);
     const table = (await decide(['calibrate', '--show', '--db', db])).stdout;

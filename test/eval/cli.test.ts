@@ -92,7 +92,10 @@ describe('decide eval', () => {
     expect(run.stdout).toMatch(/^Shortcuts\s+\w+\s+best rule [\w-]+ \d+\.\d%, chance \d+\.\d%$/m);
     const report0 = EvalReport.parse(JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8')));
     for (const [mode, shortcut] of Object.entries(report0.shortcuts)) {
-      if (shortcut) expect(run.stdout, mode).toContain(`${mode.padEnd(7)}best rule ${shortcut.best.rule} ${(shortcut.best.accuracy * 100).toFixed(1)}%, chance ${(shortcut.chance * 100).toFixed(1)}%`);
+      if (shortcut)
+        expect(run.stdout, mode).toContain(
+          `${mode.padEnd(7)}best rule ${shortcut.best.rule} ${(shortcut.best.accuracy * 100).toFixed(1)}%, chance ${(shortcut.chance * 100).toFixed(1)}%`,
+        );
     }
     // Progress goes to stderr when stdout is not a terminal.
     expect(run.stderr).toContain(`decide: eval 100% (${DECISIONS} of ${DECISIONS} decisions)`);
@@ -116,7 +119,9 @@ describe('decide eval', () => {
 
   it('--json prints one object; --limit takes a sample stratified by mode and answer place', async () => {
     const file = goodSet();
-    const report = EvalReport.parse(JSON.parse((await decide(['eval', '--set', file, '--json', '--limit', '1'], { env: engineEnv() })).stdout));
+    const report = EvalReport.parse(
+      JSON.parse((await decide(['eval', '--set', file, '--json', '--limit', '1'], { env: engineEnv() })).stdout),
+    );
     expect(report.set).toMatchObject({ items: 1, sufficient: 1, insufficient: 0 });
     // The first stratum in order (choice, right answer in between): the carrier item, as written, in 3 more orders and without its fact.
     expect(report.records.map((r) => r.id)).toEqual(['carrier']);
@@ -155,12 +160,16 @@ describe('decide eval', () => {
   it('--half measures one half of the set; --target-accuracy finds the cut-point that reaches it', async () => {
     const file = goodSet();
     const halves = await Promise.all(
-      ['even', 'odd'].map(async (half) => EvalReport.parse(JSON.parse((await decide(['eval', '--set', file, '--json', '--half', half], { env: engineEnv() })).stdout))),
+      ['even', 'odd'].map(async (half) =>
+        EvalReport.parse(JSON.parse((await decide(['eval', '--set', file, '--json', '--half', half], { env: engineEnv() })).stdout)),
+      ),
     );
     expect(halves.map((r) => r.set.half)).toEqual(['even', 'odd']);
     expect(halves[0].set.items + halves[1].set.items).toBe(3);
     expect(new Set([...halves[0].records, ...halves[1].records].map((r) => r.id)).size).toBe(3);
-    const gated = EvalReport.parse(JSON.parse((await decide(['eval', '--set', file, '--json', '--target-accuracy', '90%'], { env: engineEnv() })).stdout));
+    const gated = EvalReport.parse(
+      JSON.parse((await decide(['eval', '--set', file, '--json', '--target-accuracy', '90%'], { env: engineEnv() })).stdout),
+    );
     expect(gated.gating.target).toMatchObject({ accuracy: 0.9, reached: 1 });
     const refused = await decide(['eval', '--set', file, '--target-accuracy', '1.5'], { env: engineEnv() });
     expect(refused.code).toBe(2);
@@ -170,7 +179,11 @@ describe('decide eval', () => {
   it.each([
     ['a line that is not JSON', ['{"id": "x"'], /line 2: not valid JSON/],
     ['a missing field', [JSON.stringify({ ...SET[1], id: 'x', question: undefined })], /line 2: question:/],
-    ['an answer outside the options', [JSON.stringify({ ...SET[0], id: 'x', answer: 'Carrier Pink' })], /line 2: answer: must be one of the options/],
+    [
+      'an answer outside the options',
+      [JSON.stringify({ ...SET[0], id: 'x', answer: 'Carrier Pink' })],
+      /line 2: answer: must be one of the options/,
+    ],
   ])('%s: exit 2 naming the line and the field, before any decision', async (_what, bad, message) => {
     const file = writeSet([JSON.stringify(SET[0]), ...bad]);
     const run = await decide(['eval', '--set', file], { env: engineEnv() });
@@ -205,7 +218,9 @@ describe('decide eval', () => {
     // The disk item in its five readings (as written, three other orders, without its fact), and the approval item without its limit.
     expect(report.failed.byCode).toEqual({ engine_unavailable: 5, engine_bad_response: 1 });
     expect(report.failed.items).toContainEqual(expect.objectContaining({ id: 'disk', variant: 'reversed', code: 'engine_unavailable' }));
-    expect(report.failed.items).toContainEqual(expect.objectContaining({ id: 'approval', variant: 'without-fact', code: 'engine_bad_response' }));
+    expect(report.failed.items).toContainEqual(
+      expect.objectContaining({ id: 'approval', variant: 'without-fact', code: 'engine_bad_response' }),
+    );
     expect(report.overall.n).toBe(2);
     expect(report.decisiveFact.n).toBe(1);
   });
@@ -240,7 +255,9 @@ describe('decide eval', () => {
     const usage = async (url: string, key: string) =>
       (await fetch(`${url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<any>;
 
-    it('says what it will spend and wants --yes without a terminal; with it, spends exactly that', { timeout: scaled(60_000) }, async () => {
+    it('says what it will spend and wants --yes without a terminal; with it, spends exactly that', {
+      timeout: scaled(60_000),
+    }, async () => {
       const file = goodSet();
       const { url, key } = await startService();
       const refused = await decide(['eval', '--set', file, '--url', url], { env: { DECIDE_API_KEY: key } });
@@ -259,14 +276,20 @@ describe('decide eval', () => {
       expect((await usage(url, key)).freeUsed).toBe(REMOTE_DECISIONS);
     });
 
-    it('--depth stress: every decision a stress decision, priced at 5 credits and never from the free allowance', { timeout: scaled(60_000) }, async () => {
+    it('--depth stress: every decision a stress decision, priced at 5 credits and never from the free allowance', {
+      timeout: scaled(60_000),
+    }, async () => {
       const file = goodSet();
       const { url, db } = await startService();
       const { key, passId } = await runJson(['key', 'create', '--create', '--db', db]);
       await runJson(['pass', 'fund', '--pass', passId, '--credits', '45', '--db', db]);
-      const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--json', '--depth', 'stress'], { env: { DECIDE_API_KEY: key } });
+      const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--json', '--depth', 'stress'], {
+        env: { DECIDE_API_KEY: key },
+      });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain(`makes ${STRESS_DECISIONS} stress decisions at ${url}: ${STRESS_DECISIONS * 5} credit(s) of the key's pass (5 each)`);
+      expect(run.stderr).toContain(
+        `makes ${STRESS_DECISIONS} stress decisions at ${url}: ${STRESS_DECISIONS * 5} credit(s) of the key's pass (5 each)`,
+      );
       const report = EvalReport.parse(JSON.parse(run.stdout));
       expect(report.depth).toBe('stress');
       expect(report.failed.count).toBe(0);
@@ -282,7 +305,9 @@ describe('decide eval', () => {
       await runJson(['pass', 'fund', '--pass', passId, '--credits', '50', '--db', db]);
       const run = await decide(['eval', '--set', file, '--url', serving.url, '--yes', '--json'], { env: { DECIDE_API_KEY: key } });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain(`up to ${REMOTE_DECISIONS} from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 0 to ${REMOTE_DECISIONS} credit(s).`);
+      expect(run.stderr).toContain(
+        `up to ${REMOTE_DECISIONS} from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 0 to ${REMOTE_DECISIONS} credit(s).`,
+      );
       expect(await usage(serving.url, key)).toMatchObject({ freeUsed: 2, passCredits: 50 - (REMOTE_DECISIONS - 2) });
     });
 
@@ -306,7 +331,9 @@ describe('decide eval', () => {
       }
       const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--concurrency', '1'], { env: { DECIDE_API_KEY: key } });
       expect(run.code).toBe(4);
-      expect(run.stderr).toContain("up to 3 from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 9 to 12 credit(s); it holds 0, so the run stops if they run out");
+      expect(run.stderr).toContain(
+        "up to 3 from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 9 to 12 credit(s); it holds 0, so the run stops if they run out",
+      );
       expect(run.stderr).toMatch(/free_limit_reached/);
       expect((await usage(url, key)).freeUsed).toBe(20);
     });

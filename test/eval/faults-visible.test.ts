@@ -17,7 +17,13 @@ import { scaled } from '../support/time.js';
 
 const items: EvalItem[] = readSet(path.join(ROOT, 'eval', 'decisions.jsonl'));
 const FAIR: SimulatedFaults = { accuracy: 0.7, temperature: 1, positionBias: 0, sufficiencySeparation: 0.6 };
-const BIASES = ['positionBias.places.first.bias', 'positionBias.places.middle.bias', 'positionBias.places.last.bias', 'positionBias.middleLevel.bias', 'positionBias.yes.bias'];
+const BIASES = [
+  'positionBias.places.first.bias',
+  'positionBias.places.middle.bias',
+  'positionBias.places.last.bias',
+  'positionBias.middleLevel.bias',
+  'positionBias.yes.bias',
+];
 
 describe('the faults a review planted, as the report shows them', () => {
   let sim: SystemOneFake | undefined;
@@ -64,12 +70,18 @@ describe('the faults a review planted, as the report shows them', () => {
     const fair = await evaluate(FAIR);
     const timid = await evaluate({ ...FAIR, temperature: 2.5 });
     expect(timid.overall.accuracy).toBe(fair.overall.accuracy);
-    const gap = timid.overall.reliability.reduce((sum, bin) => sum + (bin.n && bin.accuracy !== null && bin.confidence !== null ? bin.n * (bin.accuracy - bin.confidence) : 0), 0) / timid.overall.n;
+    const gap =
+      timid.overall.reliability.reduce(
+        (sum, bin) => sum + (bin.n && bin.accuracy !== null && bin.confidence !== null ? bin.n * (bin.accuracy - bin.confidence) : 0),
+        0,
+      ) / timid.overall.n;
     expect(gap).toBeGreaterThan(0.1);
     expect(timid.overall.logLoss!).toBeGreaterThan(fair.overall.logLoss!);
   });
 
-  it('incomplete contexts whose confident guesses change with the facts shown: the stress-depth sufficiency no longer tells them apart', { timeout: scaled(240_000) }, async () => {
+  it('incomplete contexts whose confident guesses change with the facts shown: the stress-depth sufficiency no longer tells them apart', {
+    timeout: scaled(240_000),
+  }, async () => {
     // A probe that says nothing, and confident guesses that move whenever a fact is cut.
     const faults: SimulatedFaults = { ...FAIR, sufficiencySeparation: 0, guesses: 'shifting', guessConfidence: 0.7 };
     const fixed = await evaluate({ ...faults, guesses: 'fixed' }, ['--depth', 'stress']);

@@ -32,8 +32,22 @@ describe('reading a labelled set', () => {
       [
         line(CHOICE),
         '',
-        line({ id: 'n1', mode: 'noul', question: 'Can the lead approve it alone?', context: 'Leads approve up to 500 dollars. It costs 800.', answer: false }),
-        line({ id: 's1', mode: 'score', question: 'How urgent is the alert?', context: 'Over 85 percent full is high. It is 93 percent full.', levels: ['low', 'medium', 'high'], answer: 'high', sufficient: true }),
+        line({
+          id: 'n1',
+          mode: 'noul',
+          question: 'Can the lead approve it alone?',
+          context: 'Leads approve up to 500 dollars. It costs 800.',
+          answer: false,
+        }),
+        line({
+          id: 's1',
+          mode: 'score',
+          question: 'How urgent is the alert?',
+          context: 'Over 85 percent full is high. It is 93 percent full.',
+          levels: ['low', 'medium', 'high'],
+          answer: 'high',
+          sufficient: true,
+        }),
       ].join('\n'),
       'set.jsonl',
     );
@@ -44,11 +58,23 @@ describe('reading a labelled set', () => {
     ['not JSON', '{"id": "x",', /line 2: not valid JSON/],
     ['an unknown field', line({ ...CHOICE, id: 'x', weight: 2 }), /line 2: weight: not allowed here/],
     ['a field of another mode', line({ ...CHOICE, id: 'x', mode: 'noul', answer: true }), /line 2: .*options: not allowed here/],
-    ['an answer that is not an option', line({ ...CHOICE, id: 'x', answer: 'Carrier Green' }), /line 2: answer: must be one of the options/],
-    ['a noul answer that is not a boolean', line({ id: 'x', mode: 'noul', question: 'Is it allowed here?', context: 'The rule allows it in every case.', answer: 'yes' }), /line 2: answer:/],
+    [
+      'an answer that is not an option',
+      line({ ...CHOICE, id: 'x', answer: 'Carrier Green' }),
+      /line 2: answer: must be one of the options/,
+    ],
+    [
+      'a noul answer that is not a boolean',
+      line({ id: 'x', mode: 'noul', question: 'Is it allowed here?', context: 'The rule allows it in every case.', answer: 'yes' }),
+      /line 2: answer:/,
+    ],
     ['a question too short for the API', line({ ...CHOICE, id: 'x', question: 'Which?' }), /line 2: question: must be 8 to 300 characters/],
     ['one option', line({ ...CHOICE, id: 'x', options: ['Carrier Red'] }), /line 2: options: must hold 2 to 6 options/],
-    ['a decisive fact that is not a sentence of the context', line({ ...CHOICE, id: 'x', decisiveFact: 'The customer needs them.' }), /line 2: decisiveFact: must be one sentence/],
+    [
+      'a decisive fact that is not a sentence of the context',
+      line({ ...CHOICE, id: 'x', decisiveFact: 'The customer needs them.' }),
+      /line 2: decisiveFact: must be one sentence/,
+    ],
     ['a repeated id', line(CHOICE), /line 2: id: "c1" is already the id of line 1/],
     ['an unknown mode', line({ ...CHOICE, id: 'x', mode: 'rank' }), /line 2: mode: must be one of choice, noul, score/],
   ])('refuses %s, naming the line and the field', (_what, second, message) => {

@@ -15,7 +15,7 @@ describe('eval figures', () => {
     expect(brier({ p: [0.5, 0.5], answer: 0 })).toBeCloseTo(0.5, 10);
   });
 
-  it('log loss of the answer, floored at the API\'s smallest step so a certain miss stays finite', () => {
+  it("log loss of the answer, floored at the API's smallest step so a certain miss stays finite", () => {
     expect(logLoss({ p: [0.5, 0.5], answer: 1 })).toBeCloseTo(Math.LN2, 10);
     expect(logLoss({ p: [1, 0], answer: 1 })).toBeCloseTo(-Math.log(1e-4), 10);
   });

@@ -87,8 +87,14 @@ describe.skipIf(!LOCAL_RUNTIME)(`decide eval on real models ${NEEDS_LOCAL_RUNTIM
       expect(report.failed.count, JSON.stringify(report.failed.byCode)).toBe(0);
       const measured = figures(report);
       for (const [figure, [recorded, within]] of Object.entries(band)) {
-        expect(measured[figure], `${figure}: ${measured[figure]} (recorded ${recorded} ± ${within}); all: ${JSON.stringify(measured)}`).toBeGreaterThanOrEqual(recorded - within);
-        expect(measured[figure], `${figure}: ${measured[figure]} (recorded ${recorded} ± ${within}); all: ${JSON.stringify(measured)}`).toBeLessThanOrEqual(recorded + within);
+        expect(
+          measured[figure],
+          `${figure}: ${measured[figure]} (recorded ${recorded} ± ${within}); all: ${JSON.stringify(measured)}`,
+        ).toBeGreaterThanOrEqual(recorded - within);
+        expect(
+          measured[figure],
+          `${figure}: ${measured[figure]} (recorded ${recorded} ± ${within}); all: ${JSON.stringify(measured)}`,
+        ).toBeLessThanOrEqual(recorded + within);
       }
     });
   }

@@ -10,7 +10,7 @@ const SET = path.join(ROOT, 'eval', 'decisions.jsonl');
 const items: EvalItem[] = readSet(SET);
 const base = items.filter(isSufficient);
 const twins = items.filter((item) => !isSufficient(item));
-const count = <T,>(list: readonly T[], key: (t: T) => string) =>
+const count = <T>(list: readonly T[], key: (t: T) => string) =>
   list.reduce<Record<string, number>>((acc, t) => ({ ...acc, [key(t)]: (acc[key(t)] ?? 0) + 1 }), {});
 
 describe('the shipped labelled set', () => {
@@ -37,7 +37,13 @@ describe('the shipped labelled set', () => {
   });
 
   it('makes every templated twin truly unanswerable: its request, without the fact, is also the twin of items with other answers', () => {
-    const request = (item: EvalItem) => JSON.stringify([item.mode, item.question, item.context, item.mode === 'choice' ? item.options : item.mode === 'score' ? item.levels : null]);
+    const request = (item: EvalItem) =>
+      JSON.stringify([
+        item.mode,
+        item.question,
+        item.context,
+        item.mode === 'choice' ? item.options : item.mode === 'score' ? item.levels : null,
+      ]);
     const answers = new Map<string, Set<string>>();
     for (const twin of twins) answers.set(request(twin), (answers.get(request(twin)) ?? new Set()).add(String(twin.answer)));
     const templated = twins.filter((twin) => twin.id.startsWith('gen-'));
@@ -58,14 +64,28 @@ describe('the shipped labelled set', () => {
     });
     const byChance = choices.reduce((sum, item) => sum + 1 / item.options.length, 0) / choices.length;
     const expected: Record<string, number> = { first: byChance, last: byChance, middle: 1 - 2 * byChance };
-    for (const place of ['first', 'middle', 'last']) expect(Math.abs(places[place] / choices.length - expected[place]), place).toBeLessThan(0.05);
+    for (const place of ['first', 'middle', 'last'])
+      expect(Math.abs(places[place] / choices.length - expected[place]), place).toBeLessThan(0.05);
     const yes = base.filter((item) => item.mode === 'noul' && item.answer === true).length;
     expect(yes / modes.noul).toBeGreaterThan(0.4);
     expect(yes / modes.noul).toBeLessThan(0.6);
     const domains = new Set(base.filter((item) => item.id.startsWith('hw-')).map((item) => item.id.split('-')[1]));
     expect([...domains].sort()).toEqual([
-      'education', 'energy', 'engineering', 'everyday', 'farming', 'hospitality', 'insurance', 'logistics',
-      'operations', 'product', 'publicservices', 'purchasing', 'records', 'scheduling', 'sport',
+      'education',
+      'energy',
+      'engineering',
+      'everyday',
+      'farming',
+      'hospitality',
+      'insurance',
+      'logistics',
+      'operations',
+      'product',
+      'publicservices',
+      'purchasing',
+      'records',
+      'scheduling',
+      'sport',
     ]);
   });
 

@@ -16,7 +16,15 @@ function noul(answer: boolean, context: string, extra: Partial<EvalItem> = {}): 
   return { id: id(), mode: 'noul', question: 'Should we do it?', context, answer, ...extra } as EvalItem;
 }
 function score(answer: string, context: string, extra: Partial<EvalItem> = {}): EvalItem {
-  return { id: id(), mode: 'score', question: 'How urgent is it?', context, levels: ['low', 'medium', 'high'], answer, ...extra } as EvalItem;
+  return {
+    id: id(),
+    mode: 'score',
+    question: 'How urgent is it?',
+    context,
+    levels: ['low', 'medium', 'high'],
+    answer,
+    ...extra,
+  } as EvalItem;
 }
 
 /** The baseline of the only family of `items`, complete items or twins. */
@@ -61,11 +69,13 @@ describe('choice rules', () => {
   });
 
   it('overlap: the option sharing most words of four letters or more with the question and context', () => {
-    const items = [choice(['green painted door', 'blue door', 'red gate'], 'green painted door', 'The painted door is green. The gate is red.')];
+    const items = [
+      choice(['green painted door', 'blue door', 'red gate'], 'green painted door', 'The painted door is green. The gate is red.'),
+    ];
     expect(only(items).rules['most-overlap']).toBe(1);
   });
 
-  it('numbers: an option\'s own number, else the first number of the first sentence naming it', () => {
+  it("numbers: an option's own number, else the first number of the first sentence naming it", () => {
     const context = 'Orbit quotes $1,200 and takes 4 days. Lantern quotes $300 and takes 9 days. Meridian quotes $2,500 and takes 2 days.';
     const items = [choice(['Orbit', 'Lantern', 'Meridian', 'Plan 700'], 'Orbit', context)];
     const { rules } = only(items);
@@ -80,7 +90,8 @@ describe('choice rules', () => {
     // No numbers anywhere: the number rules abstain. One number only: still fewer than two.
     const items = [choice(['Alpha', 'Bravo', 'Charlie'], 'Alpha', FILLER), choice(['Alpha 3', 'Bravo', 'Charlie'], 'Alpha 3', FILLER)];
     const { rules, chance } = only(items);
-    for (const rule of ['lowest-number', 'second-lowest-number', 'highest-number', 'second-highest-number']) expect(rules[rule], rule).toBeCloseTo(chance, 4);
+    for (const rule of ['lowest-number', 'second-lowest-number', 'highest-number', 'second-highest-number'])
+      expect(rules[rule], rule).toBeCloseTo(chance, 4);
     // Two numbers are enough for lowest and highest, not for the second rules.
     const two = only([choice(['Plan 3', 'Plan 9', 'Charlie'], 'Plan 3', FILLER)]);
     expect(two.rules['lowest-number']).toBe(1);
@@ -128,7 +139,7 @@ describe('rules that learn a threshold', () => {
     expect(rules['always-low']).toBeCloseTo(1 / 3, 4);
   });
 
-  it('twins learn from twins: an item\'s original never teaches its twin', () => {
+  it("twins learn from twins: an item's original never teaches its twin", () => {
     const original = noul(true, 'The count is 5. The rule is simple.', { family: 'f' });
     const twin = noul(true, 'The count is 5.', { id: `${original.id}-nofact`, family: 'f', sufficient: false });
     const { families } = shortcutBaselines([original, twin]);

@@ -43,7 +43,14 @@ function expectWeighted(fair: number[], biased: number[], gainers: number[]): vo
 
 describe('the simulated model', () => {
   it('has every new fault off by default', () => {
-    const off: Partial<SimulatedFaults> = { lastPlaceBias: 0, middlePlaceBias: 0, yesBias: 0, middleLevelBias: 0, guesses: 'fixed', guessConfidence: 0.15 };
+    const off: Partial<SimulatedFaults> = {
+      lastPlaceBias: 0,
+      middlePlaceBias: 0,
+      yesBias: 0,
+      middleLevelBias: 0,
+      guesses: 'fixed',
+      guessConfidence: 0.15,
+    };
     for (const item of [choice4, choice3, noul, score, twin]) {
       for (const order of [asWritten(item), reversed(item)]) {
         for (const sufficient of [true, false]) expect(sample(off, item, order, sufficient)).toEqual(sample({}, item, order, sufficient));
@@ -53,7 +60,8 @@ describe('the simulated model', () => {
 
   it('first-place bias weighs the label presented first', () => {
     for (const item of [choice4, noul, score]) {
-      for (const order of [asWritten(item), reversed(item)]) expectWeighted(sample({}, item, order), sample({ positionBias: B }, item, order), [order[0]]);
+      for (const order of [asWritten(item), reversed(item)])
+        expectWeighted(sample({}, item, order), sample({ positionBias: B }, item, order), [order[0]]);
     }
   });
 
@@ -74,17 +82,32 @@ describe('the simulated model', () => {
     ] as const) {
       expectWeighted(sample({}, item, [...order]), sample({ middlePlaceBias: B }, item, [...order]), [...interior]);
     }
-    for (const order of [[0, 1], [1, 0]]) expect(sample({ middlePlaceBias: B }, noul, order)).toEqual(sample({}, noul, order));
+    for (const order of [
+      [0, 1],
+      [1, 0],
+    ])
+      expect(sample({ middlePlaceBias: B }, noul, order)).toEqual(sample({}, noul, order));
   });
 
   it('yes bias weighs yes wherever it is presented, and only in yes/no questions', () => {
-    for (const order of [[0, 1], [1, 0]]) expectWeighted(sample({}, noul, order), sample({ yesBias: B }, noul, order), [0]);
+    for (const order of [
+      [0, 1],
+      [1, 0],
+    ])
+      expectWeighted(sample({}, noul, order), sample({ yesBias: B }, noul, order), [0]);
     for (const item of [choice3, score]) expect(sample({ yesBias: B }, item, asWritten(item))).toEqual(sample({}, item, asWritten(item)));
   });
 
   it("middle-level bias weighs a score's middle level wherever it is presented, and only in score questions", () => {
-    for (const order of [[0, 1, 2], [2, 1, 0], [1, 0, 2], [0, 2, 1]]) expectWeighted(sample({}, score, order), sample({ middleLevelBias: B }, score, order), [1]);
-    for (const item of [choice3, noul]) expect(sample({ middleLevelBias: B }, item, asWritten(item))).toEqual(sample({}, item, asWritten(item)));
+    for (const order of [
+      [0, 1, 2],
+      [2, 1, 0],
+      [1, 0, 2],
+      [0, 2, 1],
+    ])
+      expectWeighted(sample({}, score, order), sample({ middleLevelBias: B }, score, order), [1]);
+    for (const item of [choice3, noul])
+      expect(sample({ middleLevelBias: B }, item, asWritten(item))).toEqual(sample({}, item, asWritten(item)));
   });
 
   it('a temperature above 1 is underconfidence: the same ranking, each reading flattened as p^(1/T)', () => {
@@ -112,7 +135,9 @@ describe('the simulated model', () => {
       // Each context keeps its own guess: the same text, the same answer.
       expect(sample({ guesses: 'shifting' }, twin, asWritten(twin), false, states[1])).toEqual(shifting[1]);
       // A context holding the deciding fact is read, not guessed, either way.
-      expect(sample({ guesses: 'shifting' }, choice4, asWritten(choice4), true, 'another text')).toEqual(sample({}, choice4, asWritten(choice4)));
+      expect(sample({ guesses: 'shifting' }, choice4, asWritten(choice4), true, 'another text')).toEqual(
+        sample({}, choice4, asWritten(choice4)),
+      );
     });
 
     it('guesses as surely as guessConfidence says: 0.15 above uniform by default, confident if asked', () => {
@@ -130,7 +155,9 @@ describe('the simulated model', () => {
     expect(presentedOrder(noul, { type: 'noul', criteria: { false: 'No', true: 'Yes' } })).toEqual([1, 0]);
     expect(presentedOrder(noul, { type: 'noul' })).toEqual([0, 1]);
     const options = [...choice3.options];
-    expect(presentedOrder(choice3, { type: 'choice', criteria: Object.fromEntries([options[2], options[0], options[1]].map((o) => [o, null])) })).toEqual([2, 0, 1]);
+    expect(
+      presentedOrder(choice3, { type: 'choice', criteria: Object.fromEntries([options[2], options[0], options[1]].map((o) => [o, null])) }),
+    ).toEqual([2, 0, 1]);
     expect(presentedOrder(score, { type: 'score', criteria: [...score.levels].reverse() })).toEqual([2, 1, 0]);
   });
 });

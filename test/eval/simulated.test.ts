@@ -33,7 +33,11 @@ function impliedBias(faults: SimulatedFaults): { flipRate: number; primacy: numb
   let primacy = 0;
   let reversals = 0;
   for (const item of complete) {
-    const a = model.distribution(item, true, item.mode === 'noul' ? [0, 1] : [...Array(item.mode === 'choice' ? item.options.length : 3).keys()]);
+    const a = model.distribution(
+      item,
+      true,
+      item.mode === 'noul' ? [0, 1] : [...Array(item.mode === 'choice' ? item.options.length : 3).keys()],
+    );
     const others = ordersOf(item, PERMUTATIONS, true);
     flips += others.filter(({ order }) => argmax(a) !== argmax(model.distribution(item, true, order))).length / others.length;
     if (item.mode === 'noul') continue;
@@ -64,7 +68,9 @@ describe('decide eval on a simulated model with known faults', () => {
     return report;
   };
 
-  it('recovers accuracy, calibration, no position bias and a sharp sufficiency signal; overconfidence shows in ECE alone', { timeout: scaled(160_000) }, async () => {
+  it('recovers accuracy, calibration, no position bias and a sharp sufficiency signal; overconfidence shows in ECE alone', {
+    timeout: scaled(160_000),
+  }, async () => {
     const fair = await evaluate(FAIR);
     expect(fair.failed.count).toBe(0);
     expect(fair.engine).toEqual({ name: 'systemone', model: 'simulated', debias: 'none' });
@@ -94,7 +100,9 @@ describe('decide eval on a simulated model with known faults', () => {
     }
   });
 
-  it('a bias toward the first presented label shows as the flips and primacy it implies; no sufficiency signal gives an AUROC near chance', { timeout: scaled(80_000) }, async () => {
+  it('a bias toward the first presented label shows as the flips and primacy it implies; no sufficiency signal gives an AUROC near chance', {
+    timeout: scaled(80_000),
+  }, async () => {
     const faults = { ...FAIR, positionBias: 0.8, sufficiencySeparation: 0 };
     const implied = impliedBias(faults);
     const report = await evaluate(faults);
@@ -115,7 +123,9 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(Math.abs(report.positionBias.primacy! - implied.primacy)).toBeLessThan(0.005);
   });
 
-  it('a bias toward yes is no matter of place: --debias reverse, which also presents No first, leaves it whole', { timeout: scaled(160_000) }, async () => {
+  it('a bias toward yes is no matter of place: --debias reverse, which also presents No first, leaves it whole', {
+    timeout: scaled(160_000),
+  }, async () => {
     const fair = await evaluate(FAIR);
     const plain = await evaluate({ ...FAIR, yesBias: 0.8 });
     const debiased = await evaluate({ ...FAIR, yesBias: 0.8 }, ['--debias', 'reverse']);
@@ -145,7 +155,9 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(stress.overall.accuracy).toBe(standard.overall.accuracy);
   });
 
-  it('--debias reverse cancels a first-place bias between the two orders it averages, not under other orders', { timeout: scaled(160_000) }, async () => {
+  it('--debias reverse cancels a first-place bias between the two orders it averages, not under other orders', {
+    timeout: scaled(160_000),
+  }, async () => {
     const biased = { ...FAIR, positionBias: 0.8 };
     const plain = await evaluate(biased);
     const debiased = await evaluate(biased, ['--debias', 'reverse']);

@@ -15,7 +15,9 @@ describe.skipIf(!LOCAL_RUNTIME)(`decide eval on the tiny local model ${NEEDS_LOC
   beforeAll(assertBuilt);
   afterEach(killAll);
 
-  it('measures the first items of the shipped set with the local engine, on the threads --threads gives', { timeout: scaled(60_000) }, async () => {
+  it('measures the first items of the shipped set with the local engine, on the threads --threads gives', {
+    timeout: scaled(60_000),
+  }, async () => {
     const run = await decide(['eval', '--model', TINY_MODEL, '--threads', '1', '--limit', '24', '--json'], { timeoutMs: scaled(55_000) });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/local engine: 1 thread on \w+, context \d+ tokens, 8 sequences/);

@@ -68,7 +68,8 @@ describe('the halves of the set', () => {
       if (item.id.endsWith('-nofact')) expect(halves.get(item.id), item.id).toBe(halves.get(item.id.replace(/-nofact$/, '')));
     }
     const byFamily = new Map<string, Set<string>>();
-    for (const item of SET.filter((i) => i.family)) byFamily.set(item.family!, (byFamily.get(item.family!) ?? new Set()).add(halves.get(item.id)!));
+    for (const item of SET.filter((i) => i.family))
+      byFamily.set(item.family!, (byFamily.get(item.family!) ?? new Set()).add(halves.get(item.id)!));
     for (const [family, sides] of byFamily) expect(sides.size, family).toBe(1);
   });
 
@@ -94,7 +95,8 @@ describe('--limit: a stratified sample', () => {
       const at = i.options.indexOf(i.answer);
       return at === 0 ? 'first' : at === i.options.length - 1 ? 'last' : 'middle';
     });
-    for (const place of ['first', 'middle', 'last']) expect(places.filter((p) => p === place).length, place).toBeGreaterThanOrEqual(Math.floor(choice.length / 3) - 1);
+    for (const place of ['first', 'middle', 'last'])
+      expect(places.filter((p) => p === place).length, place).toBeGreaterThanOrEqual(Math.floor(choice.length / 3) - 1);
     const modes = new Set(sample.map((i) => i.mode));
     expect(modes.size).toBe(3);
   });
@@ -107,10 +109,16 @@ describe('ties', () => {
     expect(topChanged([0.6, 0.3, 0.1], [0.3, 0.6, 0.1])).toBe(true);
   });
 
-  it('an engine that ignores the content, asked in every order, flips nothing and gets a coin\'s credit', () => {
+  it("an engine that ignores the content, asked in every order, flips nothing and gets a coin's credit", () => {
     const even = [1 / 3, 1 / 3, 1 / 3].map((x, i) => x + (i - 1) * 1e-13);
     const records = [0, 1, 2].map((answer) =>
-      record({ id: `i${answer}`, mode: 'score', answer, given: reading(even), orders: [{ variant: 'reversed', order: [2, 1, 0], p: [...even].reverse() }] }),
+      record({
+        id: `i${answer}`,
+        mode: 'score',
+        answer,
+        given: reading(even),
+        orders: [{ variant: 'reversed', order: [2, 1, 0], p: [...even].reverse() }],
+      }),
     );
     const figures = figuresOf(records);
     expect(figures.positionBias.complete.flipRate).toBe(0);
@@ -130,7 +138,15 @@ describe('order bias as numbers', () => {
         orders: [{ variant: 'permuted', order: [1, 0, 2], p: [0.6, 0.2, 0.2] }],
       }),
     );
-    const yes = [0, 1].map((answer) => record({ id: `n${answer}`, mode: 'noul', answer, given: reading([0.8, 0.2]), orders: [{ variant: 'no-first', order: [1, 0], p: [0.8, 0.2] }] }));
+    const yes = [0, 1].map((answer) =>
+      record({
+        id: `n${answer}`,
+        mode: 'noul',
+        answer,
+        given: reading([0.8, 0.2]),
+        orders: [{ variant: 'no-first', order: [1, 0], p: [0.8, 0.2] }],
+      }),
+    );
     const bias = figuresOf([...records, ...yes]).positionBias;
     expect(bias.places.middle.top).toBe(1);
     expect(bias.places.middle.stated).toBeCloseTo(0.6, 4);
@@ -162,10 +178,16 @@ describe('intervals and comparisons', () => {
 
   it('a paired difference: a real gain differs, the same items read twice do not', () => {
     const items = Array.from({ length: 100 }, (_, i) => i);
-    const better = difference(items.map((i) => ({ a: i % 2, b: i % 5 === 0 ? 0 : 1 })), (xs) => xs.reduce((a, b) => a + b, 0) / xs.length)!;
+    const better = difference(
+      items.map((i) => ({ a: i % 2, b: i % 5 === 0 ? 0 : 1 })),
+      (xs) => xs.reduce((a, b) => a + b, 0) / xs.length,
+    )!;
     expect(better.difference).toBeCloseTo(0.3, 4);
     expect(better.differs).toBe(true);
-    const same = difference(items.map((i) => ({ a: i % 2, b: i % 2 })), (xs) => xs.reduce((a, b) => a + b, 0) / xs.length)!;
+    const same = difference(
+      items.map((i) => ({ a: i % 2, b: i % 2 })),
+      (xs) => xs.reduce((a, b) => a + b, 0) / xs.length,
+    )!;
     expect(same).toMatchObject({ difference: 0, differs: false });
   });
 });

@@ -62,7 +62,9 @@ describe('examples/*.ts and the exported types', () => {
     expect(built.stdout + built.stderr).toBe('');
 
     const { key } = await svc.newKey();
-    svc.fake.respond(scripted({ PostgreSQL: 0.8, MongoDB: 0.2, Yes: 0.9, No: 0.1, low: 0.1, medium: 0.3, high: 0.6 }, { Yes: 0.9, No: 0.1 }));
+    svc.fake.respond(
+      scripted({ PostgreSQL: 0.8, MongoDB: 0.2, Yes: 0.9, No: 0.1, low: 0.1, medium: 0.3, high: 0.6 }, { Yes: 0.9, No: 0.1 }),
+    );
     const ran = await run(process.execPath, [path.join(out, 'client.js')], { DECIDE_URL: svc.url, DECIDE_API_KEY: key });
     expect(ran.stderr).toBe('');
     expect(ran.code).toBe(0);
@@ -125,7 +127,10 @@ describe('examples/*.sh', () => {
     const facts = path.join(dir, 'release-notes.md');
     fs.writeFileSync(facts, '- All 412 tests pass.\n- The change is behind a flag that is off.\n- The on-call engineer is in.\n');
     const gate = () =>
-      run('sh', [path.join(EXAMPLES, 'ci-gate.sh'), 'Should this build be deployed to production?', facts], { DECIDE_URL: svc.url, DECIDE_API_KEY: key });
+      run('sh', [path.join(EXAMPLES, 'ci-gate.sh'), 'Should this build be deployed to production?', facts], {
+        DECIDE_URL: svc.url,
+        DECIDE_API_KEY: key,
+      });
 
     svc.fake.respond(scripted({ Yes: 0.9, No: 0.1 }, { Yes: 0.9, No: 0.1 }));
     const yes = await gate();

@@ -49,7 +49,10 @@ function asTheUnitStartsIt(root: string) {
   const [bin, serve, ...args] = one('ExecStart').split(/\s+/);
   expect([path.isAbsolute(bin), path.basename(bin), serve]).toEqual([true, 'decide', 'serve']);
   expect(one('EnvironmentFile')).toBe('/etc/decide/decide.env'); // where the unit's comment installs examples/decide.env
-  const env = { ...readEnvironment(fs.readFileSync(path.join(EXAMPLES, 'decide.env'), 'utf8').split('\n')), ...readEnvironment(section.get('Environment') ?? []) };
+  const env = {
+    ...readEnvironment(fs.readFileSync(path.join(EXAMPLES, 'decide.env'), 'utf8').split('\n')),
+    ...readEnvironment(section.get('Environment') ?? []),
+  };
   for (const [name, value] of Object.entries(env)) if (value.startsWith('/var/')) env[name] = under(value);
   const flag = (name: string) => args[args.indexOf(name) + 1];
   const db = under(flag('--db'));
@@ -67,14 +70,18 @@ describe('examples/decide.service: decide serve as systemd runs it', () => {
     expect(unit.one('User')).not.toMatch(/^(root|0)?$/);
     expect(unit.cwd).toBe(path.dirname(unit.db)); // the ledger in the working directory systemd made
     // The engine is the fake's: decide.env leaves the local engine, which needs a model.
-    const serving = await startServe(unit.args, { ...unit.env, ...openaiEnv(fixture.fake.url, 'sk-unit') }, scaled(8_000), { cwd: unit.cwd });
+    const serving = await startServe(unit.args, { ...unit.env, ...openaiEnv(fixture.fake.url, 'sk-unit') }, scaled(8_000), {
+      cwd: unit.cwd,
+    });
     const line = await serving.waitForStderr(/^decide: engine openai/);
     expect(line).toContain(`database ${unit.db}`);
     expect(line).toContain('browser pages off (DECIDE_WEB=off)');
     expect((await request(`${serving.url}/readyz`)).statusCode).toBe(200);
     expect(fs.existsSync(unit.db)).toBe(true);
     // systemd's stop: SIGTERM, and SIGKILL after TimeoutStopSec, which must outlast a decision in flight.
-    expect(Number(unit.one('TimeoutStopSec')) * 1000).toBeGreaterThan(Number(unit.env.DECIDE_ENGINE_TIMEOUT_MS ?? DEFAULT_ENGINE_TIMEOUT_MS));
+    expect(Number(unit.one('TimeoutStopSec')) * 1000).toBeGreaterThan(
+      Number(unit.env.DECIDE_ENGINE_TIMEOUT_MS ?? DEFAULT_ENGINE_TIMEOUT_MS),
+    );
     expect(await serving.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 
@@ -90,7 +97,10 @@ describe('examples/decide.service: decide serve as systemd runs it', () => {
 
     const engine = openaiEnv(fixture.fake.url, 'sk-unit');
     const first = await startServe(unit.args, { ...unit.env, ...engine }, scaled(8_000), { cwd: unit.cwd });
-    const taken = await runCli(['serve', ...unit.args, '--port', String(first.port), '--db', path.join(fixture.tempDb().dir, 'other.db')], { ...unit.env, ...engine });
+    const taken = await runCli(['serve', ...unit.args, '--port', String(first.port), '--db', path.join(fixture.tempDb().dir, 'other.db')], {
+      ...unit.env,
+      ...engine,
+    });
     expect(taken.code).toBe(EXIT.unavailable);
     expect(prevented).not.toContain(taken.code);
   });
@@ -99,9 +109,16 @@ describe('examples/decide.service: decide serve as systemd runs it', () => {
     const dir = fixture.tempDb().dir;
     fs.symlinkSync(BIN, path.join(dir, 'decide'));
     // The bin and the environment file where this machine has them.
-    const text = fs.readFileSync(UNIT, 'utf8').replace(/^ExecStart=\S+/m, `ExecStart=${path.join(dir, 'decide')}`).replace(/^EnvironmentFile=.*$/m, `EnvironmentFile=${path.join(EXAMPLES, 'decide.env')}`);
+    const text = fs
+      .readFileSync(UNIT, 'utf8')
+      .replace(/^ExecStart=\S+/m, `ExecStart=${path.join(dir, 'decide')}`)
+      .replace(/^EnvironmentFile=.*$/m, `EnvironmentFile=${path.join(EXAMPLES, 'decide.env')}`);
     fs.writeFileSync(path.join(dir, 'decide.service'), text);
-    const verified = await collectOutput(track(spawn(which('systemd-analyze')!, ['verify', path.join(dir, 'decide.service')], { stdio: ['ignore', 'pipe', 'pipe'] })), 'systemd-analyze verify', scaled(20_000));
+    const verified = await collectOutput(
+      track(spawn(which('systemd-analyze')!, ['verify', path.join(dir, 'decide.service')], { stdio: ['ignore', 'pipe', 'pipe'] })),
+      'systemd-analyze verify',
+      scaled(20_000),
+    );
     expect(verified.stderr).toBe('');
     expect(verified.code).toBe(0);
   });
@@ -135,21 +152,34 @@ describe('examples/nginx.conf in front of decide (DECIDE_TRUST_PROXY=1)', () => 
   it('sends what docs/operations.md says, to where the unit listens', () => {
     const upstream = directives.find((d) => d.block.startsWith('upstream') && d.name === 'server')!;
     expect(upstream.args[0]).toBe(asTheUnitStartsIt(fixture.tempDb().dir).listen);
-    const row = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8').split('\n').find((line) => line.startsWith('| nginx |'))!;
+    const row = fs
+      .readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('| nginx |'))!;
     const documented = [...row.matchAll(/`proxy_set_header ([^`;]+);`/g)].map((m) => m[1].split(/\s+/));
     expect(documented.length).toBeGreaterThan(0);
-    for (const args of documented) expect(directives.filter((d) => d.block === location && d.name === 'proxy_set_header').map((d) => d.args)).toContainEqual(args);
+    for (const args of documented)
+      expect(directives.filter((d) => d.block === location && d.name === 'proxy_set_header').map((d) => d.args)).toContainEqual(args);
   });
 
   it('decide counts the address nginx saw, whatever the client wrote in X-Forwarded-For', async () => {
     const unit = asTheUnitStartsIt(fixture.tempDb().dir);
     expect(unit.env.DECIDE_TRUST_PROXY).toBe('1');
     // One free decision per client IP, so a second one from the same client is refused.
-    const serving = await startServe(unit.args, { ...unit.env, ...openaiEnv(fixture.fake.url, 'sk-nginx'), DECIDE_FREE_PER_IP: '1' }, scaled(8_000), { cwd: unit.cwd });
+    const serving = await startServe(
+      unit.args,
+      { ...unit.env, ...openaiEnv(fixture.fake.url, 'sk-nginx'), DECIDE_FREE_PER_IP: '1' },
+      scaled(8_000),
+      { cwd: unit.cwd },
+    );
     const { key } = await runJson(['key', 'create', '--db', unit.db]);
     const host = directives.find((d) => d.name === 'server_name' && d.block === location.split(' > ')[0])!.args[0];
     const decide = async (remoteAddr: string, forwardedFor?: string) => {
-      const headers = { ...sentByNginx(location, { remoteAddr, forwardedFor, host }), authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const headers = {
+        ...sentByNginx(location, { remoteAddr, forwardedFor, host }),
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+      };
       const res = await request(`${serving.url}/v1/decisions`, { method: 'POST', headers, body: JSON.stringify(NOUL) });
       return { status: res.statusCode, code: ((await res.body.json()) as { code?: string }).code };
     };
@@ -164,13 +194,27 @@ describe('examples/nginx.conf in front of decide (DECIDE_TRUST_PROXY=1)', () => 
   it.skipIf(!which('nginx') || !which('openssl'))('nginx -t accepts it (with a certificate made for the test)', async () => {
     const dir = fixture.tempDb().dir;
     const [cert, certKey] = [path.join(dir, 'fullchain.pem'), path.join(dir, 'privkey.pem')];
-    execFileSync(which('openssl')!, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=decide.example.com', '-keyout', certKey, '-out', cert], { stdio: 'ignore' });
-    const site = fs.readFileSync(NGINX, 'utf8').replace(/^(\s*ssl_certificate) \S+;/m, `$1 ${cert};`).replace(/^(\s*ssl_certificate_key) \S+;/m, `$1 ${certKey};`);
+    execFileSync(
+      which('openssl')!,
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=decide.example.com', '-keyout', certKey, '-out', cert],
+      { stdio: 'ignore' },
+    );
+    const site = fs
+      .readFileSync(NGINX, 'utf8')
+      .replace(/^(\s*ssl_certificate) \S+;/m, `$1 ${cert};`)
+      .replace(/^(\s*ssl_certificate_key) \S+;/m, `$1 ${certKey};`);
     fs.writeFileSync(path.join(dir, 'site.conf'), site);
     // The main file a distribution's nginx has, reduced to what -t needs, its paths in the test's folder.
     const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${dir}/${kind};`).join('\n');
-    fs.writeFileSync(path.join(dir, 'nginx.conf'), `pid ${dir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n${temp}\n  access_log off;\n  include ${dir}/site.conf;\n}\n`);
-    const tested = await collectOutput(track(spawn(which('nginx')!, ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: ['ignore', 'pipe', 'pipe'] })), 'nginx -t', scaled(20_000));
+    fs.writeFileSync(
+      path.join(dir, 'nginx.conf'),
+      `pid ${dir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n${temp}\n  access_log off;\n  include ${dir}/site.conf;\n}\n`,
+    );
+    const tested = await collectOutput(
+      track(spawn(which('nginx')!, ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: ['ignore', 'pipe', 'pipe'] })),
+      'nginx -t',
+      scaled(20_000),
+    );
     expect(tested.stderr).toContain('test is successful');
     expect(tested.code).toBe(0);
   });

@@ -66,7 +66,9 @@ export function errorTypeOf(status: number): string {
 function message(behaviour: AnthropicBehaviour, body: any): unknown {
   const forced = typeof body?.tool_choice?.name === 'string' ? body.tool_choice.name : 'none';
   const input = behaviour.input !== undefined ? behaviour.input : (behaviour.labels ?? defaultToolInput(body));
-  const content = behaviour.content ?? [{ type: 'tool_use', id: `toolu_fake_${fnv1a(JSON.stringify(body))}`, name: behaviour.toolName ?? forced, input }];
+  const content = behaviour.content ?? [
+    { type: 'tool_use', id: `toolu_fake_${fnv1a(JSON.stringify(body))}`, name: behaviour.toolName ?? forced, input },
+  ];
   const inputTokens = behaviour.usage === undefined ? defaultInputTokens(body) : behaviour.usage;
   return {
     id: `msg_fake_${fnv1a(JSON.stringify(body))}`,

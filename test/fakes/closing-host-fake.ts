@@ -28,7 +28,9 @@ export async function startClosingHost(data: Buffer, burst = 1024 * 1024): Promi
       ranges.push(range ? `bytes=${range[1]}-` : '');
       const start = range ? Number(range[1]) : 0;
       const status = start > 0 ? `206 Partial Content\r\nContent-Range: bytes ${start}-${data.length - 1}/${data.length}` : '200 OK';
-      socket.write(`HTTP/1.1 ${status}\r\nContent-Length: ${data.length - start}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n`);
+      socket.write(
+        `HTTP/1.1 ${status}\r\nContent-Length: ${data.length - start}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n`,
+      );
       for (let at = start; at < data.length; at += burst) {
         const chunk = data.subarray(at, at + burst);
         if (at + burst >= data.length) socket.end(chunk);

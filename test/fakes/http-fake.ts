@@ -137,7 +137,13 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     if (req.method === 'GET' && options.modelsPath !== undefined && recorded.path === options.modelsPath) {
       // The start-up and readiness probe: kept apart, so `requests` holds the protocol's calls alone.
       probes.push(recorded);
-      return json(res, fake.modelsStatus, fake.modelsStatus === 200 ? { object: 'list', data: [{ id: 'fake-model', object: 'model' }] } : { error: { message: `scripted HTTP ${fake.modelsStatus}` } });
+      return json(
+        res,
+        fake.modelsStatus,
+        fake.modelsStatus === 200
+          ? { object: 'list', data: [{ id: 'fake-model', object: 'model' }] }
+          : { error: { message: `scripted HTTP ${fake.modelsStatus}` } },
+      );
     }
     requests.push(recorded);
     inFlight++;
@@ -145,7 +151,8 @@ export async function startHttpFake<B extends CommonBehaviour>(options: {
     res.once('close', () => inFlight--);
     for (const waiter of inFlightWaiters) if (inFlight >= waiter.n) waiter.resolve();
 
-    if (req.method !== 'POST' || recorded.path !== options.path) return json(res, 404, { error: `no route ${req.method} ${recorded.path}` });
+    if (req.method !== 'POST' || recorded.path !== options.path)
+      return json(res, 404, { error: `no route ${req.method} ${recorded.path}` });
     const behaviour = await handler(body, recorded);
     if (behaviour.until) await behaviour.until;
     if (behaviour.delayMs) await wait(behaviour.delayMs);
@@ -255,7 +262,11 @@ const PADDING = Buffer.alloc(64 * 1024, ' ');
 function streamPadded(res: http.ServerResponse, status: number, text: string, behaviour: CommonBehaviour): Promise<StreamOutcome> {
   const total = behaviour.padTo!;
   const declared = Number.isFinite(total) && !behaviour.chunked;
-  res.writeHead(status, { 'content-type': 'application/json', ...(declared ? { 'content-length': String(total) } : {}), ...behaviour.headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    ...(declared ? { 'content-length': String(total) } : {}),
+    ...behaviour.headers,
+  });
   res.write(text);
   let sent = Buffer.byteLength(text);
   return new Promise((resolve) => {

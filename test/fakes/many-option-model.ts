@@ -79,7 +79,10 @@ export function manyOptionAnswer(items: readonly ManyOptionItem[], body: any, no
   if (!item) throw new Error(`the simulated model knows no item with the facts ${JSON.stringify(factsText(body))}`);
   const next = mulberry32(fnv1a(JSON.stringify(body.messages)));
   const groups = offeredGroups(body);
-  const units = groups.length > 0 ? groups.map((g) => ({ label: g.label, names: g.members })) : offeredOptions(body).map((o) => ({ label: o.label, names: [o.text] }));
+  const units =
+    groups.length > 0
+      ? groups.map((g) => ({ label: g.label, names: g.members }))
+      : offeredOptions(body).map((o) => ({ label: o.label, names: [o.text] }));
   const shown = units.reduce((n, u) => n + u.names.length, 0);
   const sharpness = 1 / (1 + shown / 200);
   const logits = units.map((u, place) => {

@@ -83,7 +83,8 @@ function completion(behaviour: OpenAIBehaviour, body: any): unknown {
 
 /** The answer to a json_schema request: the stated probabilities as the message content. */
 function statedCompletion(behaviour: OpenAIBehaviour, body: any): unknown {
-  const content = behaviour.content !== undefined ? behaviour.content : JSON.stringify(behaviour.labels ?? defaultStatedProbabilities(body));
+  const content =
+    behaviour.content !== undefined ? behaviour.content : JSON.stringify(behaviour.labels ?? defaultStatedProbabilities(body));
   return {
     id: `chatcmpl-fake-${fnv1a(JSON.stringify(body))}`,
     object: 'chat.completion',
@@ -196,7 +197,13 @@ export function offeredLabels(body: any): string[] {
 export function questionKind(body: any): 'choice' | 'score' | 'noul' | undefined {
   const { lines, at } = lastSection(body);
   const header = at < 0 ? undefined : lines[at];
-  return header === 'Options:' || header === 'Groups:' ? 'choice' : header === 'Levels:' ? 'score' : header === 'Answers:' ? 'noul' : undefined;
+  return header === 'Options:' || header === 'Groups:'
+    ? 'choice'
+    : header === 'Levels:'
+      ? 'score'
+      : header === 'Answers:'
+        ? 'noul'
+        : undefined;
 }
 
 /** The question's instructions, as the prompt states them. */
@@ -204,7 +211,12 @@ export function questionText(body: any): string {
   const { lines, at } = lastSection(body);
   if (at < 0) return '';
   const start = lines.lastIndexOf('Question:', at);
-  return start < 0 ? '' : lines.slice(start + 1, at).join('\n').trim();
+  return start < 0
+    ? ''
+    : lines
+        .slice(start + 1, at)
+        .join('\n')
+        .trim();
 }
 
 /** The facts (state) the prompt carries. */
@@ -226,9 +238,9 @@ export function byOptionText(body: any, probabilities: Record<string, number>): 
   const out: Record<string, number> = {};
   for (const [key, p] of Object.entries(probabilities)) {
     // Text first: a choice whose own option names are letters must not match by label.
-    const option =
-      options.find((o) => o.text === key || o.text.startsWith(`${key} — `)) ?? options.find((o) => o.label === key);
-    if (!option) throw new Error(`the prompt offers no option "${key}" (offers: ${options.map((o) => `${o.label}: ${o.text}`).join('; ')})`);
+    const option = options.find((o) => o.text === key || o.text.startsWith(`${key} — `)) ?? options.find((o) => o.label === key);
+    if (!option)
+      throw new Error(`the prompt offers no option "${key}" (offers: ${options.map((o) => `${o.label}: ${o.text}`).join('; ')})`);
     out[option.label] = p;
   }
   return out;

@@ -30,10 +30,13 @@ export async function startProxyFake(): Promise<ProxyFake> {
     const target = new URL(req.url ?? '');
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
-    const upstream = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
   });

@@ -55,7 +55,8 @@ export interface SimulatedFaults {
 
 type Classes = readonly string[];
 
-const classesOf = (item: EvalItem): Classes => (item.mode === 'choice' ? item.options : item.mode === 'score' ? item.levels : ['yes', 'no']);
+const classesOf = (item: EvalItem): Classes =>
+  item.mode === 'choice' ? item.options : item.mode === 'score' ? item.levels : ['yes', 'no'];
 const answerOf = (item: EvalItem): number => (item.mode === 'noul' ? (item.answer ? 0 : 1) : classesOf(item).indexOf(item.answer));
 
 function uniform(seed: number, ...parts: string[]): number {
@@ -176,7 +177,8 @@ export function startSimulatedModel(set: readonly EvalItem[], faults: SimulatedF
     // The question follows a colon and ends its line, in the main question and the probe alike.
     const asked = /: (.*)$/m.exec(String(question.instructions ?? '').split('\n')[0])?.[1];
     // Items may share a question and differ in their options or levels: only those the engine presented qualify.
-    const labels = question.type === 'choice' ? Object.keys(question.criteria) : question.type === 'score' ? (question.criteria as string[]) : null;
+    const labels =
+      question.type === 'choice' ? Object.keys(question.criteria) : question.type === 'score' ? (question.criteria as string[]) : null;
     const same = (item: EvalItem) => labels === null || [...classesOf(item)].sort().join('\n') === [...labels].sort().join('\n');
     const found = asked === undefined ? null : lookup((byQuestion.get(asked) ?? []).filter(same), state);
     if (!found) return { type: question.type, error: 'the simulated model does not know this question' };

@@ -46,7 +46,11 @@ describe.skipIf(!SCHEMATHESIS)(`Schemathesis against decide serve ${NEEDS_SCHEMA
       engine = await startSystemOneFake();
       // The operator API on, so its routes are fuzzed behind their own token like the rest.
       const adminToken = 'fuzz-admin-token-0123456789abcdef';
-      const server = await startServe(['--db', db], { DECIDE_SYSTEMONE_URL: engine.url, DECIDE_MODEL: 'fuzzed', DECIDE_ADMIN_TOKEN: adminToken });
+      const server = await startServe(['--db', db], {
+        DECIDE_SYSTEMONE_URL: engine.url,
+        DECIDE_MODEL: 'fuzzed',
+        DECIDE_ADMIN_TOKEN: adminToken,
+      });
       const { key, passId } = await runJson<{ key: string; passId: string }>(['key', 'create', '--db', db]);
       await runJson(['pass', 'fund', '--pass', passId, '--credits', '100000', '--db', db]);
       // A browser's pass, so the pages' cookie routes are reached too, from the server's own Origin.
@@ -74,29 +78,51 @@ describe.skipIf(!SCHEMATHESIS)(`Schemathesis against decide serve ${NEEDS_SCHEMA
         ].join('\n'),
       );
       const args = [
-        '--config-file', config,
+        '--config-file',
+        config,
         'run',
         `${server.url}/openapi.json`,
-        '--checks', 'all',
-        '--exclude-checks', 'positive_data_acceptance',
-        '--exclude-operation-id', 'revokeKey',
-        '--phases', 'examples,coverage,fuzzing,stateful',
-        '--max-examples', '150',
-        '--workers', '1',
-        '--seed', '20261125',
-        '--report', 'junit', '--report-junit-path', junit,
+        '--checks',
+        'all',
+        '--exclude-checks',
+        'positive_data_acceptance',
+        '--exclude-operation-id',
+        'revokeKey',
+        '--phases',
+        'examples,coverage,fuzzing,stateful',
+        '--max-examples',
+        '150',
+        '--workers',
+        '1',
+        '--seed',
+        '20261125',
+        '--report',
+        'junit',
+        '--report-junit-path',
+        junit,
       ];
       const run = await new Promise<{ code: number; output: string }>((resolve) =>
         execFile(
           SCHEMATHESIS!,
           args,
           // In the test's folder: the tool keeps its cache (.schemathesis, .hypothesis) where it runs.
-          { cwd: dir, env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' }, timeout: scaled(300_000), maxBuffer: 32 * 1024 * 1024 },
-          (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: stdout + stderr }),
+          {
+            cwd: dir,
+            env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' },
+            timeout: scaled(300_000),
+            maxBuffer: 32 * 1024 * 1024,
+          },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: stdout + stderr }),
         ),
       );
       // The summary for the run's log; the whole report when it failed.
-      console.log(`schemathesis: ${run.output.split('\n').filter((l) => /generated|Stateful|Fuzzing|Coverage|Examples|=====.* in /.test(l)).join(' | ')}`);
+      console.log(
+        `schemathesis: ${run.output
+          .split('\n')
+          .filter((l) => /generated|Stateful|Fuzzing|Coverage|Examples|=====.* in /.test(l))
+          .join(' | ')}`,
+      );
       expect(run.code, run.output).toBe(0);
       expect(fs.existsSync(junit)).toBe(true);
       expect(run.output).toMatch(/\d+ generated/);

@@ -23,7 +23,9 @@ describe('uploads the client abandons mid-body', () => {
     const socket = net.connect(port, '127.0.0.1');
     socket.resume(); // read what the server says, or 'close' never comes
     await new Promise((resolve) => socket.once('connect', resolve));
-    const lines = Object.entries({ Host: `127.0.0.1:${port}`, 'Content-Type': 'application/json', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+    const lines = Object.entries({ Host: `127.0.0.1:${port}`, 'Content-Type': 'application/json', ...headers }).map(
+      ([k, v]) => `${k}: ${v}\r\n`,
+    );
     socket.write(`POST ${path} HTTP/1.1\r\n${lines.join('')}\r\n${body}`);
     // Let the server reach the body read before the connection goes.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -79,9 +81,7 @@ describe('uploads the client abandons mid-body', () => {
       abandon('/v1/decisions', { ...auth, 'Transfer-Encoding': 'chunked' }, `64\r\n${partial}`),
     );
     expectClientsDoing(chunked, '/v1/decisions', keyHint);
-    const reset = await linesOf('/v1/decisions', () =>
-      abandon('/v1/decisions', { ...auth, 'Content-Length': '100' }, partial, 'destroy'),
-    );
+    const reset = await linesOf('/v1/decisions', () => abandon('/v1/decisions', { ...auth, 'Content-Length': '100' }, partial, 'destroy'));
     expectClientsDoing(reset, '/v1/decisions', keyHint);
   });
 

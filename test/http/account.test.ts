@@ -67,7 +67,10 @@ describe('usage, revocation and metrics', () => {
     const pending = svc.call('POST', '/v1/decisions', { key, json: SLOW });
     let quick!: ApiAnswer, slow!: ApiAnswer;
     try {
-      await eventually(() => svc.fake.requests.some((r) => JSON.stringify(r.body).includes(SLOW.question)), 'the slow decision at the engine');
+      await eventually(
+        () => svc.fake.requests.some((r) => JSON.stringify(r.body).includes(SLOW.question)),
+        'the slow decision at the engine',
+      );
       quick = await svc.call('POST', '/v1/decisions', { key, json: CHOICE });
       expect(quick.body.timing.samplesToday).toBe(1);
       expect(quick.body.timing.averageMsToday).toBe(quick.body.timing.processingMs);
@@ -122,8 +125,22 @@ describe('GET /openapi.json', () => {
     expect(doc.info.version).toBe('1.0.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
-        '/v1/decisions', '/v1/key', '/v1/keys', '/v1/keys/{id}', '/v1/metrics', '/v1/models', '/v1/pass', '/v1/systemone', '/v1/usage', '/v1/web/decisions',
-        '/v1/admin/keys', '/v1/admin/keys/{ref}', '/v1/admin/passes', '/v1/admin/passes/{id}', '/healthz', '/readyz',
+        '/v1/decisions',
+        '/v1/key',
+        '/v1/keys',
+        '/v1/keys/{id}',
+        '/v1/metrics',
+        '/v1/models',
+        '/v1/pass',
+        '/v1/systemone',
+        '/v1/usage',
+        '/v1/web/decisions',
+        '/v1/admin/keys',
+        '/v1/admin/keys/{ref}',
+        '/v1/admin/passes',
+        '/v1/admin/passes/{id}',
+        '/healthz',
+        '/readyz',
       ].sort(),
     );
     expect(Object.keys(doc.paths['/v1/decisions'])).toEqual(['post']);
@@ -142,7 +159,11 @@ describe('GET /openapi.json', () => {
     expect(schemas.DecisionResponse.oneOf.map((s: any) => s.$ref)).toEqual(
       ['ChoiceResponse', 'NoulResponse', 'ScoreResponse'].map((id) => `#/components/schemas/${id}`),
     );
-    for (const [id, mode, result] of [['ChoiceResponse', 'choice', 'selected'], ['NoulResponse', 'noul', 'yesProbability'], ['ScoreResponse', 'score', 'score']]) {
+    for (const [id, mode, result] of [
+      ['ChoiceResponse', 'choice', 'selected'],
+      ['NoulResponse', 'noul', 'yesProbability'],
+      ['ScoreResponse', 'score', 'score'],
+    ]) {
       expect(schemas[id].required).toEqual(
         expect.arrayContaining(['mode', 'question', 'result', 'signal', 'contextSufficiency', 'model', 'evaluatedAt', 'access', 'timing']),
       );

@@ -11,7 +11,8 @@ describe('the operator API: keys and passes without a shell on the server', () =
     svc = await startWithOpenAI({ adminToken: TOKEN });
   });
   afterAll(() => svc.close());
-  const admin = (method: string, path: string, json?: unknown) => svc.call(method, path, { headers: { authorization: `Bearer ${TOKEN}` }, json });
+  const admin = (method: string, path: string, json?: unknown) =>
+    svc.call(method, path, { headers: { authorization: `Bearer ${TOKEN}` }, json });
 
   it('a missing, wrong or API-key token is one identical 401; the token never reaches the log or the ledger', async () => {
     const { key } = await svc.newKey();
@@ -40,7 +41,11 @@ describe('the operator API: keys and passes without a shell on the server', () =
     expect(pass.status).toBe(201);
     const created = await admin('POST', '/v1/admin/keys', { passId: pass.body.passId, name: 'billing service' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'billing service', passId: pass.body.passId, keyHint: `dcd_api_…${created.body.key.slice(-4)}` });
+    expect(created.body).toMatchObject({
+      name: 'billing service',
+      passId: pass.body.passId,
+      keyHint: `dcd_api_…${created.body.key.slice(-4)}`,
+    });
 
     expect((await svc.call('POST', '/v1/decisions', { key: created.body.key, json: NOUL })).status).toBe(200);
     const listed = await admin('GET', `/v1/admin/keys?pass=${pass.body.passId}`);
@@ -61,7 +66,10 @@ describe('the operator API: keys and passes without a shell on the server', () =
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id: created.body.id, alreadyRevoked: false });
     expect((await svc.call('POST', '/v1/decisions', { key: created.body.key, json: NOUL })).status).toBe(401);
-    expect((await admin('DELETE', `/v1/admin/keys/${created.body.id}`)).body).toMatchObject({ alreadyRevoked: true, revokedAt: revoked.body.revokedAt });
+    expect((await admin('DELETE', `/v1/admin/keys/${created.body.id}`)).body).toMatchObject({
+      alreadyRevoked: true,
+      revokedAt: revoked.body.revokedAt,
+    });
 
     const passes = await admin('GET', '/v1/admin/passes');
     expect(passes.body.passes.find((p: { passId: string }) => p.passId === pass.body.passId)).toMatchObject({ keys: 1, activeKeys: 0 });
@@ -69,13 +77,21 @@ describe('the operator API: keys and passes without a shell on the server', () =
   });
 
   it('bad input is named: an unknown pass 404, a bad name 400 naming the field, a reference that names no key 400, an unknown key 404', async () => {
-    expect((await admin('POST', '/v1/admin/keys', { passId: 'pass_nope' })).body).toEqual({ error: 'no pass pass_nope', code: 'not_found', requestId: expect.any(String) });
+    expect((await admin('POST', '/v1/admin/keys', { passId: 'pass_nope' })).body).toEqual({
+      error: 'no pass pass_nope',
+      code: 'not_found',
+      requestId: expect.any(String),
+    });
     const bad = await admin('POST', '/v1/admin/keys', { name: 'a\u0007b' });
     expect(bad.status).toBe(400);
     expect(bad.body.issues).toEqual([{ field: 'name', message: '1 to 100 characters, without control characters or surrounding spaces' }]);
     expect((await admin('POST', '/v1/admin/keys', { extra: 1 })).body.issues).toEqual([{ field: 'extra', message: 'not allowed here' }]);
     expect((await admin('DELETE', '/v1/admin/keys/not-a-key')).status).toBe(400);
-    expect((await admin('DELETE', '/v1/admin/keys/zzzz')).body).toEqual({ error: 'no key zzzz', code: 'not_found', requestId: expect.any(String) });
+    expect((await admin('DELETE', '/v1/admin/keys/zzzz')).body).toEqual({
+      error: 'no key zzzz',
+      code: 'not_found',
+      requestId: expect.any(String),
+    });
     expect((await admin('GET', '/v1/admin/keys?pass=pass_nope')).status).toBe(404);
     expect((await admin('GET', '/v1/admin/passes/pass_nope')).status).toBe(404);
     expect((await admin('PUT', '/v1/admin/keys')).headers.allow).toBe('GET, POST');
@@ -90,10 +106,16 @@ describe('the operator API, off', () => {
   afterAll(() => svc.close());
 
   it('says how to turn it on, whatever is sent', async () => {
-    for (const [method, path] of [['GET', '/v1/admin/keys'], ['DELETE', '/v1/admin/keys/abcd'], ['GET', '/v1/admin/passes']]) {
+    for (const [method, path] of [
+      ['GET', '/v1/admin/keys'],
+      ['DELETE', '/v1/admin/keys/abcd'],
+      ['GET', '/v1/admin/passes'],
+    ]) {
       const res = await svc.call(method, path, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(res.status).toBe(404);
-      expect(res.body.error).toBe('the operator API is off on this server: set DECIDE_ADMIN_TOKEN (or DECIDE_ADMIN_TOKEN_FILE) to turn it on');
+      expect(res.body.error).toBe(
+        'the operator API is off on this server: set DECIDE_ADMIN_TOKEN (or DECIDE_ADMIN_TOKEN_FILE) to turn it on',
+      );
     }
   });
 });

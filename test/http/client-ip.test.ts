@@ -81,7 +81,9 @@ describe('per-IP limits through an appending proxy', () => {
     }
     expect(decided).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
     // Another client behind the same proxy has its own allowance.
-    expect((await running.call('POST', '/v1/decisions', { key: own.key, json: NOUL, headers: through('10.1.0.0', '198.51.100.1') })).status).toBe(200);
+    expect(
+      (await running.call('POST', '/v1/decisions', { key: own.key, json: NOUL, headers: through('10.1.0.0', '198.51.100.1') })).status,
+    ).toBe(200);
   });
 
   it('eight addresses of one IPv6 /64 are one client: 5 passes, 2 keys, 3 free decisions', async () => {
@@ -105,7 +107,11 @@ describe('per-IP limits through an appending proxy', () => {
     expect(passes.filter((s) => s === 201)).toHaveLength(5);
     expect(keys.filter((s) => s === 201)).toHaveLength(2);
     expect(decisions.filter((s) => s === 200)).toHaveLength(3);
-    const next = await running.call('POST', '/v1/decisions', { key: own.key, json: NOUL, headers: { 'x-forwarded-for': '2001:db8:7:8::1' } });
+    const next = await running.call('POST', '/v1/decisions', {
+      key: own.key,
+      json: NOUL,
+      headers: { 'x-forwarded-for': '2001:db8:7:8::1' },
+    });
     expect(next.status).toBe(200); // the next /64 is another client
   });
 });

@@ -16,9 +16,7 @@ describe('simultaneous decisions never overspend', () => {
 
   it('150 standard decisions on 20 free + 10 credits: exactly 30 served', async () => {
     const { key } = await svc.newKey(10);
-    const answers = await Promise.all(
-      Array.from({ length: 150 }, () => svc.call('POST', '/v1/decisions', { key, json: NOUL })),
-    );
+    const answers = await Promise.all(Array.from({ length: 150 }, () => svc.call('POST', '/v1/decisions', { key, json: NOUL })));
     const statuses = answers.map((r) => r.status);
     expect(count(statuses, 200)).toBe(30);
     expect(count(statuses, 402)).toBe(120);

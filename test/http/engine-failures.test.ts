@@ -20,7 +20,8 @@ async function spendFreeAllowance(svc: Running, created: CreatedKey): Promise<vo
   for (let i = 0; i < 20; i++) {
     const now = new Date();
     const outcome = await svc.store.charges.reserve({ caller, depth: 'standard', ip: '127.0.0.1' }, now);
-    if (!outcome.ok || outcome.reservation.kind !== 'free') throw new Error(`free decision ${i + 1} was not free: ${JSON.stringify(outcome)}`);
+    if (!outcome.ok || outcome.reservation.kind !== 'free')
+      throw new Error(`free decision ${i + 1} was not free: ${JSON.stringify(outcome)}`);
     await svc.store.charges.commit(outcome.reservation.id, now);
   }
 }

@@ -29,7 +29,9 @@ describe("an unusable engine answer, in the caller's words", () => {
   it('never carries a truncated copy of the engine key the provider echoed', async () => {
     svc = await startWithSystemOne();
     const echoed = ENGINE_SECRET.slice(0, 14); // "sk-engine-5ecr", as providers show a key cut short
-    svc.fake.respond(() => ({ answer: (id: string) => (id === 'main' ? choiceAnswer({ PostgreSQL: 0.5, MongoDB: 0.4, [`${echoed}…`]: 0.1 }) : undefined) }));
+    svc.fake.respond(() => ({
+      answer: (id: string) => (id === 'main' ? choiceAnswer({ PostgreSQL: 0.5, MongoDB: 0.4, [`${echoed}…`]: 0.1 }) : undefined),
+    }));
     const { key } = await svc.newKey();
     const res = await svc.call('POST', '/v1/decisions', { key, json: CHOICE });
     expect(res.status).toBe(502);

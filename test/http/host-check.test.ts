@@ -30,7 +30,10 @@ describe('Host on every route of a loopback server', () => {
     ] as const) {
       const res = await running.call(method, path, { ...options, headers: evil });
       expect(res.status, `${method} ${path}`).toBe(403);
-      expect(JSON.parse(res.text)).toMatchObject({ code: 'forbidden_origin', error: expect.stringContaining(`Host "evil.example:${port}" is not allowed`) });
+      expect(JSON.parse(res.text)).toMatchObject({
+        code: 'forbidden_origin',
+        error: expect.stringContaining(`Host "evil.example:${port}" is not allowed`),
+      });
     }
     expect((await running.call('GET', '/v1/usage', { key: key.key })).body).toMatchObject({ freeUsed: 0 });
     expect(running.fake.requests).toHaveLength(0);

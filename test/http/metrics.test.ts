@@ -57,7 +57,9 @@ describe('health, readiness and metrics, scraped as a load balancer and Promethe
     expect(sample(text, 'decide_charged_decisions_total', { kind: 'credits' })).toBe(1);
     expect(sample(text, 'decide_engine_seconds_count', { engine: 'openai', outcome: 'ok' })).toBeGreaterThanOrEqual(3);
     expect(sample(text, 'decide_engine_seconds_count', { engine: 'openai', outcome: 'unavailable' })).toBe(1);
-    expect(sample(text, 'decide_engine_seconds_bucket', { engine: 'openai', outcome: 'ok', le: '+Inf' })).toBe(sample(text, 'decide_engine_seconds_count', { engine: 'openai', outcome: 'ok' }));
+    expect(sample(text, 'decide_engine_seconds_bucket', { engine: 'openai', outcome: 'ok', le: '+Inf' })).toBe(
+      sample(text, 'decide_engine_seconds_count', { engine: 'openai', outcome: 'ok' }),
+    );
     // Every decision but the replay reserved (the ledger's refusal is an answer of the reserve, not its failure).
     expect(sample(text, 'decide_ledger_seconds_count', { operation: 'reserve', outcome: 'ok' })).toBe(5);
     expect(sample(text, 'decide_ledger_seconds_count', { operation: 'commit', outcome: 'ok' })).toBe(3);
@@ -76,7 +78,9 @@ describe('health, readiness and metrics, scraped as a load balancer and Promethe
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ status: 'not_ready', checks: { ledger: 'ok', engine: 'failing' } });
       expect(res.text).not.toContain('401');
-      expect(other.logs.find((line) => line.startsWith('readiness: the engine check fails: openai engine refused the key at'))).toBeDefined();
+      expect(
+        other.logs.find((line) => line.startsWith('readiness: the engine check fails: openai engine refused the key at')),
+      ).toBeDefined();
     } finally {
       await other.close();
     }

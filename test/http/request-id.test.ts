@@ -18,7 +18,9 @@ describe('X-Request-Id, end to end (systemone engine)', () => {
     expect(res.status).toBe(401);
     expect(res.headers['x-request-id']).toBe(id);
     expect(res.body).toEqual({ error: expect.any(String), code: 'unauthorized', requestId: id });
-    expect(svc.logs.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ path: '/v1/usage', status: 401, request: id }));
+    expect(svc.logs.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({ path: '/v1/usage', status: 401, request: id }),
+    );
   });
 
   it('an id that is not a plain token of at most 128 characters is never echoed: the request gets a fresh one', async () => {
@@ -58,12 +60,20 @@ describe('X-Request-Id, end to end (systemone engine)', () => {
     const refused = await svc.call('POST', '/v1/systemone', { json: QUESTION, headers: { 'X-Request-Id': 'so-401' } });
     expect(refused.status).toBe(401);
     expect(refused.headers['x-typesafe-request-id']).toBe('so-401');
-    expect(refused.body).toEqual({ detail: { error_type: 'authentication_error', message: expect.any(String), x_code: 'unauthorized', x_request_id: 'so-401' } });
+    expect(refused.body).toEqual({
+      detail: { error_type: 'authentication_error', message: expect.any(String), x_code: 'unauthorized', x_request_id: 'so-401' },
+    });
 
-    const invalid = await svc.call('POST', '/v1/systemone', { key, json: { state: 'x', questions: {} }, headers: { 'X-Request-Id': 'so-422' } });
+    const invalid = await svc.call('POST', '/v1/systemone', {
+      key,
+      json: { state: 'x', questions: {} },
+      headers: { 'X-Request-Id': 'so-422' },
+    });
     expect(invalid.status).toBe(422);
     expect(invalid.headers['x-request-id']).toBe('so-422');
-    expect(invalid.body).toEqual({ detail: [{ loc: ['body', 'questions'], msg: 'must hold 1 to 64 questions (got 0)', type: 'value_error' }] });
+    expect(invalid.body).toEqual({
+      detail: [{ loc: ['body', 'questions'], msg: 'must hold 1 to 64 questions (got 0)', type: 'value_error' }],
+    });
   });
 });
 
@@ -87,7 +97,11 @@ describe('X-Request-Id in the error line of a bug', () => {
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: 'internal error; the failure was logged', code: 'internal_error', requestId: 'bug-report-1' });
     const lines = svc.logs.map((line) => JSON.parse(line));
-    expect(lines.find((line) => line.level === 'error')).toMatchObject({ path: '/v1/decisions', request: 'bug-report-1', error: expect.stringContaining('a bug in the engine') });
+    expect(lines.find((line) => line.level === 'error')).toMatchObject({
+      path: '/v1/decisions',
+      request: 'bug-report-1',
+      error: expect.stringContaining('a bug in the engine'),
+    });
     expect(lines.find((line) => line.status === 500)).toMatchObject({ request: 'bug-report-1' });
   });
 });

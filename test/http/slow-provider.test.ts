@@ -30,15 +30,20 @@ describe('admission in front of a slow provider', () => {
     // A first decision alone, as an operator's check after start-up: timed, with nothing beside it.
     expect((await running.call('POST', '/v1/decisions', { key: key.key, json: NOUL })).status).toBe(200);
     for (let wave = 0; wave < 4; wave++) {
-      const answers = await Promise.all(Array.from({ length: 30 }, () => running.call('POST', '/v1/decisions', { key: key.key, json: NOUL })));
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => running.call('POST', '/v1/decisions', { key: key.key, json: NOUL })),
+      );
       const statuses = answers.map((a) => a.status);
-      expect(statuses.filter((s) => s === 200), `wave ${wave + 1}: ${answers.find((a) => a.status !== 200)?.text}`).toHaveLength(30);
+      expect(
+        statuses.filter((s) => s === 200),
+        `wave ${wave + 1}: ${answers.find((a) => a.status !== 200)?.text}`,
+      ).toHaveLength(30);
     }
     expect((await running.call('GET', '/v1/usage', { key: key.key })).body).toMatchObject({ freeUsed: 121 });
     expect(audit(running.dir)).toEqual([]);
   });
 
-  it('a cold burst beyond the engine\'s connection pool gets 429 with Retry-After at once, not a wait in the pool into 504', async () => {
+  it("a cold burst beyond the engine's connection pool gets 429 with Retry-After at once, not a wait in the pool into 504", async () => {
     // Each standard decision is two calls; a pool of 4 answers two decisions a round.
     const deadline = scaled(5_000);
     svc = await startWithOpenAI({ engineTimeoutMs: deadline, connections: 4, limits: { freePerKey: 1_000 } });
@@ -48,7 +53,9 @@ describe('admission in front of a slow provider', () => {
       return {};
     });
     const key = await running.newKey();
-    const answers = await Promise.all(Array.from({ length: 24 }, () => running.call('POST', '/v1/decisions', { key: key.key, json: NOUL })));
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, () => running.call('POST', '/v1/decisions', { key: key.key, json: NOUL })),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 504)).toEqual([]);
     expect(statuses.filter((s) => s === 200)).toHaveLength(4);

@@ -63,13 +63,20 @@ describe('stress depth', () => {
 
   it('presents the reversed check in reverse order, and reads it back into request order', async () => {
     const { key } = await svc.newKey(5);
-    svc.fake.respond((body) => ({ labels: tokens(body, isSufficiencyProbe(body) ? { Yes: 0.8, No: 0.2 } : { low: 0.1, medium: 0.3, high: 0.6 }) }));
+    svc.fake.respond((body) => ({
+      labels: tokens(body, isSufficiencyProbe(body) ? { Yes: 0.8, No: 0.2 } : { low: 0.1, medium: 0.3, high: 0.6 }),
+    }));
     const res = await svc.call('POST', '/v1/decisions', { key, json: { ...SCORE, depth: 'stress' } });
     expect(res.status).toBe(200);
     const levelOrders = svc.fake.requests
       .map((r) => /Levels:\n((?:- .*\n?)+)/.exec(r.body.messages.at(-1).content)?.[1])
       .filter(Boolean)
-      .map((block) => block!.trim().split('\n').map((line) => line.split(': ')[1]));
+      .map((block) =>
+        block!
+          .trim()
+          .split('\n')
+          .map((line) => line.split(': ')[1]),
+      );
     expect(levelOrders).toContainEqual(['high', 'medium', 'low']);
     expect(levelOrders).toContainEqual(['low', 'medium', 'high']);
     const reversed = res.body.stress.checks[0];

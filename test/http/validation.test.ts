@@ -183,12 +183,18 @@ describe('the DecisionRequest', () => {
     const res = await svc.call('POST', '/v1/decisions', { key, json: { ...NOUL, question: '\u200B'.repeat(8) } });
     expect(res.body).toMatchObject({ error: 'question: must not be empty', code: 'invalid_request' });
     const twin = await svc.call('POST', '/v1/decisions', { key, json: { ...CHOICE, options: ['PostgreSQL', 'Postgre\u200DSQL'] } });
-    expect(twin.body.error).toBe('options.1: must be distinct (case-insensitively, ignoring invisible characters); "PostgreSQL" repeats an earlier option');
+    expect(twin.body.error).toBe(
+      'options.1: must be distinct (case-insensitively, ignoring invisible characters); "PostgreSQL" repeats an earlier option',
+    );
   });
 
   it('passes the text on in NFC without invisible characters: the answer spells it so', async () => {
     svc.fake.respond();
-    const json = { ...CHOICE, question: `\uFEFF${CHOICE.question.replace('database', 'data\u200Bbase')}`, options: ['Postgre\u00ADSQL', 'Cafe\u0301DB'] };
+    const json = {
+      ...CHOICE,
+      question: `\uFEFF${CHOICE.question.replace('database', 'data\u200Bbase')}`,
+      options: ['Postgre\u00ADSQL', 'Cafe\u0301DB'],
+    };
     const res = await svc.call('POST', '/v1/decisions', { key, json });
     expect(res.status).toBe(200);
     expect(res.body.question).toBe(CHOICE.question);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { hasOrder, inOrder, isIndexKey, keysInOrder, orderedObject, parseKeepingOrder, stringifyInOrder } from '../../src/json/key-order.js';
+import {
+  hasOrder,
+  inOrder,
+  isIndexKey,
+  keysInOrder,
+  orderedObject,
+  parseKeepingOrder,
+  stringifyInOrder,
+} from '../../src/json/key-order.js';
 
 describe('JSON objects keeping the order their keys were written in', () => {
   it('parses as JSON.parse does, and keeps every object’s key order, integer-like keys too', () => {
@@ -53,9 +61,26 @@ describe('JSON objects keeping the order their keys were written in', () => {
   it('records an order only where an object would not keep it: index-like keys', () => {
     expect(['0', '2', '10', '4294967294'].every(isIndexKey)).toBe(true);
     expect(['01', '-1', '1.5', '4294967295', ' 2', 'b'].some(isIndexKey)).toBe(false);
-    expect(hasOrder(orderedObject([['b', 1], ['a', 2]]))).toBe(false);
-    expect(hasOrder(orderedObject([['b', 1], ['10', 2]]))).toBe(true);
-    const proto = orderedObject([['__proto__', 1], ['x', 2]]);
+    expect(
+      hasOrder(
+        orderedObject([
+          ['b', 1],
+          ['a', 2],
+        ]),
+      ),
+    ).toBe(false);
+    expect(
+      hasOrder(
+        orderedObject([
+          ['b', 1],
+          ['10', 2],
+        ]),
+      ),
+    ).toBe(true);
+    const proto = orderedObject([
+      ['__proto__', 1],
+      ['x', 2],
+    ]);
     expect(Object.keys(proto)).toEqual(['__proto__', 'x']);
     expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
   });

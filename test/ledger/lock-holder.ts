@@ -21,7 +21,9 @@ process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0
 `;
 
 export async function holdLock(file: string): Promise<LockHolder> {
-  const child = track(spawn(process.execPath, ['--input-type=module', '-e', SCRIPT, file], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }));
+  const child = track(
+    spawn(process.execPath, ['--input-type=module', '-e', SCRIPT, file], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());

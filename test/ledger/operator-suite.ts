@@ -28,7 +28,15 @@ export function operatorStoreSuite(h: LedgerHarness): void {
 
     const all = await store.keys.list();
     expect(all.map((k) => k.id)).toEqual([a.keyId, b.keyId, c.keyId]);
-    expect(all[0]).toEqual({ id: a.keyId, keyHint: a.keyHint, name: 'ci runner', passId: a.passId, createdAt: '2026-11-22T10:00:00.000Z', lastUsedAt: null, revokedAt: null });
+    expect(all[0]).toEqual({
+      id: a.keyId,
+      keyHint: a.keyHint,
+      name: 'ci runner',
+      passId: a.passId,
+      createdAt: '2026-11-22T10:00:00.000Z',
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(all[1]).toMatchObject({ name: null, revokedAt: '2026-11-22T11:00:00.000Z' });
     expect((await store.keys.list({ passId: a.passId })).map((k) => k.id)).toEqual([a.keyId, b.keyId]);
     expect(await store.keys.list({ passId: 'pass_unknown' })).toEqual([]);
@@ -40,7 +48,8 @@ export function operatorStoreSuite(h: LedgerHarness): void {
   });
 
   it('refuses a name that is empty, too long, padded or holds a control character, writing nothing', async () => {
-    for (const name of ['', 'x'.repeat(101), ' a', 'a\nb']) await expect(store.keys.create(new Date(), undefined, name)).rejects.toThrow(/key name/);
+    for (const name of ['', 'x'.repeat(101), ' a', 'a\nb'])
+      await expect(store.keys.create(new Date(), undefined, name)).rejects.toThrow(/key name/);
     expect(await store.keys.list()).toEqual([]);
     expect(await store.passes.list()).toEqual([]);
   });
@@ -48,7 +57,11 @@ export function operatorStoreSuite(h: LedgerHarness): void {
   it('finds a key by id, by hint (… or ...), or by its last four characters; revokes by reference once', async () => {
     const a = await store.keys.create(new Date());
     const tail = a.key.slice(-4);
-    for (const ref of [a.keyId, a.keyHint, `dcd_api_...${tail}`, tail]) expect((await store.keys.find(ref)).map((k) => k.id), ref).toEqual([a.keyId]);
+    for (const ref of [a.keyId, a.keyHint, `dcd_api_...${tail}`, tail])
+      expect(
+        (await store.keys.find(ref)).map((k) => k.id),
+        ref,
+      ).toEqual([a.keyId]);
     for (const ref of ['', 'key_short', 'abc', 'dcd_api_…', 'x'.repeat(60)]) expect(await store.keys.find(ref), ref).toEqual([]);
 
     const first = await revokeByRef(store, tail, new Date('2026-11-22T12:00:00.000Z'));
@@ -91,7 +104,8 @@ export function operatorStoreSuite(h: LedgerHarness): void {
 
   it('ping resolves on a ledger that takes writes, and changes nothing in it', async () => {
     await store.keys.create(new Date());
-    const snapshot = async () => JSON.stringify([await h.rows('SELECT * FROM keys'), await h.rows('SELECT * FROM passes'), await h.rows('SELECT * FROM charges')]);
+    const snapshot = async () =>
+      JSON.stringify([await h.rows('SELECT * FROM keys'), await h.rows('SELECT * FROM passes'), await h.rows('SELECT * FROM charges')]);
     const before = await snapshot();
     await store.ping();
     expect(await snapshot()).toBe(before);

@@ -103,10 +103,9 @@ export class PgLedger {
    * What a reader of the database (or of a dump of it) could find.
    */
   async everything(): Promise<Buffer> {
-    const tables = await this.rows<{ table_name: string }>(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = ?`,
-      [this.schema],
-    );
+    const tables = await this.rows<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = ?`, [
+      this.schema,
+    ]);
     const parts: Buffer[] = [];
     for (const { table_name } of tables) {
       const { rows } = await this.reader.query(`SELECT * FROM ${table_name}`);

@@ -44,10 +44,9 @@ function okOf(outcome: ReserveOutcome) {
 const tables = async (schema: string) =>
   (
     await withAdmin((c) =>
-      c.query<{ table_name: string }>(
-        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
-        [schema],
-      ),
+      c.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [
+        schema,
+      ]),
     )
   ).rows.map((r) => r.table_name);
 
@@ -88,11 +87,7 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: schema and migrations ${NEEDS_POSTGRES}`
   it('the advisory lock: later steps racing from six pools each run exactly once', async () => {
     await open();
     // A slow step, then one that would leave a second row if it ran twice.
-    const steps = [
-      ...MIGRATIONS,
-      'CREATE TABLE applied (n integer); SELECT pg_sleep(0.2);',
-      'INSERT INTO applied (n) VALUES (1);',
-    ];
+    const steps = [...MIGRATIONS, 'CREATE TABLE applied (n integer); SELECT pg_sleep(0.2);', 'INSERT INTO applied (n) VALUES (1);'];
     const pools = Array.from({ length: 6 }, () => createPool(parsePostgresUrl(ledger.url), 1));
     try {
       const results = await Promise.all(pools.map((pool) => migrate(pool, ledger.schema, steps)));
@@ -241,9 +236,7 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: expiry of what a dead server left ${NEED
 
     const starting = await open(); // a third server starting now
     expect(await starting.recoverInterrupted()).toBe(1);
-    const states = await ledger.rows<{ id: string; state: string; expired: boolean }>(
-      'SELECT id, state, expired FROM charges',
-    );
+    const states = await ledger.rows<{ id: string; state: string; expired: boolean }>('SELECT id, state, expired FROM charges');
     expect(states).toEqual(
       expect.arrayContaining([
         { id: held.reservation.id, state: 'reserved', expired: false },
@@ -275,8 +268,14 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: expiry of what a dead server left ${NEED
     expect(await sweeper.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 10 });
 
     // The stalled server wakes up and commits (or releases): nothing moves again, and it is told so.
-    expect(await stalled.charges.commit(credits.reservation.id, new Date())).toEqual({ charged: false, access: { type: 'pass', passCredits: 10 } });
-    expect(await stalled.charges.commit(free.reservation.id, new Date())).toEqual({ charged: false, access: { type: 'free', freeRemaining: 20 } });
+    expect(await stalled.charges.commit(credits.reservation.id, new Date())).toEqual({
+      charged: false,
+      access: { type: 'pass', passCredits: 10 },
+    });
+    expect(await stalled.charges.commit(free.reservation.id, new Date())).toEqual({
+      charged: false,
+      access: { type: 'free', freeRemaining: 20 },
+    });
     await stalled.charges.release(credits.reservation.id, new Date());
     expect(await ledger.chargeStates()).toEqual({ released: 2 });
     expect(await stalled.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 10 });

@@ -125,7 +125,9 @@ for (const make of ledgers) {
     };
 
     /** Server A takes the decision and dies at its commit; server B starts and gets the retry. */
-    async function killedAtCommit(landed: boolean): Promise<{ b: Store; caller: Caller; retry: Awaited<ReturnType<DecisionService['decide']>> }> {
+    async function killedAtCommit(
+      landed: boolean,
+    ): Promise<{ b: Store; caller: Caller; retry: Awaited<ReturnType<DecisionService['decide']>> }> {
       ledger = make();
       const a = await opened();
       const caller = await newCaller(a);

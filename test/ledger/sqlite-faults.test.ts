@@ -119,7 +119,10 @@ describe('SQLite: what a failed give-back leaves is swept', () => {
     await svc.store.passes.fund(caller.passId, 1, new Date());
     const pass = async () => (await svc.store.passes.show(caller.passId))!.passCredits;
     await waitUntilAsync(async () => (await pass()) === 11, 'the expired reservation released');
-    await waitUntilAsync(async () => (await svc.store.idempotency.begin(caller.keyId, 'stuck', 'h', new Date())).state === 'new', 'the record dropped');
+    await waitUntilAsync(
+      async () => (await svc.store.idempotency.begin(caller.keyId, 'stuck', 'h', new Date())).state === 'new',
+      'the record dropped',
+    );
   });
 
   it('a decision that outlives its reservation is served without a charge, says so in access, and is counted in metrics', async () => {

@@ -34,7 +34,10 @@ describe('the SQLite lease between servers of one process number and host name',
     for (let i = 0; i < 5; i++) expect((await first.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW)).ok).toBe(true);
 
     const second = start(dir);
-    const refused = await second.recoverInterrupted().then(() => null, (error: unknown) => error);
+    const refused = await second.recoverInterrupted().then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(FileInUse);
     expect((refused as Error).message).toMatch(/^another decide serve \(process \d+ on .*\) is using this database/);
     expect(chargeStates(dir)).toEqual({ reserved: 5 });
@@ -56,9 +59,14 @@ describe('the SQLite lease between servers of one process number and host name',
 
     await eventually(() => warnings.length > 0, 'the lost lease reported');
     expect(warnings).toEqual([
-      expect.stringMatching(/^another decide serve took this SQLite file over \(process 4242 on elsewhere, since .*\); this server takes no new decisions: stop it/),
+      expect.stringMatching(
+        /^another decide serve took this SQLite file over \(process 4242 on elsewhere, since .*\); this server takes no new decisions: stop it/,
+      ),
     ]);
-    const refused = await first.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW).then(() => null, (error: unknown) => error);
+    const refused = await first.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(refused).toMatchObject({ code: 'ledger_unavailable' });
     expect(chargeStates(dir)).toEqual({ reserved: 1 });
   });

@@ -31,9 +31,11 @@ describe('SQLite: schema and migrations', () => {
       expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
       // Locks are waited for off the event loop (busy.ts), never inside SQLite.
       expect(db.pragma('busy_timeout', { simple: true })).toBe(0);
-      const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as {
-        name: string;
-      }[]).map((r) => r.name);
+      const tables = (
+        db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as {
+          name: string;
+        }[]
+      ).map((r) => r.name);
       expect(tables).toEqual([
         'calibrations',
         'charges',

@@ -1,7 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
 import { KeyNotActive } from '../../src/ledger/keys.js';
-import type { Calibration, CommitOutcome, CreatedKey, Limits, ReserveOutcome, ReserveRequest, Settlement, Store } from '../../src/ledger/store.js';
+import type {
+  Calibration,
+  CommitOutcome,
+  CreatedKey,
+  Limits,
+  ReserveOutcome,
+  ReserveRequest,
+  Settlement,
+  Store,
+} from '../../src/ledger/store.js';
 import { DAY, IP, NEXT, newCaller, NOW } from './helpers.js';
 import { unitsStoreSuite } from './units-suite.js';
 import { webStoreSuite } from './web-suite.js';
@@ -58,8 +67,7 @@ export function storeSuite(h: LedgerHarness): void {
 
   const standard = (caller: Caller, ip = IP, now = NOW) => store.charges.reserve({ caller, depth: 'standard', ip }, now);
   const stress = (caller: Caller) => store.charges.reserve({ caller, depth: 'stress', ip: IP }, NOW);
-  const count = async (table: string) =>
-    (await h.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
+  const count = async (table: string) => (await h.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
 
   /** A decision served through the real path: reserved on a key of its own, then committed with its processing time as the sample. */
   async function served(ms: number, channel: Channel = 'api', at = NOW) {
@@ -135,9 +143,7 @@ export function storeSuite(h: LedgerHarness): void {
       const first = await store.keys.create(new Date());
       const second = await store.keys.create(new Date(), first.passId);
       expect(second.passId).toBe(first.passId);
-      expect((await store.passes.show(first.passId))?.keys.map((k) => k.id).sort()).toEqual(
-        [first.keyId, second.keyId].sort(),
-      );
+      expect((await store.passes.show(first.passId))?.keys.map((k) => k.id).sort()).toEqual([first.keyId, second.keyId].sort());
 
       await expect(store.keys.create(new Date(), 'pass_doesnotexist')).rejects.toThrow(/does not exist/);
       expect(await count('keys')).toBe(2);
@@ -498,7 +504,11 @@ export function storeSuite(h: LedgerHarness): void {
         { channel: 'api', samples: 2, totalMs: 400, uncharged: 0 },
         { channel: 'web', samples: 0, totalMs: 0, uncharged: 0 },
       ]);
-      expect(await store.idempotency.begin(caller.keyId, 'idem-1', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"answer":1}' });
+      expect(await store.idempotency.begin(caller.keyId, 'idem-1', 'h', NOW)).toEqual({
+        state: 'replay',
+        status: 200,
+        body: '{"answer":1}',
+      });
 
       // Committed already (an earlier run whose answer was lost): nothing is written twice.
       expect(await store.charges.commit(r.reservation.id, NOW, settlement)).toEqual({ charged: true });
@@ -507,7 +517,11 @@ export function storeSuite(h: LedgerHarness): void {
 
       // A web decision's answer still gets the api group's figures.
       const w = okOf(await standard(caller));
-      await store.charges.commit(w.reservation.id, NOW, { ...settlement, sample: { reservedAt: NOW, channel: 'web', ms: 50 }, idempotency: undefined });
+      await store.charges.commit(w.reservation.id, NOW, {
+        ...settlement,
+        sample: { reservedAt: NOW, channel: 'web', ms: 50 },
+        idempotency: undefined,
+      });
       expect(calls[1]).toEqual({ outcome: { charged: true }, api: { channel: 'api', samples: 2, totalMs: 400, uncharged: 0 } });
       expect(await h.chargeStates()).toEqual({ committed: 3 });
       expect(await h.audit()).toEqual([]);
@@ -532,7 +546,11 @@ export function storeSuite(h: LedgerHarness): void {
       expect(await store.keys.usage(caller, NOW)).toEqual({ freeUsed: 0, passCredits: 0 });
       // Counted as served without a charge.
       expect((await store.metrics.day(NOW))[0]).toEqual({ channel: 'api', samples: 1, totalMs: 40, uncharged: 1 });
-      expect(await store.idempotency.begin(caller.keyId, 'idem-2', 'h', NOW)).toEqual({ state: 'replay', status: 200, body: '{"free":true}' });
+      expect(await store.idempotency.begin(caller.keyId, 'idem-2', 'h', NOW)).toEqual({
+        state: 'replay',
+        status: 200,
+        body: '{"free":true}',
+      });
       expect(await h.chargeStates()).toEqual({ released: 1 });
       expect(await h.audit()).toEqual([]);
     });
@@ -541,8 +559,12 @@ export function storeSuite(h: LedgerHarness): void {
       const caller = await newCaller(store);
       const r = okOf(await standard(caller));
       const answer = () => '{}';
-      await expect(store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: -1 }, answer })).rejects.toThrow(/non-negative/);
-      await expect(store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: new Date('22/11/2026'), channel: 'api', ms: 1 }, answer })).rejects.toThrow(/Invalid time value/);
+      await expect(
+        store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: -1 }, answer }),
+      ).rejects.toThrow(/non-negative/);
+      await expect(
+        store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: new Date('22/11/2026'), channel: 'api', ms: 1 }, answer }),
+      ).rejects.toThrow(/Invalid time value/);
       expect(await h.chargeStates()).toEqual({ reserved: 1 });
     });
 
@@ -581,7 +603,10 @@ export function storeSuite(h: LedgerHarness): void {
       let i = 0;
       for (let round = 0; round < 12; round++) {
         for (const caller of callers) {
-          const out = await store.charges.reserve({ caller, depth: round % 4 === 3 ? 'stress' : 'standard', ip: `10.0.0.${round % 3}` }, NOW);
+          const out = await store.charges.reserve(
+            { caller, depth: round % 4 === 3 ? 'stress' : 'standard', ip: `10.0.0.${round % 3}` },
+            NOW,
+          );
           if (out.ok) {
             if (i++ % 3 === 0) await store.charges.release(out.reservation.id, NOW);
             else if (i % 2 === 0) await store.charges.commit(out.reservation.id, NOW);
@@ -684,9 +709,7 @@ export function storeSuite(h: LedgerHarness): void {
     });
 
     it('concurrent begins with one header: exactly one runs', async () => {
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, () => store.idempotency.begin(caller.keyId, 'race', 'h', NOW)),
-      );
+      const answers = await Promise.all(Array.from({ length: 20 }, () => store.idempotency.begin(caller.keyId, 'race', 'h', NOW)));
       expect(answers.filter((a) => a.state === 'new')).toHaveLength(1);
       expect(answers.filter((a) => a.state === 'in_progress')).toHaveLength(19);
     });
@@ -768,7 +791,8 @@ export function storeSuite(h: LedgerHarness): void {
 
     it('rejects nonsense samples before anything is written', async () => {
       const r = okOf(await standard(await newCaller(store)));
-      const commit = (channel: Channel, ms: number) => store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel, ms }, answer: () => '{}' });
+      const commit = (channel: Channel, ms: number) =>
+        store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel, ms }, answer: () => '{}' });
       await expect(commit('api', -1)).rejects.toThrow(/non-negative/);
       await expect(commit('api', Number.NaN)).rejects.toThrow(/non-negative/);
       await expect(commit('mcp' as 'api', 1)).rejects.toThrow(/channel/);
@@ -808,7 +832,13 @@ export function storeSuite(h: LedgerHarness): void {
   describe(`${h.name}: the operator's side`, () => operatorStoreSuite(h));
 
   describe(`${h.name}: fitted temperatures`, () => {
-    const fitted = (target: Calibration['target'], temperature: number, model = 'm1', debias: Calibration['debias'] = 'reverse', offsets: number[] | null = null): Calibration => ({
+    const fitted = (
+      target: Calibration['target'],
+      temperature: number,
+      model = 'm1',
+      debias: Calibration['debias'] = 'reverse',
+      offsets: number[] | null = null,
+    ): Calibration => ({
       engine: 'local',
       model,
       debias,
@@ -830,8 +860,13 @@ export function storeSuite(h: LedgerHarness): void {
       await store.calibrations.save(fitted('choice', 0.9, 'm2'));
       // A fit made under another debiasing is another fit: never applied under this one.
       await store.calibrations.save(fitted('choice', 1.4, 'm1', 'cyclic'));
-      expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'reverse' })).toEqual([fitted('choice', 3.1), fitted('noul', 1.8)]);
-      expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'cyclic' })).toEqual([fitted('choice', 1.4, 'm1', 'cyclic')]);
+      expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'reverse' })).toEqual([
+        fitted('choice', 3.1),
+        fitted('noul', 1.8),
+      ]);
+      expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'cyclic' })).toEqual([
+        fitted('choice', 1.4, 'm1', 'cyclic'),
+      ]);
       expect(await store.calibrations.list({ engine: 'local', model: 'm1', debias: 'none' })).toEqual([]);
       expect(await store.calibrations.list()).toHaveLength(4);
       // Another server on the same ledger sees them.

@@ -87,7 +87,11 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     // Kept fewer than the free units: the free ones not kept go back to the key too.
     const other = await callerWith(20);
     const two = okOf(await units(other, 3));
-    await store.charges.commit(two.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 1 }, units: 1, answer: () => '{}' });
+    await store.charges.commit(two.reservation.id, NOW, {
+      sample: { reservedAt: NOW, channel: 'api', ms: 1 },
+      units: 1,
+      answer: () => '{}',
+    });
     expect(await store.keys.usage(other, NOW)).toEqual({ freeUsed: 1, passCredits: 0 });
     // Committed: a second commit or a release changes nothing.
     expect(await store.charges.commit(two.reservation.id, NOW)).toEqual({ charged: true });
@@ -151,8 +155,12 @@ export function unitsStoreSuite(h: LedgerHarness): void {
     await expect(store.charges.reserve({ caller, depth: 'stress', ip: IP, units: 2 }, NOW)).rejects.toThrow(/Only standard/);
     const r = okOf(await units(caller, 2));
     const answer = () => '{}';
-    await expect(store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 1 }, units: 3, answer })).rejects.toThrow(/1 to 2 units/);
-    await expect(store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 1 }, units: 0, answer })).rejects.toThrow(/1 to 2 units/);
+    await expect(
+      store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 1 }, units: 3, answer }),
+    ).rejects.toThrow(/1 to 2 units/);
+    await expect(
+      store.charges.commit(r.reservation.id, NOW, { sample: { reservedAt: NOW, channel: 'api', ms: 1 }, units: 0, answer }),
+    ).rejects.toThrow(/1 to 2 units/);
     expect(await kinds(r.reservation.id)).toEqual(Array(2).fill({ kind: 'free', state: 'reserved' }));
   });
 }

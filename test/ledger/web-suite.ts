@@ -21,10 +21,8 @@ export function webStoreSuite(h: LedgerHarness): void {
   afterEach(async () => {
     for (const s of opened.splice(0)) await s.close();
   });
-  const count = async (table: string) =>
-    (await h.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
-  const limited = (passId: string, ip = IP, now = NOW, perIpLimit = 2) =>
-    store.web.createKey({ passId, ip, perIpLimit }, now);
+  const count = async (table: string) => (await h.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
+  const limited = (passId: string, ip = IP, now = NOW, perIpLimit = 2) => store.web.createKey({ passId, ip, perIpLimit }, now);
 
   describe(`${h.name}: settings`, () => {
     it('stores the first value and keeps it; every store of the ledger reads the same', async () => {
@@ -97,9 +95,7 @@ export function webStoreSuite(h: LedgerHarness): void {
       const other = await h.open();
       opened.push(other);
       const results = await Promise.all(
-        Array.from({ length: 12 }, (_, i) =>
-          (i % 2 ? other : store).web.createKey({ passId, ip: IP, perIpLimit: 2 }, NOW),
-        ),
+        Array.from({ length: 12 }, (_, i) => (i % 2 ? other : store).web.createKey({ passId, ip: IP, perIpLimit: 2 }, NOW)),
       );
       expect(results.filter((r) => r !== null)).toHaveLength(2);
       expect(await count('keys')).toBe(2);

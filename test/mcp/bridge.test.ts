@@ -43,7 +43,11 @@ function rawBridge(env: Record<string, string>) {
   children.push(child);
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  const lines = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const lines = () =>
+    stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   return {
     write: (line: string) => child.stdin.write(`${line}\n`),
     /** Every line on stdout so far, once there are at least `n`. */
@@ -111,7 +115,9 @@ describe('decide mcp, the stdio bridge', () => {
     const port = new URL(svc.url).port;
     for (const url of [`http://alice:S3cretPW@127.0.0.1:${port}`, `http://alice:S3cretPW@127.0.0.1:${await closedPort()}`]) {
       const bridge = await startBridge({ DECIDE_URL: url, DECIDE_API_KEY: key });
-      const result = await bridge.client.callTool({ name: 'weigh_decision', arguments: { ...NOUL } }).catch((error: Error) => ({ thrown: error.message }));
+      const result = await bridge.client
+        .callTool({ name: 'weigh_decision', arguments: { ...NOUL } })
+        .catch((error: Error) => ({ thrown: error.message }));
       const said = JSON.stringify(result) + bridge.stderr();
       expect(said).toContain('127.0.0.1');
       expect(said).not.toContain('S3cretPW');
@@ -194,7 +200,10 @@ describe('decide mcp, the stdio bridge', () => {
       send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
       send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_usage', arguments: {} } });
       await waitUntil(() => stdout.split('\n').filter(Boolean).length >= 3, 'three answers on stdout', scaled(15_000));
-      const lines = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      const lines = stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       expect(lines.every((m) => m.jsonrpc === '2.0')).toBe(true);
       expect(lines.map((m) => m.id).sort()).toEqual([1, 2, 3]);
       expect(lines.find((m) => m.id === 1).result.protocolVersion).toBe('2025-06-18');
@@ -220,7 +229,11 @@ describe('decide mcp, the stdio bridge', () => {
     expect(refused).toEqual([
       error(null, -32700, expect.stringMatching(/^Parse error: the line is not valid JSON \(.+\)$/)),
       error(null, -32700, expect.stringMatching(/^Parse error: the line is not valid JSON/)),
-      error(null, -32600, expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported on this connection \(only 2025-03-26/)),
+      error(
+        null,
+        -32600,
+        expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported on this connection \(only 2025-03-26/),
+      ),
       error(null, -32600, 'Invalid Request: an empty batch'),
       error(3, -32600, expect.stringMatching(/^Invalid Request: not a JSON-RPC 2\.0 message/)),
       error(
@@ -236,7 +249,9 @@ describe('decide mcp, the stdio bridge', () => {
     bridge.write('[{"jsonrpc":"2.0","id":6,"method":"tools/list"}]');
     bridge.write('{"jsonrpc":"2.0","id":7,"method":"ping"}');
     const [batch, ping] = (await bridge.answers(9)).slice(7);
-    expect(batch).toEqual(error(null, -32600, expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported at protocol version 2025-11-25/)));
+    expect(batch).toEqual(
+      error(null, -32600, expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported at protocol version 2025-11-25/)),
+    );
     expect(ping).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
   });
 
@@ -285,7 +300,10 @@ describe('decide mcp, the stdio bridge', () => {
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       return { code, stderr };
     };
-    expect(await run([], { DECIDE_URL: 'not a url' })).toEqual({ code: 78, stderr: 'decide: DECIDE_URL must be an http(s) URL; got "not a url"\n' });
+    expect(await run([], { DECIDE_URL: 'not a url' })).toEqual({
+      code: 78,
+      stderr: 'decide: DECIDE_URL must be an http(s) URL; got "not a url"\n',
+    });
     expect(await run(['--url', 'ftp://h/'], { DECIDE_URL: 'http://127.0.0.1:8787' })).toEqual({
       code: 64,
       stderr: 'decide: --url must be an http(s) URL; got "ftp://h/"\n',

@@ -97,7 +97,11 @@ describe('protocol versions on POST /mcp', () => {
   });
 
   it('an unsupported MCP-Protocol-Version is answered 400, in either era', async () => {
-    const legacy = await rpc(svc.url, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { headers: { 'mcp-protocol-version': '2024-11-05' } });
+    const legacy = await rpc(
+      svc.url,
+      { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+      { headers: { 'mcp-protocol-version': '2024-11-05' } },
+    );
     expect(legacy.status).toBe(400);
     expect(legacy.body.jsonrpc).toBe('2.0');
     expect(legacy.body.error.message).toMatch(/Unsupported protocol version: 2024-11-05/);

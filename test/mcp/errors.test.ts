@@ -46,7 +46,11 @@ describe('MCP authentication', () => {
       expect(res.body).toEqual({
         jsonrpc: '2.0',
         id: 7,
-        error: { code: -32001, message: UNAUTHORIZED, data: { error: UNAUTHORIZED, code: 'unauthorized', requestId: res.headers['x-request-id'] } },
+        error: {
+          code: -32001,
+          message: UNAUTHORIZED,
+          data: { error: UNAUTHORIZED, code: 'unauthorized', requestId: res.headers['x-request-id'] },
+        },
       });
     }
     const modern = modernRequest('tools/call', { name: 'weigh_decision', arguments: { ...NOUL } });
@@ -158,7 +162,9 @@ describe('MCP tool errors: isError results with the contract sentence and code, 
     await connect(key);
     const weigh = await client!.callTool({ name: 'weigh_decision', arguments: { ...NOUL, depth: 'stress' } });
     expect(weigh.isError).toBe(true);
-    expect(lineOf(weigh)).toBe('depth: not allowed here; this tool runs at standard depth (use stress_test_decision for the other) (invalid_request)');
+    expect(lineOf(weigh)).toBe(
+      'depth: not allowed here; this tool runs at standard depth (use stress_test_decision for the other) (invalid_request)',
+    );
     const stress = await client!.callTool({ name: 'stress_test_decision', arguments: { ...NOUL, depth: 'standard' } });
     expect(lineOf(stress)).toMatch(/^depth: not allowed here; this tool runs at stress depth/);
     expect(await usageOf(key)).toMatchObject({ freeUsed: 0, passCredits: 10 });

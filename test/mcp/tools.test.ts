@@ -53,7 +53,9 @@ describe('MCP tools over streamable HTTP', () => {
     });
     expect(Object.keys(weigh.inputSchema.properties ?? {})).not.toContain('depth');
     expect(stress.inputSchema).toEqual(weigh.inputSchema);
-    expect(weigh.outputSchema?.required).toEqual(expect.arrayContaining(['mode', 'result', 'signal', 'contextSufficiency', 'access', 'timing']));
+    expect(weigh.outputSchema?.required).toEqual(
+      expect.arrayContaining(['mode', 'result', 'signal', 'contextSufficiency', 'access', 'timing']),
+    );
     expect(usage.inputSchema).toMatchObject({ properties: {}, additionalProperties: false });
     expect(usage.outputSchema?.required).toEqual(['day', 'freeLimit', 'freeUsed', 'freeRemaining', 'passCredits', 'resetsAt']);
     expect(usage.annotations?.readOnlyHint).toBe(true);

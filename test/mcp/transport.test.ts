@@ -41,7 +41,9 @@ describe('POST /mcp at the HTTP level', () => {
     const res = await rpc(svc.url, initialize('2025-11-25'), { headers });
     expect(res.status).toBe(403);
     expect(res.body.error.message).toMatch(/^Forbidden: Host "evil\.example\.com:\d+" is not allowed/);
-    const local = await rpc(svc.url, initialize('2025-11-25'), { headers: { host: `localhost:${port}`, origin: `http://localhost:${port}` } });
+    const local = await rpc(svc.url, initialize('2025-11-25'), {
+      headers: { host: `localhost:${port}`, origin: `http://localhost:${port}` },
+    });
     expect(local.status).toBe(200);
   });
 
@@ -90,7 +92,11 @@ describe('POST /mcp at the HTTP level', () => {
     for (const [params, problems] of cases) {
       const res = await rpc(svc.url, { jsonrpc: '2.0', id: 'init-1', method: 'initialize', ...(params ? { params } : {}) });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ jsonrpc: '2.0', id: 'init-1', error: { code: -32602, message: `Invalid params for initialize: ${problems}` } });
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        id: 'init-1',
+        error: { code: -32602, message: `Invalid params for initialize: ${problems}` },
+      });
     }
     expect((await rpc(svc.url, initialize('2025-11-25'))).body.result.protocolVersion).toBe('2025-11-25');
   });
@@ -108,9 +114,7 @@ describe('POST /mcp at the HTTP level', () => {
 
 describe('the Host and Origin rules', () => {
   const app = (trustProxy: boolean, publicUrl: string | null) =>
-    new Hono<AppEnv>()
-      .use(requestContext({ trustProxy, publicUrl }))
-      .all('*', (c) => c.json({ refused: rebindingRefusal(c, trustProxy) }));
+    new Hono<AppEnv>().use(requestContext({ trustProxy, publicUrl })).all('*', (c) => c.json({ refused: rebindingRefusal(c, trustProxy) }));
   const check = async (headers: Record<string, string>, local = '127.0.0.1', trustProxy = false, publicUrl: string | null = null) => {
     const env = { incoming: { socket: { localAddress: local } } };
     // As the Node adapter does, the request's URL is built from its Host header.
@@ -130,7 +134,9 @@ describe('the Host and Origin rules', () => {
     expect(await check({ host: 'decide.example.com' }, '10.0.0.5')).toBeNull();
     expect(await check({ host: 'decide.example.com', origin: 'http://decide.example.com' }, '10.0.0.5')).toBeNull();
     expect(await check({ host: 'decide.example.com:80', origin: 'http://decide.example.com' }, '10.0.0.5')).toBeNull();
-    expect(await check({ host: 'decide.example.com', origin: 'https://decide.example.com' }, '10.0.0.5')).toMatch(/not this server's origin/);
+    expect(await check({ host: 'decide.example.com', origin: 'https://decide.example.com' }, '10.0.0.5')).toMatch(
+      /not this server's origin/,
+    );
   });
 
   it('with DECIDE_PUBLIC_URL the Origin must be the public one, as on the pages', async () => {

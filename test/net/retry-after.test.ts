@@ -17,9 +17,12 @@ describe('Retry-After', () => {
     expect(read('3\n')).toBeUndefined();
   });
 
-  it.each(['1e3', '0x10', '-1', '+1', '1.5', '0.2', ' 5x', '5 s', '', '   ', 'soon', 'Infinity', 'NaN'])('%j is no delay: undefined', (value) => {
-    expect(read(value)).toBeUndefined();
-  });
+  it.each(['1e3', '0x10', '-1', '+1', '1.5', '0.2', ' 5x', '5 s', '', '   ', 'soon', 'Infinity', 'NaN'])(
+    '%j is no delay: undefined',
+    (value) => {
+      expect(read(value)).toBeUndefined();
+    },
+  );
 
   it('reads an IMF-fixdate as the time left until it, 0 once past', () => {
     expect(read('Sun, 22 Nov 2026 10:00:07 GMT')).toBe(7_000);
@@ -38,7 +41,7 @@ describe('Retry-After', () => {
   it.each([
     ['a date that does not exist', 'Mon, 31 Feb 2026 10:00:00 GMT'],
     ['a time that does not exist', 'Sun, 22 Nov 2026 24:00:00 GMT'],
-    ['a weekday that is not the date\'s', 'Mon, 22 Nov 2026 10:00:07 GMT'],
+    ["a weekday that is not the date's", 'Mon, 22 Nov 2026 10:00:07 GMT'],
     ['another zone', 'Sun, 22 Nov 2026 10:00:07 UTC'],
     ['the obsolete RFC 850 form', 'Sunday, 22-Nov-26 10:00:07 GMT'],
     ['the obsolete asctime form', 'Sun Nov 22 10:00:07 2026'],

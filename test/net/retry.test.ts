@@ -72,7 +72,7 @@ describe('withRetries', () => {
     expect(asked).toEqual([1, 2]);
   });
 
-  it("waits what the failure asks (its Retry-After) instead of the backoff, 0 included", async () => {
+  it('waits what the failure asks (its Retry-After) instead of the backoff, 0 included', async () => {
     const { attempt } = scripted(new Busy(7), new Busy(0));
     const events: RetryEvent[] = [];
     await withRetries(attempt, policy(events));

@@ -20,7 +20,10 @@ describe('admission in front of an engine of known capacity', () => {
     slot.leave();
   };
   const refusal = async (promise: Promise<unknown>) => {
-    const error = await promise.then(() => null, (e: unknown) => e);
+    const error = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ServiceError);
     return error as ServiceError;
   };
@@ -104,7 +107,10 @@ describe('admission in front of an engine of known capacity', () => {
     await timed(gate, 100);
     const first = await gate.enter('standard', open());
     const deadline = new AbortController();
-    const abandoned = gate.enter('standard', deadline.signal).then(() => null, (e: unknown) => e);
+    const abandoned = gate.enter('standard', deadline.signal).then(
+      () => null,
+      (e: unknown) => e,
+    );
     const kept = gate.enter('standard', open());
     deadline.abort();
     const error = await abandoned;
@@ -148,7 +154,10 @@ describe('shedding by queue time', () => {
     new Admission({ slots: 512, queue: false, deadlineMs, now: () => now, loopDelayMs: () => loopDelay, cpuMs: () => now * cpuShare });
   const open = () => new AbortController().signal;
   const refusal = async (promise: Promise<unknown>) => {
-    const error = await promise.then(() => null, (e: unknown) => e);
+    const error = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ServiceError);
     return error as ServiceError;
   };

@@ -3,7 +3,14 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import { DecisionResponse, ErrorBody, KeyCreated, KeyRevoked, Metrics, PassRecord, Usage } from '../../src/contract/index.js';
 import { ModelList, SystemOneResponse } from '../../src/contract/systemone.js';
-import { AdminKeyCreated, AdminKeyList, AdminKeyRevoked, AdminPassCreated, AdminPassDetail, AdminPassList } from '../../src/contract/admin.js';
+import {
+  AdminKeyCreated,
+  AdminKeyList,
+  AdminKeyRevoked,
+  AdminPassCreated,
+  AdminPassDetail,
+  AdminPassList,
+} from '../../src/contract/admin.js';
 import { Health, Readiness } from '../../src/contract/health.js';
 import { SystemOneError, SystemOneValidationError } from '../../src/contract/systemone-errors.js';
 
@@ -116,7 +123,12 @@ export function validate(method: string, path: string, status: number, body: unk
   const result = shape.safeParse(body);
   expect(result.error, `${method} ${path} ${status} error body outside the contract`).toBeUndefined();
   // The error names the request as the header does (the format's 422 array has no room for it).
-  const named = FORMAT_ROUTES.has(path) ? (status === 422 ? undefined : (body as SystemOneError).detail.x_request_id) : (body as ErrorBody).requestId;
-  if (!FORMAT_ROUTES.has(path) || status !== 422) expect(named, `${method} ${path} ${status}: the request's id in the body`).toBe(headers['x-request-id']);
+  const named = FORMAT_ROUTES.has(path)
+    ? status === 422
+      ? undefined
+      : (body as SystemOneError).detail.x_request_id
+    : (body as ErrorBody).requestId;
+  if (!FORMAT_ROUTES.has(path) || status !== 422)
+    expect(named, `${method} ${path} ${status}: the request's id in the body`).toBe(headers['x-request-id']);
   if (status === 429 || status === 503) expect(Number(headers['retry-after'])).toBeGreaterThan(0);
 }

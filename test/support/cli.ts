@@ -96,7 +96,11 @@ function spawnCli(args: string[], env: Record<string, string>, { bin = BIN, cwd 
 }
 
 /** Runs any program to its end in `cwd` with the clean environment plus `env` (killed after `timeoutMs`, a scaled deadline). */
-export function runProgram(command: string, args: string[], { cwd = ROOT, env = {}, timeoutMs = scaled(60_000) }: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runProgram(
+  command: string,
+  args: string[],
+  { cwd = ROOT, env = {}, timeoutMs = scaled(60_000) }: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliResult> {
   const child = track(spawn(command, args, { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
   return collectOutput(child, `${command} ${args.join(' ')}`, timeoutMs);
 }
@@ -253,10 +257,15 @@ export function startServe(args: string[], env: Record<string, string>, timeoutM
         }
         if (found !== undefined) return finish(() => resolve(found));
         if (child.exitCode !== null || child.signalCode !== null) {
-          finish(() => reject(new Error(`decide serve ended (${child.exitCode ?? child.signalCode}) before ${what}\nstderr: ${raw.stderr}`)));
+          finish(() =>
+            reject(new Error(`decide serve ended (${child.exitCode ?? child.signalCode}) before ${what}\nstderr: ${raw.stderr}`)),
+          );
         }
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(`no ${what} within ${ms} ms\nstdout: ${raw.stdout}\nstderr: ${raw.stderr}`))), ms);
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`no ${what} within ${ms} ms\nstdout: ${raw.stdout}\nstderr: ${raw.stderr}`))),
+        ms,
+      );
       const finish = (settle: () => void) => {
         clearTimeout(timer);
         waiters.delete(check);

@@ -16,7 +16,8 @@ const DIR =
 function found(file: string): string | null {
   const full = path.join(DIR, file);
   if (fs.existsSync(full)) return full;
-  if (process.env.DECIDE_REQUIRE_REAL_MODELS === '1') throw new Error(`${full} is missing and DECIDE_REQUIRE_REAL_MODELS=1: run npm run models:real`);
+  if (process.env.DECIDE_REQUIRE_REAL_MODELS === '1')
+    throw new Error(`${full} is missing and DECIDE_REQUIRE_REAL_MODELS=1: run npm run models:real`);
   return null;
 }
 

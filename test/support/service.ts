@@ -122,12 +122,23 @@ export async function startWithEngine(engine: Engine, options: StartOptions = {}
 
 /** `engine` declaring `capacity`, as the local engine does. */
 function withCapacity(engine: Engine, capacity: number): Engine {
-  return { name: engine.name, model: engine.model, capacity, ask: (state, questions, signal, call) => engine.ask(state, questions, signal, call), close: engine.close };
+  return {
+    name: engine.name,
+    model: engine.model,
+    capacity,
+    ask: (state, questions, signal, call) => engine.ask(state, questions, signal, call),
+    close: engine.close,
+  };
 }
 
 export async function startWithOpenAI(options: StartOptions = {}) {
   const fake = await startOpenAIFake();
-  const engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-logprobs-1', maxConnections: options.connections });
+  const engine = createOpenAIEngine({
+    baseUrl: fake.url,
+    apiKey: ENGINE_SECRET,
+    model: 'fake-logprobs-1',
+    maxConnections: options.connections,
+  });
   return start(fake, engine, options);
 }
 

@@ -17,14 +17,21 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
     svc = await startWithOpenAI(options);
     return (await svc.newKey()).key;
   }
-  const ask = (key: string | undefined, json: unknown, headers: Record<string, string> = {}) => svc.call('POST', '/v1/systemone', { key, json, headers });
+  const ask = (key: string | undefined, json: unknown, headers: Record<string, string> = {}) =>
+    svc.call('POST', '/v1/systemone', { key, json, headers });
   const usage = async (key: string) => (await svc.call('GET', '/v1/usage', { key })).body;
 
   it('answers every question or none: one the engine cannot read fails the request, 502, and nothing is charged', async () => {
     const key = await start();
     // Nothing of its mass on the labels: the engine cannot read this question.
     svc.fake.respond((body) => (questionText(body).includes('unreadable') ? { labels: { The: 1 } } : {}));
-    const res = await ask(key, { state: STATE, questions: { money: { type: 'noul', instructions: 'Is it about money?' }, lost: { type: 'noul', instructions: 'An unreadable question?' } } });
+    const res = await ask(key, {
+      state: STATE,
+      questions: {
+        money: { type: 'noul', instructions: 'Is it about money?' },
+        lost: { type: 'noul', instructions: 'An unreadable question?' },
+      },
+    });
     expect(res.status).toBe(502);
     expect(res.body.detail).toEqual({
       error_type: 'engine_error',
@@ -144,9 +151,14 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
 
     const other = await ask(key, { ...body, questions: { a: { type: 'noul' } } }, { 'idempotency-key': 'retry-7' });
     expect(other.status).toBe(422);
-    expect(other.body.detail).toEqual([{ loc: ['header', 'idempotency-key'], msg: expect.stringContaining('different request body'), type: 'idempotency_key_reused' }]);
+    expect(other.body.detail).toEqual([
+      { loc: ['header', 'idempotency-key'], msg: expect.stringContaining('different request body'), type: 'idempotency_key_reused' },
+    ]);
 
-    const ordered = (names: string[]) => ({ state: STATE, questions: { pick: { type: 'choice', criteria: Object.fromEntries(names.map((n) => [n, null])) } } });
+    const ordered = (names: string[]) => ({
+      state: STATE,
+      questions: { pick: { type: 'choice', criteria: Object.fromEntries(names.map((n) => [n, null])) } },
+    });
     expect((await ask(key, ordered(['yes', 'no']), { 'idempotency-key': 'order-1' })).status).toBe(200);
     expect((await ask(key, ordered(['no', 'yes']), { 'idempotency-key': 'order-1' })).status).toBe(422);
   });
@@ -168,7 +180,9 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
     expect(models.body.models).toEqual([
       {
         name: 'fake-logprobs-1',
-        description: expect.stringMatching(/decide's openai engine: noul, choice \(2 to 255 options\) and score \(2 to 10 levels\) questions, up to 64 a request/),
+        description: expect.stringMatching(
+          /decide's openai engine: noul, choice \(2 to 255 options\) and score \(2 to 10 levels\) questions, up to 64 a request/,
+        ),
         release_date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
       },
     ]);

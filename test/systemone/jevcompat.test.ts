@@ -20,7 +20,10 @@ describe.skipIf(!PYTHON_TOOLS)(`jevcompat test against decide serve ${NEEDS_PYTH
     'reports decide conformant: every MUST and every SHOULD it exercises passes',
     async () => {
       const { db, dir } = fixture.tmp;
-      const server = await startServe(['--db', db], openaiEnv(fixture.fake.url, 'sk-engine-for-jevcompat', { DECIDE_MODEL: 'qwen-loopback' }));
+      const server = await startServe(
+        ['--db', db],
+        openaiEnv(fixture.fake.url, 'sk-engine-for-jevcompat', { DECIDE_MODEL: 'qwen-loopback' }),
+      );
       const { key, passId } = await runJson<{ key: string; passId: string }>(['key', 'create', '--create', '--db', db]);
       // The suite asks a few hundred questions; a funded pass pays what the free allowance does not.
       await runJson(['pass', 'fund', '--pass', passId, '--credits', '5000', '--db', db]);
@@ -31,11 +34,14 @@ describe.skipIf(!PYTHON_TOOLS)(`jevcompat test against decide serve ${NEEDS_PYTH
           PYTHON_TOOLS!.jevcompat,
           ['test', server.url, '--key', key, '--json', report, '--evidence', '3'],
           { env: { ...process.env, NO_COLOR: '1' }, timeout: scaled(300_000), maxBuffer: 16 * 1024 * 1024 },
-          (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: stdout + stderr }),
+          (error, stdout, stderr) =>
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: stdout + stderr }),
         ),
       );
       // The verdict's line for the run's log; the whole report when the verdict is not the one expected.
-      console.log(`jevcompat: ${run.output.split('\n').find((l) => /conformant|not tested|incomplete/.test(l) && /MUST/.test(l)) ?? run.output}`);
+      console.log(
+        `jevcompat: ${run.output.split('\n').find((l) => /conformant|not tested|incomplete/.test(l) && /MUST/.test(l)) ?? run.output}`,
+      );
       expect(run.code, run.output).toBe(0);
       const { summary, results } = JSON.parse(fs.readFileSync(report, 'utf8'));
       expect(summary.verdict, run.output).toBe('conformant');

@@ -27,7 +27,25 @@ function run(file: string, args: string[], cwd: string): Promise<{ code: number;
 
 /** A strict compile of `file` in `dir` with the project's TypeScript and Node types. */
 const compile = (dir: string, file: string) =>
-  run(path.join(BIN, 'tsc'), ['--strict', '--noUncheckedIndexedAccess', '--module', 'nodenext', '--target', 'es2022', '--typeRoots', path.join(ROOT, 'node_modules', '@types'), '--types', 'node', '--outDir', 'out', file], dir);
+  run(
+    path.join(BIN, 'tsc'),
+    [
+      '--strict',
+      '--noUncheckedIndexedAccess',
+      '--module',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--typeRoots',
+      path.join(ROOT, 'node_modules', '@types'),
+      '--types',
+      'node',
+      '--outDir',
+      'out',
+      file,
+    ],
+    dir,
+  );
 
 const CALL = `import type { components, paths } from './schema.js';
 
@@ -75,7 +93,9 @@ describe('a client generated from the OpenAPI document by openapi-typescript', (
   it('types the recursive JSON value once, by name, and a call with a JSON-object state compiles and is answered', async () => {
     const doc = JSON.parse(fs.readFileSync(path.join(dir, 'openapi.json'), 'utf8'));
     expect(Object.keys(doc.components.schemas).filter((name) => name.startsWith('__'))).toEqual([]);
-    expect(doc.components.schemas.JsonValue.anyOf).toContainEqual(expect.objectContaining({ type: 'object', additionalProperties: { $ref: '#/components/schemas/JsonValue' } }));
+    expect(doc.components.schemas.JsonValue.anyOf).toContainEqual(
+      expect.objectContaining({ type: 'object', additionalProperties: { $ref: '#/components/schemas/JsonValue' } }),
+    );
 
     expect(generated.code, generated.output).toBe(0);
     fs.writeFileSync(path.join(dir, 'call.ts'), CALL);
@@ -112,7 +132,9 @@ export const badState: Request = { state: 5, questions: { q: { type: 'noul' } } 
     const post = doc.paths['/v1/systemone'].post;
     expect(post.operationId).toBe('systemOne');
     expect(post.security).toEqual([{ bearer: [] }]);
-    expect(Object.keys(post.responses).sort()).toEqual(['200', '401', '402', '409', '413', '415', '422', '429', '502', '503', '504'].sort());
+    expect(Object.keys(post.responses).sort()).toEqual(
+      ['200', '401', '402', '409', '413', '415', '422', '429', '502', '503', '504'].sort(),
+    );
     expect(post.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/SystemOneValidationError');
     expect(post.responses['429'].content['application/json'].schema.$ref).toBe('#/components/schemas/SystemOneError');
     expect(doc.paths['/v1/models'].get).toMatchObject({ operationId: 'listModels', security: [{ bearer: [] }] });

@@ -18,7 +18,12 @@ describe('an option named __proto__ through the systemone engine', () => {
     const { key } = await svc.newKey();
     const res = await svc.call('POST', '/v1/decisions', {
       key,
-      json: { mode: 'choice', question: 'Which name should the field get?', context: 'A config loader copies members into a plain object.', options: ['__proto__', 'prototype', 'constructor'] },
+      json: {
+        mode: 'choice',
+        question: 'Which name should the field get?',
+        context: 'A config loader copies members into a plain object.',
+        options: ['__proto__', 'prototype', 'constructor'],
+      },
     });
     expect(res.status, res.text).toBe(200);
     expect(JSON.stringify(res.body.result)).toContain('__proto__');

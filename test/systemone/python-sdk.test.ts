@@ -21,7 +21,10 @@ describe.skipIf(!PYTHON_TOOLS)(`the official Python SDK against decide serve ${N
     'parses every answer, lists the model, and raises its own errors with the server’s sentence',
     async () => {
       const { db } = fixture.tmp;
-      const server = await startServe(['--db', db], openaiEnv(fixture.fake.url, 'sk-engine-for-the-python-sdk', { DECIDE_MODEL: 'qwen-loopback' }));
+      const server = await startServe(
+        ['--db', db],
+        openaiEnv(fixture.fake.url, 'sk-engine-for-the-python-sdk', { DECIDE_MODEL: 'qwen-loopback' }),
+      );
       const funded = await runJson<{ key: string; passId: string }>(['key', 'create', '--create', '--db', db]);
       await runJson(['pass', 'fund', '--pass', funded.passId, '--credits', '100', '--db', db]);
       const unfunded = await runJson<{ key: string }>(['key', 'create', '--create', '--db', db]);
@@ -29,8 +32,11 @@ describe.skipIf(!PYTHON_TOOLS)(`the official Python SDK against decide serve ${N
       fixture.fake.respond((body) => (questionText(body).includes('unreadable') ? { labels: { The: 1 } } : {}));
 
       const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(PYTHON_TOOLS!.python, [SCRIPT, server.url, funded.key, unfunded.key], { timeout: scaled(120_000) }, (error, stdout, stderr) =>
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+        execFile(
+          PYTHON_TOOLS!.python,
+          [SCRIPT, server.url, funded.key, unfunded.key],
+          { timeout: scaled(120_000) },
+          (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
         ),
       );
       expect(run.code, run.stderr).toBe(0);
@@ -41,7 +47,10 @@ describe.skipIf(!PYTHON_TOOLS)(`the official Python SDK against decide serve ${N
         ids: ['topic', 'refund?', 'anger level'],
         // The options in the order the SDK sent them, integer-like names too.
         topic: { options: ['billing', '10', '2'], sum: expect.closeTo(1, 9) },
-        anger: { levels: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], legend: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [String(i), `level ${i}`])) },
+        anger: {
+          levels: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+          legend: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [String(i), `level ${i}`])),
+        },
         usage: [expect.any(Number), 0],
         request_id: expect.stringMatching(/^req_/),
       });

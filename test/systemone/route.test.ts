@@ -15,9 +15,11 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
     svc = await startWithOpenAI(options);
     return (await svc.newKey()).key;
   }
-  const ask = (key: string, json: unknown, headers: Record<string, string> = {}) => svc.call('POST', '/v1/systemone', { key, json, headers });
+  const ask = (key: string, json: unknown, headers: Record<string, string> = {}) =>
+    svc.call('POST', '/v1/systemone', { key, json, headers });
   /** JSON text as written, for key orders no JavaScript object could hold. */
-  const askText = (key: string, raw: string) => svc.call('POST', '/v1/systemone', { key, raw, headers: { 'content-type': 'application/json' } });
+  const askText = (key: string, raw: string) =>
+    svc.call('POST', '/v1/systemone', { key, raw, headers: { 'content-type': 'application/json' } });
   const usage = async (key: string) => (await svc.call('GET', '/v1/usage', { key })).body;
   const nouls = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { type: 'noul' }]));
   const options = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`Queue ${i + 1}`, null]));
@@ -25,28 +27,108 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
   it('refuses a bad request with 422 {detail: [{loc, msg, type}]} locating every problem, before anything is charged or asked', async () => {
     const key = await start();
     const cases: [unknown, (string | number)[], string, string][] = [
-      [{ state: STATE, questions: { topic: { type: 'choice', criteria: { only: null } } } }, ['body', 'questions', 'topic', 'criteria'], 'must hold 2 to 255 options (got 1)', 'value_error'],
-      [{ state: STATE, questions: { topic: { type: 'choice', criteria: options(256) } } }, ['body', 'questions', 'topic', 'criteria'], 'must hold 2 to 255 options (got 256)', 'value_error'],
-      [{ state: STATE, questions: { topic: { type: 'choice', criteria: { Billing: null, 'BILLING\u200b': null } } } }, ['body', 'questions', 'topic', 'criteria', 'BILLING\u200b'], 'must be distinct', 'value_error'],
-      [{ state: STATE, questions: { level: { type: 'score', criteria: Array(11).fill('x') } } }, ['body', 'questions', 'level', 'criteria'], 'must hold 2 to 10 levels', 'too_long'],
-      [{ state: STATE, questions: { level: { type: 'score', criteria: { 0: 'low', 1: 'high' } } } }, ['body', 'questions', 'level', 'criteria'], 'expected array', 'array_type'],
-      [{ state: STATE, questions: { q: { type: 'yesno' } } }, ['body', 'questions', 'q', 'type'], 'must be one of noul, choice, score', 'union_tag_invalid'],
-      [{ state: STATE, questions: { q: { type: 'noul', critera: {} } } }, ['body', 'questions', 'q', 'critera'], 'not allowed here', 'extra_forbidden'],
+      [
+        { state: STATE, questions: { topic: { type: 'choice', criteria: { only: null } } } },
+        ['body', 'questions', 'topic', 'criteria'],
+        'must hold 2 to 255 options (got 1)',
+        'value_error',
+      ],
+      [
+        { state: STATE, questions: { topic: { type: 'choice', criteria: options(256) } } },
+        ['body', 'questions', 'topic', 'criteria'],
+        'must hold 2 to 255 options (got 256)',
+        'value_error',
+      ],
+      [
+        { state: STATE, questions: { topic: { type: 'choice', criteria: { Billing: null, 'BILLING\u200b': null } } } },
+        ['body', 'questions', 'topic', 'criteria', 'BILLING\u200b'],
+        'must be distinct',
+        'value_error',
+      ],
+      [
+        { state: STATE, questions: { level: { type: 'score', criteria: Array(11).fill('x') } } },
+        ['body', 'questions', 'level', 'criteria'],
+        'must hold 2 to 10 levels',
+        'too_long',
+      ],
+      [
+        { state: STATE, questions: { level: { type: 'score', criteria: { 0: 'low', 1: 'high' } } } },
+        ['body', 'questions', 'level', 'criteria'],
+        'expected array',
+        'array_type',
+      ],
+      [
+        { state: STATE, questions: { q: { type: 'yesno' } } },
+        ['body', 'questions', 'q', 'type'],
+        'must be one of noul, choice, score',
+        'union_tag_invalid',
+      ],
+      [
+        { state: STATE, questions: { q: { type: 'noul', critera: {} } } },
+        ['body', 'questions', 'q', 'critera'],
+        'not allowed here',
+        'extra_forbidden',
+      ],
       [{ state: STATE, questions: {} }, ['body', 'questions'], 'must hold 1 to 64 questions (got 0)', 'value_error'],
       [{ state: STATE, questions: nouls(65) }, ['body', 'questions'], 'must hold 1 to 64 questions (got 65)', 'value_error'],
-      [{ state: STATE, questions: { '': { type: 'noul' } } }, ['body', 'questions', ''], "a question's id must not be empty", 'value_error'],
-      [JSON.parse('{"state": "x", "questions": {"__proto__": {"type": "noul"}}}'), ['body', 'questions', '__proto__'], '"__proto__" cannot be a key here', 'value_error'],
+      [
+        { state: STATE, questions: { '': { type: 'noul' } } },
+        ['body', 'questions', ''],
+        "a question's id must not be empty",
+        'value_error',
+      ],
+      [
+        JSON.parse('{"state": "x", "questions": {"__proto__": {"type": "noul"}}}'),
+        ['body', 'questions', '__proto__'],
+        '"__proto__" cannot be a key here',
+        'value_error',
+      ],
       // Labels the engine would read as one (it trims them): refused by name, not merged and split 0.5/0.5.
-      [{ state: STATE, questions: { q: { type: 'choice', criteria: { yes: null, 'yes ': null } } } }, ['body', 'questions', 'q', 'criteria', 'yes '], '"yes " repeats "yes"', 'value_error'],
-      [{ state: STATE, questions: { q: { type: 'choice', criteria: { 'Caf\u00e9': null, ' Cafe\u0301\u2060': null } } } }, ['body', 'questions', 'q', 'criteria', ' Cafe\u0301\u2060'], 'must be distinct', 'value_error'],
+      [
+        { state: STATE, questions: { q: { type: 'choice', criteria: { yes: null, 'yes ': null } } } },
+        ['body', 'questions', 'q', 'criteria', 'yes '],
+        '"yes " repeats "yes"',
+        'value_error',
+      ],
+      [
+        { state: STATE, questions: { q: { type: 'choice', criteria: { 'Caf\u00e9': null, ' Cafe\u0301\u2060': null } } } },
+        ['body', 'questions', 'q', 'criteria', ' Cafe\u0301\u2060'],
+        'must be distinct',
+        'value_error',
+      ],
       // "__proto__" wherever a key can appear: a criteria key, inside a JSON state or description.
-      [JSON.parse('{"state": "x", "questions": {"q": {"type": "choice", "criteria": {"a": null, "__proto__": null}}}}'), ['body', 'questions', 'q', 'criteria', '__proto__'], '"__proto__" cannot be a key here', 'value_error'],
-      [JSON.parse('{"state": {"ticket": {"__proto__": 1}}, "questions": {"q": {"type": "noul"}}}'), ['body', 'state', 'ticket', '__proto__'], '"__proto__" cannot be a key here', 'value_error'],
-      [JSON.parse('{"state": "x", "questions": {"q": {"type": "choice", "criteria": {"a": {"__proto__": "d"}, "b": null}}}}'), ['body', 'questions', 'q', 'criteria', 'a', '__proto__'], '"__proto__" cannot be a key here', 'value_error'],
-      [{ state: 'x'.repeat(16_001), questions: { q: { type: 'noul' } } }, ['body', 'state'], 'must be at most 16000 characters as text (got 16001)', 'value_error'],
+      [
+        JSON.parse('{"state": "x", "questions": {"q": {"type": "choice", "criteria": {"a": null, "__proto__": null}}}}'),
+        ['body', 'questions', 'q', 'criteria', '__proto__'],
+        '"__proto__" cannot be a key here',
+        'value_error',
+      ],
+      [
+        JSON.parse('{"state": {"ticket": {"__proto__": 1}}, "questions": {"q": {"type": "noul"}}}'),
+        ['body', 'state', 'ticket', '__proto__'],
+        '"__proto__" cannot be a key here',
+        'value_error',
+      ],
+      [
+        JSON.parse('{"state": "x", "questions": {"q": {"type": "choice", "criteria": {"a": {"__proto__": "d"}, "b": null}}}}'),
+        ['body', 'questions', 'q', 'criteria', 'a', '__proto__'],
+        '"__proto__" cannot be a key here',
+        'value_error',
+      ],
+      [
+        { state: 'x'.repeat(16_001), questions: { q: { type: 'noul' } } },
+        ['body', 'state'],
+        'must be at most 16000 characters as text (got 16001)',
+        'value_error',
+      ],
       [{ state: 7, questions: { q: { type: 'noul' } } }, ['body', 'state'], 'must be text, a JSON object or array, or null', 'union_type'],
       [{ questions: { q: { type: 'noul' } } }, ['body', 'state'], 'Field required', 'missing'],
-      [{ state: STATE, questions: { q: { type: 'noul', instructions: { long: 'y'.repeat(2_000) } } } }, ['body', 'questions', 'q', 'instructions'], 'must be at most 2000 characters as text', 'value_error'],
+      [
+        { state: STATE, questions: { q: { type: 'noul', instructions: { long: 'y'.repeat(2_000) } } } },
+        ['body', 'questions', 'q', 'instructions'],
+        'must be at most 2000 characters as text',
+        'value_error',
+      ],
     ];
     for (const [body, loc, msg, type] of cases) {
       const res = await ask(key, body);
@@ -56,12 +138,22 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
     // Nesting bounded: a state 5,000 deep overflowed zod's stack (500, and a stack in the log).
     const nested = await askText(key, `{"state": ${deep(5_000)}, "questions": {"q": {"type": "noul"}}}`);
     expect(nested.status).toBe(422);
-    expect(nested.body.detail).toEqual([{ loc: ['body', 'state', ...Array(63).fill('a')], msg: 'must not nest more than 64 levels of objects and arrays', type: 'value_error' }]);
+    expect(nested.body.detail).toEqual([
+      {
+        loc: ['body', 'state', ...Array(63).fill('a')],
+        msg: 'must not nest more than 64 levels of objects and arrays',
+        type: 'value_error',
+      },
+    ]);
     const broken = await askText(key, '{"state": "x", "questions": {,}}');
     expect(broken.status).toBe(422);
-    expect(broken.body.detail).toEqual([{ loc: ['body', 29], msg: expect.stringMatching(/^the body is not valid JSON: /), type: 'json_invalid' }]);
+    expect(broken.body.detail).toEqual([
+      { loc: ['body', 29], msg: expect.stringMatching(/^the body is not valid JSON: /), type: 'json_invalid' },
+    ]);
     const badKey = await ask(key, { state: STATE, questions: { q: { type: 'noul' } } }, { 'idempotency-key': 'é' });
-    expect(badKey.body.detail).toEqual([{ loc: ['header', 'idempotency-key'], msg: 'must be 1 to 255 printable ASCII characters', type: 'value_error' }]);
+    expect(badKey.body.detail).toEqual([
+      { loc: ['header', 'idempotency-key'], msg: 'must be 1 to 255 printable ASCII characters', type: 'value_error' },
+    ]);
     expect(svc.fake.requests).toHaveLength(0);
     expect((await usage(key)).freeUsed).toBe(0);
     expect(svc.logs.join('\n')).not.toMatch(/Maximum call stack|"stack"/);
@@ -73,7 +165,11 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
     const ids = ['ticket-1', 'q.2', 'with space', '질문', '🎯', ' ', 'constructor', '10', '2', ...Object.keys(nouls(53))];
     const questions: Record<string, unknown> = Object.fromEntries(ids.map((id) => [id, { type: 'noul' }]));
     questions.queue = { type: 'choice', instructions: ['Route the ticket.', 'Pick one queue.'], criteria: options(255) };
-    questions.urgency = { type: 'score', instructions: { scale: 'urgency' }, criteria: Array.from({ length: 10 }, (_, i) => ({ level: i })) };
+    questions.urgency = {
+      type: 'score',
+      instructions: { scale: 'urgency' },
+      criteria: Array.from({ length: 10 }, (_, i) => ({ level: i })),
+    };
     expect(Object.keys(questions)).toHaveLength(64);
     const res = await ask(key, { model: 'jev-latest', state: { ticket: 'Charged twice' }, questions, assets: null, x_trace_id: 'abc' });
     expect(res.status).toBe(200);
@@ -106,7 +202,14 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
     expect(offeredOptions(request.body).map((o) => o.text)).toEqual(['Billing — payments', 'Technical']);
     expect(res.body).toEqual({
       model: 'fake-logprobs-1',
-      answers: { team: { type: 'choice', choice: 'Billing\u200b', confidence: 0.6, probabilities: { 'Billing\u200b': expect.closeTo(0.8, 12), Technical: expect.closeTo(0.2, 12) } } },
+      answers: {
+        team: {
+          type: 'choice',
+          choice: 'Billing\u200b',
+          confidence: 0.6,
+          probabilities: { 'Billing\u200b': expect.closeTo(0.8, 12), Technical: expect.closeTo(0.2, 12) },
+        },
+      },
       usage: { input_tokens: expect.any(Number), output_tokens: 0 },
     });
   });
@@ -114,7 +217,10 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
   it('presents options in the order written, integer-like names too, answers in that order, and a tie goes to the first', async () => {
     const key = await start();
     svc.fake.respond((body) => ({ labels: choiceByName(body, { b: 0.4, 10: 0.4, 2: 0.2 }) }));
-    const res = await askText(key, `{"state": "${STATE}", "questions": {"pick": {"type": "choice", "criteria": {"b": null, "10": null, "2": null}}}}`);
+    const res = await askText(
+      key,
+      `{"state": "${STATE}", "questions": {"pick": {"type": "choice", "criteria": {"b": null, "10": null, "2": null}}}}`,
+    );
     expect(offeredOptions(svc.fake.requests[0].body).map((o) => o.text)).toEqual(['b', '10', '2']);
     expect(res.text).toMatch(/"probabilities":\{"b":[\d.e-]+,"10":[\d.e-]+,"2":[\d.e-]+\}/);
     expect(res.body.answers.pick.choice).toBe('b');
@@ -166,7 +272,9 @@ describe('POST /v1/systemone: requests as the format allows them', () => {
     const res = await ask(key, { state: STATE, questions: { queue: { type: 'choice', criteria: options(40) } } });
     expect(res.status).toBe(200);
     // Ten readings of 40 options, each in 2 groups: a group question and 2 group questions.
-    const firsts = svc.fake.requests.filter((r) => offeredGroups(r.body).length > 0).map((r) => Number(offeredGroups(r.body)[0].members[0].split(' ')[1]));
+    const firsts = svc.fake.requests
+      .filter((r) => offeredGroups(r.body).length > 0)
+      .map((r) => Number(offeredGroups(r.body)[0].members[0].split(' ')[1]));
     expect(firsts.sort((a, b) => a - b)).toEqual([1, 5, 9, 13, 17, 21, 25, 29, 33, 37]);
     expect(svc.fake.requests).toHaveLength(30);
   });

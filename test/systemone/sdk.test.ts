@@ -28,7 +28,10 @@ describe('the TypeSafe SDK against decide serve', () => {
     return { server, db, ...created };
   }
   const usageOf = async (url: string, key: string) =>
-    (await fetch(`${url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<{ freeUsed: number; passCredits: number }>;
+    (await fetch(`${url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<{
+      freeUsed: number;
+      passCredits: number;
+    }>;
   /** `n` yes/no questions, named q1… */
   const nouls = (n: number, wording = 'Is the customer asking for money back?') =>
     Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i + 1}`, noul(`${wording} (${i + 1})`)]));
@@ -82,12 +85,18 @@ describe('the TypeSafe SDK against decide serve', () => {
     const failed = await sdk
       .systemOne({
         state: TICKET,
-        questions: { money: noul('Is it about money?'), lost: noul('An unreadable question?'), team: choice('Who handles it?', { billing: null, support: null }) },
+        questions: {
+          money: noul('Is it about money?'),
+          lost: noul('An unreadable question?'),
+          team: choice('Who handles it?', { billing: null, support: null }),
+        },
       })
       .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(InternalServerError);
     expect((failed as APIError).status).toBe(502);
-    expect((failed as APIError).message).toMatch(/^502 the decision engine's answer was unusable: question "lost": openai engine put only 0\.000/);
+    expect((failed as APIError).message).toMatch(
+      /^502 the decision engine's answer was unusable: question "lost": openai engine put only 0\.000/,
+    );
     expect((failed as APIError).requestId).toMatch(/^req_/);
     expect((await usageOf(server.url, key)).freeUsed).toBe(0);
   });
@@ -95,7 +104,18 @@ describe('the TypeSafe SDK against decide serve', () => {
   it('takes the format’s largest questions: 255 options and 10 levels', async () => {
     const { server, key } = await serving();
     const queues = Object.fromEntries(Array.from({ length: 255 }, (_, i) => [`queue ${i + 1}`, i === 0 ? 'the default queue' : null]));
-    const levels = ['urgency 0', 'urgency 1', 'urgency 2', 'urgency 3', 'urgency 4', 'urgency 5', 'urgency 6', 'urgency 7', 'urgency 8', 'urgency 9'] as const;
+    const levels = [
+      'urgency 0',
+      'urgency 1',
+      'urgency 2',
+      'urgency 3',
+      'urgency 4',
+      'urgency 5',
+      'urgency 6',
+      'urgency 7',
+      'urgency 8',
+      'urgency 9',
+    ] as const;
     const { answers } = await client(server.url, key).systemOne({
       state: TICKET,
       questions: { queue: choice('Which queue?', queues), urgency: score('How urgent?', levels) },
@@ -116,7 +136,9 @@ describe('the TypeSafe SDK against decide serve', () => {
     const sdk = client(server.url, key);
     const limited = await sdk.systemOne({ state: TICKET, questions: nouls(21) }).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(RateLimitError);
-    expect((limited as RateLimitError).message).toMatch(/^429 21 questions cost 21 decisions \(1 each, from the free allowance of 20 a day, then 1 credit\)/);
+    expect((limited as RateLimitError).message).toMatch(
+      /^429 21 questions cost 21 decisions \(1 each, from the free allowance of 20 a day, then 1 credit\)/,
+    );
     expect((limited as RateLimitError).retryAfterMs).toBeGreaterThan(0);
     expect(fixture.fake.requests).toHaveLength(0);
     expect(await usageOf(server.url, key)).toMatchObject({ freeUsed: 0 });

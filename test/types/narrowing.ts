@@ -55,7 +55,11 @@ void asUnion;
 
 // The client's answers are that union.
 async function fromClient(): Promise<string> {
-  const decided = await client.decide({ mode: 'noul', question: 'Should we ship on Friday?', context: 'All tests pass. Nobody is on call.' });
+  const decided = await client.decide({
+    mode: 'noul',
+    question: 'Should we ship on Friday?',
+    context: 'All tests pass. Nobody is on call.',
+  });
   return decided.mode === 'noul' ? String(decided.result.yesProbability) : 'not asked';
 }
 void fromClient;

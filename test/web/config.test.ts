@@ -28,7 +28,12 @@ describe('the browser side’s configuration, from the environment', () => {
     expect(config.verifier.provider).toBe('hcaptcha');
     expect(config.verifier.widget).toMatchObject({ siteKey: 'site', scriptUrl: 'https://js.hcaptcha.com/1/api.js' });
     expect(() =>
-      webConfigFromEnv({ DECIDE_VERIFY: 'turnstile', DECIDE_VERIFY_SITE_KEY: 'k', DECIDE_VERIFY_SECRET: 's', DECIDE_VERIFY_URL: 'ftp://x' }),
+      webConfigFromEnv({
+        DECIDE_VERIFY: 'turnstile',
+        DECIDE_VERIFY_SITE_KEY: 'k',
+        DECIDE_VERIFY_SECRET: 's',
+        DECIDE_VERIFY_URL: 'ftp://x',
+      }),
     ).toThrow(/DECIDE_VERIFY_URL must be an http\(s\) URL/);
   });
 
@@ -78,7 +83,11 @@ describe('decide serve with the pages', () => {
   it('refuses to start with a provider but no secret: exit 78 naming the variable', async () => {
     const tmp = tempDb();
     cleanups.push(tmp.remove);
-    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], { ...env(), DECIDE_VERIFY: 'turnstile', DECIDE_VERIFY_SITE_KEY: 'k' });
+    const result = await runCli(['serve', '--port', '0', '--db', tmp.db], {
+      ...env(),
+      DECIDE_VERIFY: 'turnstile',
+      DECIDE_VERIFY_SITE_KEY: 'k',
+    });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('DECIDE_VERIFY_SECRET');
     expect(result.stdout).toBe('');

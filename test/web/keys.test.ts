@@ -54,7 +54,10 @@ describe('POST /v1/keys: 2 keys per IP per UTC day', () => {
     expect((await b.verify()).status).toBe(201);
     expect((await b.call('POST', '/v1/keys')).status).toBe(201);
     // Only a fingerprint of the IP is stored.
-    const rows = ledgerRows<{ ip: Buffer; day: string; created: number }>(svc, 'SELECT ip_fingerprint AS ip, day, created FROM key_creations ORDER BY day');
+    const rows = ledgerRows<{ ip: Buffer; day: string; created: number }>(
+      svc,
+      'SELECT ip_fingerprint AS ip, day, created FROM key_creations ORDER BY day',
+    );
     expect(rows.map((r) => [r.day, r.created, r.ip.length])).toEqual([
       ['2026-11-22', 2, 32],
       ['2026-11-23', 1, 32],

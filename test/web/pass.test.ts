@@ -54,9 +54,15 @@ describe('POST /v1/pass and GET /v1/pass', () => {
 
   it('the body, when there is one, follows the JSON rules', async () => {
     const browser = browserOf(svc);
-    const wrongType = await browser.call('POST', '/v1/pass', { raw: 'token=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const wrongType = await browser.call('POST', '/v1/pass', {
+      raw: 'token=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(wrongType.status).toBe(415);
-    const broken = await browser.call('POST', '/v1/pass', { raw: '{"verificationToken":', headers: { 'content-type': 'application/json' } });
+    const broken = await browser.call('POST', '/v1/pass', {
+      raw: '{"verificationToken":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.body.code).toBe('invalid_json');
     const unknown = await browser.call('POST', '/v1/pass', { json: { token: 'x' } });
     expect(unknown.status).toBe(400);

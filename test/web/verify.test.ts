@@ -20,7 +20,8 @@ describe.each(['turnstile', 'hcaptcha'] as const)('verification by %s', (provide
   let impatient: Running;
   beforeAll(async () => {
     fake = await startSiteverifyFake();
-    const verifier = (timeoutMs: number) => providerVerifier({ provider, siteKey: SITE_KEY, secret: SECRET, verifyUrl: fake.url, timeoutMs });
+    const verifier = (timeoutMs: number) =>
+      providerVerifier({ provider, siteKey: SITE_KEY, secret: SECRET, verifyUrl: fake.url, timeoutMs });
     svc = await startWithOpenAI({ web: { verifier: verifier(scaled(5_000)) } });
     impatient = await startWithOpenAI({ web: { verifier: verifier(400) } });
   });

@@ -37,7 +37,10 @@ export async function backup(file: string, flags: { db: string }): Promise<void>
     source = new Database(flags.db, { fileMustExist: true });
     source.pragma(`busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
     if (source.pragma('user_version', { simple: true }) === 0) {
-      throw new Failure(`${ledgerName(flags.db)} is a SQLite database but no ledger (schema version 0); point --db at the ledger`, EXIT.dataErr);
+      throw new Failure(
+        `${ledgerName(flags.db)} is a SQLite database but no ledger (schema version 0); point --db at the ledger`,
+        EXIT.dataErr,
+      );
     }
     await source.backup(partial, { progress: () => ALL_PAGES });
   } catch (error) {
@@ -66,7 +69,10 @@ function check(file: string): { keys: number; passes: number; version: number } 
   } catch (error) {
     copy.close();
     rmSync(file, { force: true });
-    throw new Failure(`the copy in ${file} failed its check (${(error as Error).message}); the previous backup, if any, is untouched`, EXIT.ioErr);
+    throw new Failure(
+      `the copy in ${file} failed its check (${(error as Error).message}); the previous backup, if any, is untouched`,
+      EXIT.ioErr,
+    );
   } finally {
     if (copy.open) copy.close();
   }

@@ -24,7 +24,8 @@ const act =
     });
   };
 
-const createOption = () => ['--create', 'make a new ledger if --db names none (else it is an error, so a run in the wrong folder leaves nothing behind)'] as const;
+const createOption = () =>
+  ['--create', 'make a new ledger if --db names none (else it is an error, so a run in the wrong folder leaves nothing behind)'] as const;
 
 export function operatorCommands(): Command[] {
   const key = new Command('key').description('API keys (operator)');
@@ -46,7 +47,9 @@ export function operatorCommands(): Command[] {
     .action(act('keys', 'listKeys'));
   key
     .command('revoke')
-    .description('Revoke a key by its id or its hint (as key list shows it, or its last four characters); at once, for every server on the ledger')
+    .description(
+      'Revoke a key by its id or its hint (as key list shows it, or its last four characters); at once, for every server on the ledger',
+    )
     .addArgument(new Argument('<key>', 'key_… id, or hint dcd_api_…wxyz'))
     .option('--json', 'print { id, keyHint, revokedAt, alreadyRevoked }')
     .addOption(dbOption())

@@ -15,7 +15,9 @@ export async function createKey(flags: LedgerFlags & { pass?: string; name?: str
     print({ key: created.key, keyHint: created.keyHint, passId: created.passId });
     process.stderr.write(`decide: key ${created.keyHint} created ${where}\n`);
   } else {
-    process.stdout.write(`${created.key}\n\nThis key is shown once: store it now. Hint ${created.keyHint}, pass ${created.passId}, ${where}.\n`);
+    process.stdout.write(
+      `${created.key}\n\nThis key is shown once: store it now. Hint ${created.keyHint}, pass ${created.passId}, ${where}.\n`,
+    );
   }
 }
 
@@ -40,7 +42,10 @@ export async function revokeKey(ref: string, flags: LedgerFlags): Promise<void> 
   const outcome = await onLedger(flags, (store) => revokeByRef(store, ref, new Date()));
   switch (outcome.kind) {
     case 'invalid':
-      throw new Failure(`"${ref}" names no key: give its id (key_…) or its hint as key list shows it (dcd_api_…wxyz, or its last four characters)`, EXIT.usage);
+      throw new Failure(
+        `"${ref}" names no key: give its id (key_…) or its hint as key list shows it (dcd_api_…wxyz, or its last four characters)`,
+        EXIT.usage,
+      );
     case 'unknown':
       throw new Failure(`no key ${ref} in the ledger ${ledgerName(flags.db)}`, EXIT.notFound);
     case 'ambiguous':

@@ -48,7 +48,12 @@ export async function listPasses(flags: LedgerFlags): Promise<void> {
   process.stdout.write(
     table(
       ['PASS', 'CREDITS', 'KEYS', 'CREATED'],
-      passes.map((p) => [p.passId, `${p.passCredits}${p.fundedEver ? '' : ' (never funded)'}`, `${p.activeKeys} of ${p.keys} active`, when(p.createdAt)]),
+      passes.map((p) => [
+        p.passId,
+        `${p.passCredits}${p.fundedEver ? '' : ' (never funded)'}`,
+        `${p.activeKeys} of ${p.keys} active`,
+        when(p.createdAt),
+      ]),
     ),
   );
 }

@@ -36,7 +36,9 @@ export function DecisionView({ response, columns }: { response: DecisionResponse
             },
             {
               label: 'Context',
-              value: <Prose tone={sufficiency >= 0.8 ? 'good' : sufficiency >= 0.5 ? 'doubt' : 'bad'}>{sufficiencyWords(sufficiency)}</Prose>,
+              value: (
+                <Prose tone={sufficiency >= 0.8 ? 'good' : sufficiency >= 0.5 ? 'doubt' : 'bad'}>{sufficiencyWords(sufficiency)}</Prose>
+              ),
             },
           ]}
         />

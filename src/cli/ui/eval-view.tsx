@@ -48,7 +48,13 @@ export function liveProgress(total: number) {
   let last = 0;
   const frame = (done: number, failed: number) => (
     <ColorScope color={color}>
-      <EvalProgress done={done} total={total} failed={failed} elapsedMs={Date.now() - started} columns={process.stdout.columns || columns} />
+      <EvalProgress
+        done={done}
+        total={total}
+        failed={failed}
+        elapsedMs={Date.now() - started}
+        columns={process.stdout.columns || columns}
+      />
     </ColorScope>
   );
   const app = render(frame(0, 0), { patchConsole: false });
@@ -115,12 +121,22 @@ const qualityCells = (report: EvalReport, name: string, path: string, q: Quality
 ];
 
 /** A place of the order table: the share of top answers shown there beside the share right, and what an answer gains by standing there, in points. */
-function placeRow(report: EvalReport, place: string, what: string, share: { top: number | null; truth: number | null; bias: number | null }): string {
+function placeRow(
+  report: EvalReport,
+  place: string,
+  what: string,
+  share: { top: number | null; truth: number | null; bias: number | null },
+): string {
   return biasRow(report, `positionBias.places.${place}`, what, { stated: share.top, truth: share.truth, bias: share.bias });
 }
 
 /** One line of the order table: the probability stated for something beside how often it is right, in percent, and the difference in points. */
-function biasRow(report: EvalReport, path: string, what: string, share: { stated: number | null; truth: number | null; bias: number | null }): string {
+function biasRow(
+  report: EvalReport,
+  path: string,
+  what: string,
+  share: { stated: number | null; truth: number | null; bias: number | null },
+): string {
   const range = report.intervals[`${path}.bias`];
   const n = (v: number | null) => (v === null ? '–' : (v * 100).toFixed(1));
   const interval = range ? ` [${points(range.low)}, ${points(range.high)}]` : '';
@@ -137,7 +153,9 @@ export function EvalTable({ report }: { report: EvalReport }) {
   const target = gating.target;
   return (
     <Box flexDirection="column">
-      <Paint bold>{`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}${report.depth === 'stress' ? ', stress depth' : ''}`}</Paint>
+      <Paint
+        bold
+      >{`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}${report.depth === 'stress' ? ', stress depth' : ''}`}</Paint>
       <Text>
         {`${report.set.file}${report.set.half ? ` (${report.set.half} half)` : ''}: ${report.set.items} items (${report.set.insufficient} without their deciding fact), ` +
           `${report.asked} decisions in ${took(report.durationMs)}; [intervals] are 95 %`}
@@ -145,7 +163,9 @@ export function EvalTable({ report }: { report: EvalReport }) {
       <Box marginTop={1} flexDirection="column">
         <Row cells={COLUMNS.map((c) => c.title)} bold />
         <Row cells={qualityCells(report, 'overall', 'overall', report.overall)} />
-        {Object.entries(report.modes).map(([mode, q]) => (q.n ? <Row key={mode} cells={qualityCells(report, mode, `modes.${mode}`, q)} /> : null))}
+        {Object.entries(report.modes).map(([mode, q]) =>
+          q.n ? <Row key={mode} cells={qualityCells(report, mode, `modes.${mode}`, q)} /> : null,
+        )}
       </Box>
       <Box marginTop={1} flexDirection="column">
         {shortcutLines(report).map((line, i) => (
@@ -165,7 +185,7 @@ export function EvalTable({ report }: { report: EvalReport }) {
             <Text>{`                primacy ${signed(bias.primacy)}`}</Text>
           </>
         ) : (
-          <Text>Order           not measured (stress depth asks each item in its own order)</Text>
+          <Text>Order not measured (stress depth asks each item in its own order)</Text>
         )}
         <Text>{`Sufficiency     AUROC ${withInterval(report, 'sufficiency.auroc', sufficiency.auroc, false)}: ${sufficiency.sufficient.n} sufficient, ${sufficiency.insufficient.n} insufficient contexts`}</Text>
         <Text>
@@ -186,7 +206,7 @@ export function EvalTable({ report }: { report: EvalReport }) {
               : `                ${pct(target.accuracy)} right from confidence ${fixed(target.cut, 2)}: ${pct(target.coverage)} covered, ${pct(target.reached)} right`}
           </Text>
         ) : null}
-        {failed.count ? <Paint tone="bad">{`Failed          ${failed.count} decisions: ${codes}`}</Paint> : <Text>Failed          none</Text>}
+        {failed.count ? <Paint tone="bad">{`Failed          ${failed.count} decisions: ${codes}`}</Paint> : <Text>Failed none</Text>}
       </Box>
     </Box>
   );
@@ -194,9 +214,13 @@ export function EvalTable({ report }: { report: EvalReport }) {
 
 /** Beside accuracy, the best rule that answers without reading the items (the set's own weakness, not the engine's). */
 function shortcutLines(report: EvalReport): string[] {
-  const modes = Object.entries(report.shortcuts).filter(([, s]) => s !== null) as [string, NonNullable<EvalReport['shortcuts']['choice']>][];
+  const modes = Object.entries(report.shortcuts).filter(([, s]) => s !== null) as [
+    string,
+    NonNullable<EvalReport['shortcuts']['choice']>,
+  ][];
   return modes.map(
-    ([mode, s], i) => `${i === 0 ? 'Shortcuts'.padEnd(16) : ''.padEnd(16)}${mode.padEnd(7)}best rule ${s.best.rule} ${pct(s.best.accuracy)}, chance ${pct(s.chance)}`,
+    ([mode, s], i) =>
+      `${i === 0 ? 'Shortcuts'.padEnd(16) : ''.padEnd(16)}${mode.padEnd(7)}best rule ${s.best.rule} ${pct(s.best.accuracy)}, chance ${pct(s.chance)}`,
   );
 }
 

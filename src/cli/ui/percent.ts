@@ -34,7 +34,7 @@ export function shares(ps: readonly number[]): string[] {
   const tenths = units.map((u) => Math.floor(u / 10));
   const total = Math.round(units.reduce((sum, u) => sum + u, 0) / 10);
   let missing = total - tenths.reduce((sum, t) => sum + t, 0);
-  const byRemainder = units.map((_, i) => i).sort((a, b) => units[b] % 10 - (units[a] % 10) || units[b] - units[a] || a - b);
+  const byRemainder = units.map((_, i) => i).sort((a, b) => (units[b] % 10) - (units[a] % 10) || units[b] - units[a] || a - b);
   for (const i of byRemainder) {
     if (missing <= 0) break;
     tenths[i]++;

@@ -72,7 +72,10 @@ export function signalWords(response: Pick<DecisionResponse, 'signal' | 'result'
     directional: `directional: "${topAnswer(response.result)}" leads the next answer by 15 points or more`,
     yes: 'yes: the probability of yes is 60% or more',
     no: 'no: the probability of yes is 40% or less',
-    unclear: 'yesProbability' in response.result ? 'unclear: the probability of yes lies between 40% and 60%' : 'unclear: no answer leads by 15 points or more',
+    unclear:
+      'yesProbability' in response.result
+        ? 'unclear: the probability of yes lies between 40% and 60%'
+        : 'unclear: no answer leads by 15 points or more',
     'needs-context': 'needs context: the facts given are not enough to decide; add facts and ask again',
   };
   return words[response.signal];

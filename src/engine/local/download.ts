@@ -98,7 +98,9 @@ async function resume(file: ModelFile, part: string, dispatcher: Dispatcher, pro
   const digest = await sha256Of(part);
   if (size !== file.bytes || digest !== file.sha256) {
     await rm(part, { force: true });
-    throw new ChecksumError(`the downloaded file is ${size} bytes with SHA-256 ${digest}; expected ${file.bytes} bytes with SHA-256 ${file.sha256}`);
+    throw new ChecksumError(
+      `the downloaded file is ${size} bytes with SHA-256 ${digest}; expected ${file.bytes} bytes with SHA-256 ${file.sha256}`,
+    );
   }
 }
 
@@ -108,7 +110,13 @@ async function resume(file: ModelFile, part: string, dispatcher: Dispatcher, pro
  * chunk is on disk; on a failure, rejects only after the chunks already received are
  * written, so the next attempt resumes after them.
  */
-async function receive(body: Dispatcher.ResponseData['body'], part: string, have: number, total: number, progress?: Progress): Promise<void> {
+async function receive(
+  body: Dispatcher.ResponseData['body'],
+  part: string,
+  have: number,
+  total: number,
+  progress?: Progress,
+): Promise<void> {
   // Listened to before the file is open: a connection that drops while it opens
   // reports its error then, once, and a body listened to only afterwards would wait
   // for an end that never comes (seen: a download hung for good).

@@ -79,7 +79,11 @@ export async function createLocalEngine(options: LocalEngineOptions): Promise<Lo
   }
   let layout: PromptLayout;
   try {
-    context = await model.createContext({ threads, sequences: SEQUENCES, contextSize: { max: Math.min(CONTEXT_TOKENS, model.trainContextSize) } });
+    context = await model.createContext({
+      threads,
+      sequences: SEQUENCES,
+      contextSize: { max: Math.min(CONTEXT_TOKENS, model.trainContextSize) },
+    });
     layout = PromptLayout.create(runtime, model);
   } catch (error) {
     await model.dispose();
@@ -88,7 +92,13 @@ export async function createLocalEngine(options: LocalEngineOptions): Promise<Lo
   }
   const sequences = Array.from({ length: SEQUENCES }, () => context.getSequence());
   const settings = { threads, backend: backendName(llama.gpu), contextSize: context.contextSize, sequences: SEQUENCES };
-  return new TreeEngine(options.model ?? basename(modelPath, '.gguf'), settings, { llama, model, context, layout, pool: new SequencePool(sequences) });
+  return new TreeEngine(options.model ?? basename(modelPath, '.gguf'), settings, {
+    llama,
+    model,
+    context,
+    layout,
+    pool: new SequencePool(sequences),
+  });
 }
 
 interface Parts {
@@ -143,7 +153,10 @@ class TreeEngine implements LocalEngine {
         const own = readingsOf(layout, state, lettered(question), tokens, name);
         for (const reading of own.readings) {
           if (reading.tokens.length > this.settings.contextSize) {
-            throw new EngineError('bad_response', `the local model could not answer: the prompt of "${name}" is ${reading.tokens.length} tokens, more than its context of ${this.settings.contextSize}`);
+            throw new EngineError(
+              'bad_response',
+              `the local model could not answer: the prompt of "${name}" is ${reading.tokens.length} tokens, more than its context of ${this.settings.contextSize}`,
+            );
           }
         }
         const indexes = own.readings.map((_, i) => readings.length + i);
@@ -167,7 +180,8 @@ class TreeEngine implements LocalEngine {
       let inputTokens = 0;
       for (const { name, question, indexes, combine } of entries) {
         const read = indexes.map((i) => probabilities[i]);
-        if (read.some((p) => !p || p.some((x) => !Number.isFinite(x)))) throw new EngineError('bad_response', `the local model gave no usable answer to "${name}"`);
+        if (read.some((p) => !p || p.some((x) => !Number.isFinite(x))))
+          throw new EngineError('bad_response', `the local model gave no usable answer to "${name}"`);
         answers[name] = answerOf(question, combine(read));
         for (const i of indexes) inputTokens += readings[i].tokens.length;
       }

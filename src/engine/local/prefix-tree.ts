@@ -18,7 +18,10 @@ interface Node {
 }
 
 export function prefixTree(readings: readonly Reading[]): Node {
-  return build(readings.map((reading, index) => ({ tokens: reading.tokens, index })), 0);
+  return build(
+    readings.map((reading, index) => ({ tokens: reading.tokens, index })),
+    0,
+  );
 }
 
 function build(items: ReadonlyArray<{ tokens: Token[]; index: number }>, from: number): Node {
@@ -116,7 +119,9 @@ export async function evaluateTree(pool: SequencePool, readings: readonly Readin
       throw error;
     };
     const fork = (child: Node, extra: Lease) => {
-      const done = walk(child, extra).catch(failed).finally(() => extra.release());
+      const done = walk(child, extra)
+        .catch(failed)
+        .finally(() => extra.release());
       done.catch(() => undefined); // awaited below, once this branch is done; not an unhandled rejection meanwhile
       forks.push(done);
     };
@@ -163,7 +168,11 @@ export async function evaluateTree(pool: SequencePool, readings: readonly Readin
     // A state that needs checkpoints may not be cut back to `upTo` without evaluating again: copied instead.
     if (!source.needsCheckpoints && sharedPrefix(extra.sequence.contextTokens, path) >= upTo) return extra;
     try {
-      if (typeof extra.sequence._copyStateFromOtherSequence === 'function' && (await extra.sequence._copyStateFromOtherSequence(source, upTo))) return extra;
+      if (
+        typeof extra.sequence._copyStateFromOtherSequence === 'function' &&
+        (await extra.sequence._copyStateFromOtherSequence(source, upTo))
+      )
+        return extra;
     } catch {
       // an evaluation instead, on the sequence already lent
     }

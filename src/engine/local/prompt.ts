@@ -80,7 +80,12 @@ export class PromptLayout {
     const [tail] = split(runtime, rest.values, ANSWER_MARK);
     const tokenize = (text: { tokenize: (tokenizer: unknown, options: 'trimLeadingSpace') => Token[] }) =>
       text.tokenize(model.tokenizer, 'trimLeadingSpace');
-    return new PromptLayout(model, tokenize(head), tokenize(tail), [...LETTERS].map((letter) => singleToken(model, letter)));
+    return new PromptLayout(
+      model,
+      tokenize(head),
+      tokenize(tail),
+      [...LETTERS].map((letter) => singleToken(model, letter)),
+    );
   }
 
   /**

@@ -20,11 +20,20 @@ export interface QuestionReadings {
   combine(p: readonly (readonly number[])[]): number[];
 }
 
-export function readingsOf(layout: PromptLayout, state: string, question: LetteredQuestion, tokens: TokenCache, name: string): QuestionReadings {
+export function readingsOf(
+  layout: PromptLayout,
+  state: string,
+  question: LetteredQuestion,
+  tokens: TokenCache,
+  name: string,
+): QuestionReadings {
   const n = question.answers.length;
   if (n <= MOST_LETTERS) return { readings: [layout.reading(state, question, tokens)], combine: ([p]) => [...p] };
   if (n > MOST_LETTERS ** 2) {
-    throw new EngineError('bad_response', `the local model reads at most ${MOST_LETTERS ** 2} answers to a question, ${MOST_LETTERS} a reading; "${name}" has ${n}`);
+    throw new EngineError(
+      'bad_response',
+      `the local model reads at most ${MOST_LETTERS ** 2} answers to a question, ${MOST_LETTERS} a reading; "${name}" has ${n}`,
+    );
   }
   const groups = groupsOf(n, MOST_LETTERS);
   const within = groups.map((members) => layout.reading(state, { ...question, answers: members.map((i) => question.answers[i]) }, tokens));

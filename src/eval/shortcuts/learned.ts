@@ -74,13 +74,19 @@ export function learnedCuts(feature: Feature, c: Case, others: readonly Case[]):
   };
   for (let p = 0; p <= values.length; p++) {
     if (labels === 2) {
-      for (const [under, over] of [[0, 1], [1, 0]]) {
+      for (const [under, over] of [
+        [0, 1],
+        [1, 0],
+      ]) {
         consider(below[under][p] + total(over) - below[over][p], side(p) ? over : under);
       }
       continue;
     }
     for (let q = p; q <= values.length; q++) {
-      for (const [lo, mid, hi] of [[0, 1, 2], [2, 1, 0]]) {
+      for (const [lo, mid, hi] of [
+        [0, 1, 2],
+        [2, 1, 0],
+      ]) {
         const right = below[lo][p] + below[mid][q] - below[mid][p] + total(hi) - below[hi][q];
         consider(right, [lo, mid, hi][side(p) + side(q)]);
       }

@@ -27,7 +27,10 @@ export function adminRoutes(options: AdminOptions | undefined): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   if (options === undefined) {
     app.all('/v1/admin/*', () => {
-      throw new ServiceError('not_found', 'the operator API is off on this server: set DECIDE_ADMIN_TOKEN (or DECIDE_ADMIN_TOKEN_FILE) to turn it on');
+      throw new ServiceError(
+        'not_found',
+        'the operator API is off on this server: set DECIDE_ADMIN_TOKEN (or DECIDE_ADMIN_TOKEN_FILE) to turn it on',
+      );
     });
     return app;
   }
@@ -49,7 +52,17 @@ export function adminRoutes(options: AdminOptions | undefined): Hono<AppEnv> {
     const { passId, name } = parsed.data;
     if (passId !== undefined && !(await store.passes.show(passId))) throw noPass(passId);
     const created = await store.keys.create(now(), passId, name);
-    return c.json({ key: created.key, id: created.keyId, keyHint: created.keyHint, name: name ?? null, passId: created.passId, createdAt: created.createdAt }, 201);
+    return c.json(
+      {
+        key: created.key,
+        id: created.keyId,
+        keyHint: created.keyHint,
+        name: name ?? null,
+        passId: created.passId,
+        createdAt: created.createdAt,
+      },
+      201,
+    );
   });
   app.all('/v1/admin/keys', methodNotAllowed(['GET', 'POST']));
 
@@ -58,17 +71,28 @@ export function adminRoutes(options: AdminOptions | undefined): Hono<AppEnv> {
     const outcome = await revokeByRef(store, ref, now());
     switch (outcome.kind) {
       case 'invalid':
-        throw new ServiceError('invalid_request', 'key: give its id (key_…) or its hint (dcd_api_…wxyz, or its last four characters)', undefined, [
-          { field: 'key', message: 'names no key' },
-        ]);
+        throw new ServiceError(
+          'invalid_request',
+          'key: give its id (key_…) or its hint (dcd_api_…wxyz, or its last four characters)',
+          undefined,
+          [{ field: 'key', message: 'names no key' }],
+        );
       case 'unknown':
         throw new ServiceError('not_found', `no key ${ref}`);
       case 'ambiguous':
-        throw new ServiceError('invalid_request', `key: the hint ${ref} is shared by ${outcome.ids.length} keys (${outcome.ids.join(', ')}); revoke by id`, undefined, [
-          { field: 'key', message: 'is shared by several keys' },
-        ]);
+        throw new ServiceError(
+          'invalid_request',
+          `key: the hint ${ref} is shared by ${outcome.ids.length} keys (${outcome.ids.join(', ')}); revoke by id`,
+          undefined,
+          [{ field: 'key', message: 'is shared by several keys' }],
+        );
     }
-    return c.json({ id: outcome.key.id, keyHint: outcome.key.keyHint, revokedAt: outcome.revokedAt, alreadyRevoked: outcome.kind === 'already' });
+    return c.json({
+      id: outcome.key.id,
+      keyHint: outcome.key.keyHint,
+      revokedAt: outcome.revokedAt,
+      alreadyRevoked: outcome.kind === 'already',
+    });
   });
   app.all('/v1/admin/keys/:ref', methodNotAllowed(['DELETE']));
 

@@ -59,7 +59,12 @@ export function healthRoutes(service: DecisionService, options: HealthOptions): 
  * A check run at most once per `freshMs` (0: every time), callers at once sharing one
  * run; a failure or a recovery is told to the operator once, when it happens.
  */
-function cachedCheck(name: string, run: (signal: AbortSignal) => Promise<void>, freshMs: number, warn: (line: string) => void): () => Promise<Check> {
+function cachedCheck(
+  name: string,
+  run: (signal: AbortSignal) => Promise<void>,
+  freshMs: number,
+  warn: (line: string) => void,
+): () => Promise<Check> {
   let verdict: { state: Check; at: number } | undefined;
   let running: Promise<Check> | undefined;
   let failing = false;
@@ -69,7 +74,10 @@ function cachedCheck(name: string, run: (signal: AbortSignal) => Promise<void>, 
       const signal = AbortSignal.timeout(CHECK_TIMEOUT_MS);
       let state: Check = 'ok';
       try {
-        await Promise.race([run(signal), new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`))))]);
+        await Promise.race([
+          run(signal),
+          new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)))),
+        ]);
         if (failing) warn(`readiness: the ${name} check passes again`);
         failing = false;
       } catch (error) {

@@ -24,7 +24,9 @@ function idempotencyKey(c: Parameters<typeof idempotencyKeyOf>[0]): string | und
     return idempotencyKeyOf(c);
   } catch (error) {
     if (!(error instanceof ServiceError) || error.code !== 'invalid_request') throw error;
-    throw new FormatValidation([{ loc: ['header', 'idempotency-key'], msg: 'must be 1 to 255 printable ASCII characters', type: 'value_error' }]);
+    throw new FormatValidation([
+      { loc: ['header', 'idempotency-key'], msg: 'must be 1 to 255 printable ASCII characters', type: 'value_error' },
+    ]);
   }
 }
 

@@ -20,7 +20,19 @@ export class PgCalibrations implements Calibrations {
 
   async save(c: Calibration): Promise<void> {
     checkCalibration(c);
-    await queryAgain(this.pool, SQL.save, [c.engine, c.model, c.debias, c.target, c.temperature, c.offsets === null ? null : JSON.stringify(c.offsets), c.fitted, c.heldOut, c.eceBefore, c.eceAfter, c.fittedAt]);
+    await queryAgain(this.pool, SQL.save, [
+      c.engine,
+      c.model,
+      c.debias,
+      c.target,
+      c.temperature,
+      c.offsets === null ? null : JSON.stringify(c.offsets),
+      c.fitted,
+      c.heldOut,
+      c.eceBefore,
+      c.eceAfter,
+      c.fittedAt,
+    ]);
   }
 
   async list(of?: { engine: string; model: string; debias: Calibration['debias'] }): Promise<Calibration[]> {

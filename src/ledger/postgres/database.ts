@@ -126,7 +126,10 @@ export function isConnectionLoss(error: unknown): boolean {
   if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code))) return true;
   if (typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code)) return true;
   const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' && /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i.test(message)
+  );
 }
 
 /**
@@ -190,6 +193,10 @@ function retries(pool: pg.Pool): Omit<RetryOptions, 'retryable'> {
  * it. Only for statements that may safely run twice: reads, and writes whose guard
  * makes a second run change nothing.
  */
-export async function queryAgain<R extends pg.QueryResultRow = any>(pool: pg.Pool, sql: string | pg.QueryConfig, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+export async function queryAgain<R extends pg.QueryResultRow = any>(
+  pool: pg.Pool,
+  sql: string | pg.QueryConfig,
+  params: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
   return withRetries(() => pool.query<R>(sql, params), { ...retries(pool), retryable: isConnectionLoss });
 }

@@ -75,8 +75,7 @@ export class PgKeys implements Keys {
   async authenticate(fingerprint: Buffer): Promise<Caller | null> {
     const known = this.known.get(fingerprint, Date.now());
     if (known) return known;
-    const row = (await queryAgain<{ id: string; pass_id: string; hint: string }>(this.pool, SQL.authenticate, [fingerprint]))
-      .rows[0];
+    const row = (await queryAgain<{ id: string; pass_id: string; hint: string }>(this.pool, SQL.authenticate, [fingerprint])).rows[0];
     if (!row) return null;
     const caller = { keyId: row.id, passId: row.pass_id, keyHint: row.hint };
     this.known.remember(fingerprint, caller, Date.now());
@@ -88,15 +87,18 @@ export class PgKeys implements Keys {
   }
 
   async revoke(keyId: string, now: Date): Promise<RevokedKey | null> {
-    const row = (await this.pool.query<{ hint: string; revoked_at: Date }>(SQL.revoke, [now.toISOString(), keyId]))
-      .rows[0];
+    const row = (await this.pool.query<{ hint: string; revoked_at: Date }>(SQL.revoke, [now.toISOString(), keyId])).rows[0];
     this.known.forget(keyId);
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at.toISOString() } : null;
   }
 
   async usage(caller: Caller, now: Date): Promise<{ freeUsed: number; passCredits: number }> {
     const row = (
-      await queryAgain<{ used: number | null; credits: number | null; live: boolean }>(this.pool, SQL.usage, [caller.keyId, utcDay(now), caller.passId])
+      await queryAgain<{ used: number | null; credits: number | null; live: boolean }>(this.pool, SQL.usage, [
+        caller.keyId,
+        utcDay(now),
+        caller.passId,
+      ])
     ).rows[0];
     if (row.credits === null) throw new Error(`Pass ${caller.passId} does not exist.`);
     if (!row.live) throw new KeyNotActive(caller.keyId);
@@ -105,14 +107,19 @@ export class PgKeys implements Keys {
 
   async list(filter: { passId?: string } = {}): Promise<KeyRecord[]> {
     const result =
-      filter.passId === undefined ? await queryAgain<KeyRow>(this.pool, SQL.all, []) : await queryAgain<KeyRow>(this.pool, SQL.ofPass, [filter.passId]);
+      filter.passId === undefined
+        ? await queryAgain<KeyRow>(this.pool, SQL.all, [])
+        : await queryAgain<KeyRow>(this.pool, SQL.ofPass, [filter.passId]);
     return result.rows.map(record);
   }
 
   async find(ref: string): Promise<KeyRecord[]> {
     const parsed = parseKeyRef(ref);
     if (!parsed) return [];
-    const result = 'id' in parsed ? await queryAgain<KeyRow>(this.pool, SQL.byId, [parsed.id]) : await queryAgain<KeyRow>(this.pool, SQL.byHint, [parsed.hint]);
+    const result =
+      'id' in parsed
+        ? await queryAgain<KeyRow>(this.pool, SQL.byId, [parsed.id])
+        : await queryAgain<KeyRow>(this.pool, SQL.byHint, [parsed.hint]);
     return result.rows.map(record);
   }
 

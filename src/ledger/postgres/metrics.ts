@@ -16,6 +16,11 @@ export class PgMetrics implements DailyMetrics {
 
   async day(now: Date): Promise<MetricsRow[]> {
     const { rows } = await queryAgain<MetricsColumns & { channel: Channel }>(this.pool, SQL.metrics, [utcDay(now)]);
-    return CHANNELS.map((channel) => metricsRow(channel, rows.find((r) => r.channel === channel)));
+    return CHANNELS.map((channel) =>
+      metricsRow(
+        channel,
+        rows.find((r) => r.channel === channel),
+      ),
+    );
   }
 }

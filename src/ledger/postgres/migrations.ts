@@ -321,9 +321,7 @@ export async function migrate(
       const version = rows[0].v;
       from ??= version;
       if (version > steps.length) {
-        throw new Error(
-          `The database is at schema version ${version}, newer than this program knows (${steps.length}); upgrade decide.`,
-        );
+        throw new Error(`The database is at schema version ${version}, newer than this program knows (${steps.length}); upgrade decide.`);
       }
       if (version === steps.length) return version;
       await client.query(steps[version]);

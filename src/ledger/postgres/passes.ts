@@ -58,7 +58,12 @@ export class PgPasses implements Passes {
       passCredits: pass.credits,
       fundedEver: pass.funded_ever,
       createdAt: pass.created_at.toISOString(),
-      keys: pass.keys.map((k) => ({ id: k.id, keyHint: k.hint, createdAt: iso(k.created_at), revokedAt: k.revoked_at && iso(k.revoked_at) })),
+      keys: pass.keys.map((k) => ({
+        id: k.id,
+        keyHint: k.hint,
+        createdAt: iso(k.created_at),
+        revokedAt: k.revoked_at && iso(k.revoked_at),
+      })),
     };
   }
 

@@ -50,8 +50,18 @@ export class PgReserve {
     const { freePerKey, freePerIp, freePerSite } = this.limits;
     const cost = depth === 'stress' ? STRESS_COST : STANDARD_COST;
     const params = [
-      id, caller.keyId, caller.passId, depth === 'stress', cost, ipFingerprint(ip), day,
-      now.toISOString(), this.ttlMs, freePerKey, freePerIp, freePerSite,
+      id,
+      caller.keyId,
+      caller.passId,
+      depth === 'stress',
+      cost,
+      ipFingerprint(ip),
+      day,
+      now.toISOString(),
+      this.ttlMs,
+      freePerKey,
+      freePerIp,
+      freePerSite,
     ];
     for (let attempt = 1; ; attempt++) {
       try {
@@ -111,10 +121,19 @@ export class PgReserve {
     const createdAt = now.toISOString();
     const day = utcDay(now);
     const units = unitsOf(request);
-    const pass = (await client.query<{ credits: number; funded_ever: boolean; live: boolean }>(SQL.lockPass, [caller.passId, caller.keyId])).rows[0];
+    const pass = (await client.query<{ credits: number; funded_ever: boolean; live: boolean }>(SQL.lockPass, [caller.passId, caller.keyId]))
+      .rows[0];
     if (!pass) throw new Error(`Pass ${caller.passId} of key ${caller.keyId} does not exist.`);
     if (!pass.live) return refuse('key_revoked');
-    const charge: NewCharge = { client, caller, createdAt, group: units > 1 ? id : null, id, credits: pass.credits, fundedEver: pass.funded_ever };
+    const charge: NewCharge = {
+      client,
+      caller,
+      createdAt,
+      group: units > 1 ? id : null,
+      id,
+      credits: pass.credits,
+      fundedEver: pass.funded_ever,
+    };
 
     if (depth === 'stress') {
       if (pass.credits >= STRESS_COST) return this.takeCredits(charge, STRESS_COST, day);

@@ -23,7 +23,11 @@ export class PgSettle {
    * charge was not `reserved` (committed before, released, unknown: the caller's
    * transaction sorts it out).
    */
-  async commitWithSample(reservationId: string, now: Date, sample: { day: string; channel: string; ms: number }): Promise<MetricsColumns | null> {
+  async commitWithSample(
+    reservationId: string,
+    now: Date,
+    sample: { day: string; channel: string; ms: number },
+  ): Promise<MetricsColumns | null> {
     const params = [reservationId, now.toISOString(), sample.day, sample.channel, Math.round(sample.ms)];
     for (let attempt = 1; ; attempt++) {
       try {
@@ -33,7 +37,8 @@ export class PgSettle {
         // Lost with its answer: it happened, sample and all, if the charge is committed
         // (nothing else commits it), and not at all if it is still reserved.
         const state = (await queryAgain<{ state: string }>(this.pool, SQL.charge, [reservationId])).rows[0]?.state;
-        if (state === 'committed') return (await queryAgain<MetricsColumns>(this.pool, SQL.channelMetrics, [sample.day, sample.channel])).rows[0];
+        if (state === 'committed')
+          return (await queryAgain<MetricsColumns>(this.pool, SQL.channelMetrics, [sample.day, sample.channel])).rows[0];
         if (state !== 'reserved') return null;
       }
     }
@@ -65,7 +70,12 @@ export class PgSettle {
   }
 
   /** Of a group: the first `kept` units committed (free ones first), the rest released, in the caller's transaction. */
-  private async settleGroup(client: pg.PoolClient, group: GroupRow[], now: Date, kept: number): Promise<{ outcome: CommitOutcome; fresh: boolean }> {
+  private async settleGroup(
+    client: pg.PoolClient,
+    group: GroupRow[],
+    now: Date,
+    kept: number,
+  ): Promise<{ outcome: CommitOutcome; fresh: boolean }> {
     const reserved = group.filter((row) => row.state === 'reserved');
     if (reserved.length === 0) {
       if (group.some((row) => row.state === 'committed')) return { outcome: { charged: true }, fresh: false };

@@ -24,11 +24,7 @@ export interface PostgresStoreOptions extends ExpiryOptions {
  * and brings its schema up to date; any number of servers and operator commands may
  * do so at once.
  */
-export async function openPostgresStore(
-  url: string,
-  limits: Limits,
-  options: PostgresStoreOptions = {},
-): Promise<PostgresStore> {
+export async function openPostgresStore(url: string, limits: Limits, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const checked = checkLimits(limits);
   const { expiryMs, sweepIntervalMs } = checkExpiry(options);
   const poolSize = options.poolSize ?? 10;

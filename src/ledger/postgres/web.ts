@@ -83,8 +83,7 @@ export class PgWeb implements Web {
   }
 
   async revokeKey(passId: string, keyId: string, now: Date): Promise<RevokedKey | null> {
-    const row = (await this.pool.query<{ hint: string; revoked_at: Date }>(SQL.revoke, [now.toISOString(), keyId, passId]))
-      .rows[0];
+    const row = (await this.pool.query<{ hint: string; revoked_at: Date }>(SQL.revoke, [now.toISOString(), keyId, passId])).rows[0];
     this.known.forget(keyId);
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at.toISOString() } : null;
   }

@@ -25,7 +25,9 @@ export class SqliteCalibrations implements Calibrations {
 
   async save(calibration: Calibration): Promise<void> {
     checkCalibration(calibration);
-    await this.tx.unlocked(() => this.s.save.run({ ...calibration, offsets: calibration.offsets === null ? null : JSON.stringify(calibration.offsets) }));
+    await this.tx.unlocked(() =>
+      this.s.save.run({ ...calibration, offsets: calibration.offsets === null ? null : JSON.stringify(calibration.offsets) }),
+    );
   }
 
   async list(of?: { engine: string; model: string; debias: Calibration['debias'] }): Promise<Calibration[]> {

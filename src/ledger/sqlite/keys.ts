@@ -112,7 +112,9 @@ export class SqliteKeys implements Keys {
   async find(ref: string): Promise<KeyRecord[]> {
     const parsed = parseKeyRef(ref);
     if (!parsed) return [];
-    const rows = await this.tx.unlocked(() => ('id' in parsed ? [this.s.byId.get(parsed.id)].filter(Boolean) : this.s.byHint.all(parsed.hint)));
+    const rows = await this.tx.unlocked(() =>
+      'id' in parsed ? [this.s.byId.get(parsed.id)].filter(Boolean) : this.s.byHint.all(parsed.hint),
+    );
     return (rows as KeyRow[]).map(record);
   }
 

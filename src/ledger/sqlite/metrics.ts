@@ -43,6 +43,11 @@ export class SqliteMetrics implements DailyMetrics {
   async day(now: Date): Promise<MetricsRow[]> {
     const day = utcDay(now);
     const rows = (await this.tx.unlocked(() => this.s.metrics.all(day))) as (MetricsColumns & { channel: Channel })[];
-    return CHANNELS.map((channel) => metricsRow(channel, rows.find((r) => r.channel === channel)));
+    return CHANNELS.map((channel) =>
+      metricsRow(
+        channel,
+        rows.find((r) => r.channel === channel),
+      ),
+    );
   }
 }

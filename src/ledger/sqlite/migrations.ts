@@ -256,9 +256,7 @@ export function migrate(db: Database, steps: readonly string[] = MIGRATIONS): { 
   const version = () => db.pragma('user_version', { simple: true }) as number;
   const from = version();
   if (from > steps.length) {
-    throw new Error(
-      `The database is at schema version ${from}, newer than this program knows (${steps.length}); upgrade decide.`,
-    );
+    throw new Error(`The database is at schema version ${from}, newer than this program knows (${steps.length}); upgrade decide.`);
   }
   for (let target = from + 1; target <= steps.length; target++) {
     db.transaction(() => {

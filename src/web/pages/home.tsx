@@ -39,19 +39,25 @@ export function homePage(props: PageProps): Promise<string> {
       <section class="intro">
         <h1>Structured decisions, with probabilities</h1>
         <p>
-          Give <strong>decide</strong> a question, the facts you have, and the options: it asks a decision engine and
-          answers with a probability for each option, a <em>signal</em> (directional, yes, no, unclear, needs-context)
-          and how <em>sufficient</em> your context was. A <em>stress</em> test asks again with the options reversed and
-          with each fact removed, and names the fact the answer hangs on.
+          Give <strong>decide</strong> a question, the facts you have, and the options: it asks a decision engine and answers with a
+          probability for each option, a <em>signal</em> (directional, yes, no, unclear, needs-context) and how <em>sufficient</em> your
+          context was. A <em>stress</em> test asks again with the options reversed and with each fact removed, and names the fact the answer
+          hangs on.
         </p>
         <ul class="modes">
-          <li><code>choice</code>: compare 2 to 6 options</li>
-          <li><code>noul</code>: the probability of yes</li>
-          <li><code>score</code>: three ordered levels, low to high</li>
+          <li>
+            <code>choice</code>: compare 2 to 6 options
+          </li>
+          <li>
+            <code>noul</code>: the probability of yes
+          </li>
+          <li>
+            <code>score</code>: three ordered levels, low to high
+          </li>
         </ul>
         <p class="muted">
-          Each key gets 20 free standard decisions per UTC day; beyond them, and for stress tests (5 credits), the
-          credits of the key's pass pay.
+          Each key gets 20 free standard decisions per UTC day; beyond them, and for stress tests (5 credits), the credits of the key's pass
+          pay.
         </p>
       </section>
 
@@ -59,19 +65,17 @@ export function homePage(props: PageProps): Promise<string> {
         <h2>Get an API key</h2>
         {verifier.provider === 'none' ? (
           <p class="notice" id="verify-off">
-            <strong>Browser verification is off</strong> on this server (<code>DECIDE_VERIFY=none</code>): any browser
-            gets a pass. This setting is meant for local use.
+            <strong>Browser verification is off</strong> on this server (<code>DECIDE_VERIFY=none</code>): any browser gets a pass. This
+            setting is meant for local use.
           </p>
         ) : null}
         {pass ? (
           <p id="pass-state">
-            This browser holds a pass with <strong>{pass.passCredits}</strong> credits.{' '}
-            <a href="/pass">Open your pass page</a>.
+            This browser holds a pass with <strong>{pass.passCredits}</strong> credits. <a href="/pass">Open your pass page</a>.
           </p>
         ) : (
           <p id="pass-state">
-            This browser is verified once; its <em>pass</em> then holds your keys and credits, and the keys work from
-            any machine.
+            This browser is verified once; its <em>pass</em> then holds your keys and credits, and the keys work from any machine.
           </p>
         )}
         {needsWidget && widget ? (
@@ -85,25 +89,21 @@ export function homePage(props: PageProps): Promise<string> {
         ) : null}
         <p>
           {/* Disabled until the page's script runs: without it the button would do nothing. */}
-          <button
-            id="create-key"
-            type="button"
-            data-has-pass={pass ? '1' : '0'}
-            data-needs-token={needsWidget ? '1' : '0'}
-            disabled
-          >
+          <button id="create-key" type="button" data-has-pass={pass ? '1' : '0'} data-needs-token={needsWidget ? '1' : '0'} disabled>
             Create a key
           </button>
         </p>
         <p id="create-error" class="error" role="alert" tabindex={-1} hidden></p>
         <div id="new-key" class="new-key" hidden>
           <p class="warning">
-            <strong>Copy this key now: it will not be shown again.</strong> The service keeps only its fingerprint,
-            so nobody can show it to you later.
+            <strong>Copy this key now: it will not be shown again.</strong> The service keeps only its fingerprint, so nobody can show it to
+            you later.
           </p>
           <div class="key-row">
             <code id="new-key-value"></code>
-            <button id="copy-key" type="button">Copy</button>
+            <button id="copy-key" type="button">
+              Copy
+            </button>
           </div>
           <p id="copy-state" class="muted" aria-live="polite"></p>
           <p>
@@ -120,15 +120,13 @@ export function homePage(props: PageProps): Promise<string> {
           <code>{curlSnippet(baseUrl)}</code>
         </pre>
         <p>
-          As a tool server for MCP clients (tools <code>weigh_decision</code>, <code>stress_test_decision</code>,{' '}
-          <code>get_usage</code>):
+          As a tool server for MCP clients (tools <code>weigh_decision</code>, <code>stress_test_decision</code>, <code>get_usage</code>):
         </p>
         <pre id="mcp-snippet" tabindex={0} role="region" aria-label="MCP client configuration">
           <code>{mcpSnippet(baseUrl)}</code>
         </pre>
         <p class="muted">
-          Every field and error: <a href="/openapi.json">/openapi.json</a>. Today's processing times:{' '}
-          <a href="/v1/metrics">/v1/metrics</a>.
+          Every field and error: <a href="/openapi.json">/openapi.json</a>. Today's processing times: <a href="/v1/metrics">/v1/metrics</a>.
         </p>
       </section>
     </Layout>,

@@ -42,8 +42,12 @@ export function Layout(props: { title: string; page: 'home' | 'pass'; withWidget
             <img src={props.assets.icon} alt="" width="22" height="22" /> decide
           </a>
           <nav>
-            <a href="/" aria-current={props.page === 'home' ? 'page' : undefined}>Home</a>
-            <a href="/pass" aria-current={props.page === 'pass' ? 'page' : undefined}>Your pass</a>
+            <a href="/" aria-current={props.page === 'home' ? 'page' : undefined}>
+              Home
+            </a>
+            <a href="/pass" aria-current={props.page === 'pass' ? 'page' : undefined}>
+              Your pass
+            </a>
             <a href="/openapi.json">OpenAPI</a>
           </nav>
         </header>
@@ -51,18 +55,14 @@ export function Layout(props: { title: string; page: 'home' | 'pass'; withWidget
         <main id="main" tabindex={-1}>
           <noscript>
             <p class="notice" id="noscript">
-              This page's buttons and forms run on a small script of this server's own, and JavaScript is off: with
-              it off they do nothing, and the decision form sends nothing. The HTTP API and the MCP tool server need
-              no browser.
+              This page's buttons and forms run on a small script of this server's own, and JavaScript is off: with it off they do nothing,
+              and the decision form sends nothing. The HTTP API and the MCP tool server need no browser.
             </p>
           </noscript>
           {props.children}
         </main>
         <footer>
-          <p>
-            decide: structured decisions over HTTP and MCP. Keys are shown once; the service keeps only their
-            fingerprints.
-          </p>
+          <p>decide: structured decisions over HTTP and MCP. Keys are shown once; the service keeps only their fingerprints.</p>
         </footer>
       </body>
     </html>

@@ -9,9 +9,7 @@ const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 const errorId = (field: string) => `error-${field}`;
 
 /** That slot; its input names it in `aria-describedby`, so a screen reader reads the error with the field. */
-const ErrorFor = (props: { field: string }) => (
-  <p class="field-error" id={errorId(props.field)} data-error-for={props.field} hidden></p>
-);
+const ErrorFor = (props: { field: string }) => <p class="field-error" id={errorId(props.field)} data-error-for={props.field} hidden></p>;
 
 function Summary({ pass }: { pass: PassRecord }) {
   return (
@@ -28,13 +26,15 @@ function Summary({ pass }: { pass: PassRecord }) {
         <div>
           <dt>Pass</dt>
           <dd>
-            <code id="pass-id" class="breakable">{pass.passId}</code>
+            <code id="pass-id" class="breakable">
+              {pass.passId}
+            </code>
           </dd>
         </div>
       </dl>
       <p class="muted">
-        Each key has {pass.freeLimit} free standard decisions per UTC day ({pass.day} today). Beyond them a decision
-        costs 1 credit of this pass, and a stress test 5.{' '}
+        Each key has {pass.freeLimit} free standard decisions per UTC day ({pass.day} today). Beyond them a decision costs 1 credit of this
+        pass, and a stress test 5.{' '}
         {pass.fundedEver ? null : (
           <span>
             The operator of this service funds a pass with <code>decide pass fund --pass {pass.passId} --credits N</code>.
@@ -74,8 +74,7 @@ function Keys({ pass }: { pass: PassRecord }) {
                 </td>
                 <td data-label="Created">{when(k.createdAt)}</td>
                 <td class="free-used" data-label="Free today">
-                  <meter min={0} max={pass.freeLimit} value={k.freeUsed}></meter> <span>{k.freeUsed}</span> /{' '}
-                  {pass.freeLimit}
+                  <meter min={0} max={pass.freeLimit} value={k.freeUsed}></meter> <span>{k.freeUsed}</span> / {pass.freeLimit}
                 </td>
                 {/* tabindex: focus moves here once the key is revoked and its button gone. */}
                 <td class="status" data-label="Status" tabindex={-1}>
@@ -201,8 +200,8 @@ export function passPage(props: PageProps): Promise<string> {
         <section class="card" id="no-pass">
           <h1>No pass in this browser</h1>
           <p>
-            This browser has not been verified yet, or its pass cookie was cleared. <a href="/">Verify it on the home
-            page</a> and create a key there.
+            This browser has not been verified yet, or its pass cookie was cleared. <a href="/">Verify it on the home page</a> and create a
+            key there.
           </p>
         </section>
       )}

@@ -4,16 +4,18 @@ import { type Dispatcher, fetch } from 'undici';
  * The siteverify call Turnstile and hCaptcha share: a form-encoded POST of the secret
  * and the widget's token, answered with JSON `{ success, "error-codes", … }`.
  */
-export type Verdict =
-  | { kind: 'passed' }
-  | { kind: 'failed'; errorCodes: string[] }
-  | { kind: 'unavailable'; reason: string };
+export type Verdict = { kind: 'passed' } | { kind: 'failed'; errorCodes: string[] } | { kind: 'unavailable'; reason: string };
 
 /** Error codes that mean the provider itself failed, not the browser. */
 const PROVIDER_FAULTS = new Set(['internal-error']);
 
 /** `dispatcher` gives the agent the call goes out through (net/outbound.ts, with the configured proxy). */
-export async function siteverify(url: string, fields: Record<string, string>, timeoutMs: number, dispatcher: () => Dispatcher): Promise<Verdict> {
+export async function siteverify(
+  url: string,
+  fields: Record<string, string>,
+  timeoutMs: number,
+  dispatcher: () => Dispatcher,
+): Promise<Verdict> {
   let response: Awaited<ReturnType<typeof fetch>>;
   let text: string;
   try {

@@ -88,7 +88,12 @@ export function providerVerifier(config: ProviderConfig): Verifier {
       }
       const fields: Record<string, string> = { secret: config.secret, response: token, remoteip: ip };
       if (known.sendSiteKey) fields.sitekey = config.siteKey;
-      const verdict = await siteverify(url, fields, timeoutMs, () => (dispatcher ??= outboundAgent({ keepAliveTimeout: 10_000 }, config.proxy)));
+      const verdict = await siteverify(
+        url,
+        fields,
+        timeoutMs,
+        () => (dispatcher ??= outboundAgent({ keepAliveTimeout: 10_000 }, config.proxy)),
+      );
       if (verdict.kind === 'unavailable') {
         throw new ServiceError('verification_unavailable', `the verification provider ${verdict.reason}; try again shortly`, 5);
       }

@@ -35,12 +35,16 @@ describe.skipIf(!LOCAL_RUNTIME)(`the local engine saturated ${NEEDS_LOCAL_RUNTIM
     for (const round of ['cold', 'timed']) {
       const { answers, usage, standard, stress } = await wave();
       const statuses = answers.map((a) => a.status);
-      expect(statuses.filter((s) => s !== 200 && s !== 429), `${round}: statuses ${statuses.join(' ')}`).toEqual([]);
+      expect(
+        statuses.filter((s) => s !== 200 && s !== 429),
+        `${round}: statuses ${statuses.join(' ')}`,
+      ).toEqual([]);
       for (const refused of answers.filter((a) => a.status === 429)) {
         expect(refused.body.code).toBe('engine_busy');
         expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       }
-      if (round === 'cold') expect(statuses.filter((s) => s === 429).length, 'refused with every slot taken and nothing timed').toBeGreaterThan(0);
+      if (round === 'cold')
+        expect(statuses.filter((s) => s === 429).length, 'refused with every slot taken and nothing timed').toBeGreaterThan(0);
       expect(standard + stress, `${round}: answered`).toBeGreaterThan(0);
       expect(usage.freeUsed).toBe(Math.min(20, standard));
       expect(usage.passCredits).toBe(CREDITS - 5 * stress - Math.max(0, standard - 20));

@@ -105,13 +105,17 @@ describe('fetching a model file once, resumably, checksum-verified', () => {
     expect((refused as Error).message).toBe('the connection was refused (ECONNREFUSED 127.0.0.1:9)');
     expect(fs.existsSync(target)).toBe(false);
 
-    const unnamed = await fetchModelFile({ ...file, url: 'http://decide-test-host.invalid/model.gguf' }, target, undefined, {}).catch((e: Error) => e);
+    const unnamed = await fetchModelFile({ ...file, url: 'http://decide-test-host.invalid/model.gguf' }, target, undefined, {}).catch(
+      (e: Error) => e,
+    );
     expect((unnamed as Error).message).toMatch(/^the host name decide-test-host\.invalid does not resolve \(DNS: (ENOTFOUND|EAI_AGAIN)\)$/);
 
     const tls = await selfSignedHost(dir);
     try {
       const refusedTls = await fetchModelFile({ ...file, url: tls.url }, target, undefined, {}).catch((e: Error) => e);
-      expect((refusedTls as Error).message).toMatch(/^TLS failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\): a proxy that inspects TLS needs its CA certificate in NODE_EXTRA_CA_CERTS$/);
+      expect((refusedTls as Error).message).toMatch(
+        /^TLS failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\): a proxy that inspects TLS needs its CA certificate in NODE_EXTRA_CA_CERTS$/,
+      );
     } finally {
       await tls.close();
     }
@@ -162,13 +166,25 @@ describe('through a proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)', () => {
     await fetchModelFile(file, target(), undefined, proxyFromEnv({ HTTP_PROXY: withCredentials }));
     expect(fs.readFileSync(target()).equals(DATA)).toBe(true);
     // The password is masked wherever the proxy is named.
-    const down = await fetchModelFile({ ...file, url: host.url.replace(/:\d+\//, ':9/') }, path.join(dir, 'other.gguf'), undefined, proxyFromEnv({ HTTP_PROXY: withCredentials })).catch((e: Error) => e);
+    const down = await fetchModelFile(
+      { ...file, url: host.url.replace(/:\d+\//, ':9/') },
+      path.join(dir, 'other.gguf'),
+      undefined,
+      proxyFromEnv({ HTTP_PROXY: withCredentials }),
+    ).catch((e: Error) => e);
     expect((down as Error).message).not.toContain('s3cret');
   });
 
   it('a proxy that cannot be reached is named', async () => {
-    const error = await fetchModelFile(file, target(), undefined, proxyFromEnv({ HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' })).catch((e: Error) => e);
-    expect((error as Error).message).toBe('the connection was refused (ECONNREFUSED 127.0.0.1:9) (through HTTPS_PROXY=http://127.0.0.1:9, HTTP_PROXY=http://127.0.0.1:9)');
+    const error = await fetchModelFile(
+      file,
+      target(),
+      undefined,
+      proxyFromEnv({ HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }),
+    ).catch((e: Error) => e);
+    expect((error as Error).message).toBe(
+      'the connection was refused (ECONNREFUSED 127.0.0.1:9) (through HTTPS_PROXY=http://127.0.0.1:9, HTTP_PROXY=http://127.0.0.1:9)',
+    );
   });
 
   it('a proxy variable that is no URL is refused by name', async () => {
@@ -197,7 +213,11 @@ describe('from a mirror that closes the connection after the file (HTTP/1.0, pyt
       const [url, bytes, sha256, dir, times] = process.argv.slice(1);
       for (let i = 0; i < Number(times); i++) await fetchModelFile({ url, bytes: Number(bytes), sha256 }, dir + '/model-' + i + '.gguf', undefined, {});
       console.log('fetched ' + times);`;
-    const child = track(spawn(process.execPath, [...nodeOptions, '--input-type=module', '-e', script, url, String(BIG.length), BIG_SHA, dir, String(times)], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(
+      spawn(process.execPath, [...nodeOptions, '--input-type=module', '-e', script, url, String(BIG.length), BIG_SHA, dir, String(times)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     return collectOutput(child, `download from ${url}`, scaled(60_000));
   }
 
@@ -242,7 +262,11 @@ describe('from a mirror that closes the connection after the file (HTTP/1.0, pyt
     const served = path.join(dir, 'served');
     fs.mkdirSync(served);
     fs.writeFileSync(path.join(served, 'model.gguf'), BIG);
-    const python = track(spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', served], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    const python = track(
+      spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', served], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let out = '';
@@ -276,7 +300,11 @@ describe('from a mirror that closes the connection after the file (HTTP/1.0, pyt
 async function selfSignedHost(dir: string): Promise<{ url: string; close(): Promise<void> }> {
   const key = path.join(dir, 'tls.key');
   const cert = path.join(dir, 'tls.crt');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'],
+    { stdio: 'ignore' },
+  );
   const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_req, res) => res.end('no'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

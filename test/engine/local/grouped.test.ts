@@ -20,8 +20,16 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: more options than one reading let
 
   const STATE = 'The ticket says the invoice was paid twice.\nThe customer wrote three times this week.';
   /** `n` options, integer-like names and descriptions among them, in the order given. */
-  const options = (n: number) => Array.from({ length: n }, (_, i) => ({ label: i % 50 === 7 ? String(2000 - i) : `queue ${i + 1}`, description: i % 3 ? null : `team ${i}` }));
-  const choice = (criteria: ChoiceQuestion['criteria']): ChoiceQuestion => ({ type: 'choice', instructions: 'Which queue should the ticket go to?', criteria });
+  const options = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      label: i % 50 === 7 ? String(2000 - i) : `queue ${i + 1}`,
+      description: i % 3 ? null : `team ${i}`,
+    }));
+  const choice = (criteria: ChoiceQuestion['criteria']): ChoiceQuestion => ({
+    type: 'choice',
+    instructions: 'Which queue should the ticket go to?',
+    criteria,
+  });
   const ask = async (question: ChoiceQuestion) => {
     const reply = await engine.ask(STATE, { q: question }, new AbortController().signal);
     return { p: (reply.answers.q as { probabilities: Record<string, number> }).probabilities, inputTokens: reply.inputTokens! };
@@ -48,7 +56,8 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: more options than one reading let
       // Equal up to the float noise of llama.cpp batching the readings differently (up to
       // about 1 % of a probability over 255 options' long prompts): within 5 % of each
       // other, or 1e-4 apart; options in a wrong order or a wrong group miss by far more.
-      for (const { label } of members) expect(Math.abs(p[label] / share - alone.p[label]), label).toBeLessThan(Math.max(1e-4, alone.p[label] / 20));
+      for (const { label } of members)
+        expect(Math.abs(p[label] / share - alone.p[label]), label).toBeLessThan(Math.max(1e-4, alone.p[label] / 20));
     }
     // The groups' shares are read off the group reading, not assumed from their sizes.
     expect(Math.max(...shares.map((share, g) => Math.abs(share - sizes[g] / n)))).toBeGreaterThan(1e-4);

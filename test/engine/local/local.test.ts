@@ -158,7 +158,11 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes eval
   const stress = DecisionRequest.parse({ ...CHOICE, depth: 'stress' });
   const decide = (on: Engine) => runDecision(stress, on, { signal: new AbortController().signal, debias: 'reverse' });
   /** The same engine asked one call at a time, as a provider engine is: nothing shared between the calls. */
-  const callByCall = (): Engine => ({ name: engine.name, model: engine.model, ask: (state, questions, signal) => engine.ask(state, questions, signal) });
+  const callByCall = (): Engine => ({
+    name: engine.name,
+    model: engine.model,
+    ask: (state, questions, signal) => engine.ask(state, questions, signal),
+  });
 
   it('answers the calls of a stress decision asked as one tree exactly as each asked alone', async () => {
     const facts = ['The team knows SQL well.', 'Billing needs transactions.', 'Traffic is modest.', 'Nobody has run MongoDB.'];
@@ -173,7 +177,8 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes eval
     const together = await engine.askAll(calls, new AbortController().signal);
     const apart = [];
     for (const call of [...calls].reverse()) apart.unshift(await engine.ask(call.state, call.questions, new AbortController().signal));
-    const numbers = (replies: typeof together) => replies.flatMap((reply) => Object.values(reply.answers).flatMap((a) => ('yes' in a ? [a.yes] : Object.values(a.probabilities))));
+    const numbers = (replies: typeof together) =>
+      replies.flatMap((reply) => Object.values(reply.answers).flatMap((a) => ('yes' in a ? [a.yes] : Object.values(a.probabilities))));
     const [a, b] = [numbers(together), numbers(apart)];
     expect(a).toHaveLength(5 * 7);
     a.forEach((p, i) => expect(p).toBeCloseTo(b[i], 6));
@@ -188,13 +193,18 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes eval
     // Eight at once hold every sequence: each decision's branches are taken one after another on its own.
     const together = await Promise.all(Array.from({ length: 8 }, () => decide(engine)));
     // Every number of the outcome (its result, checks, sufficiency, tokens), in order.
-    const numbers = (outcome: typeof alone) => JSON.stringify(outcome).match(/-?\d+(\.\d+)?(e-?\d+)?/g)!.map(Number);
+    const numbers = (outcome: typeof alone) =>
+      JSON.stringify(outcome)
+        .match(/-?\d+(\.\d+)?(e-?\d+)?/g)!
+        .map(Number);
     // Alike to three places, not to the last bit: llama.cpp's sums round differently
     // in a batch of another size (a few 1e-5 here), while answers read off another
     // reading's state would be off by the gap between the readings' answers, which
     // is more than that (checked just below).
     const places = 3;
-    const probabilities = (alone.stress!.checks.map((c) => c.result) as { probabilities: Record<string, number> }[]).map((r) => r.probabilities.PostgreSQL);
+    const probabilities = (alone.stress!.checks.map((c) => c.result) as { probabilities: Record<string, number> }[]).map(
+      (r) => r.probabilities.PostgreSQL,
+    );
     const gaps = probabilities.flatMap((p, i) => probabilities.slice(i + 1).map((q) => Math.abs(p - q)));
     expect(Math.min(...gaps)).toBeGreaterThan(10 ** -places / 2);
     for (const outcome of together) {
