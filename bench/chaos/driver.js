@@ -185,7 +185,7 @@ export async function runChaos(options) {
     }
     const settledAtMs = performance.now() - started;
 
-    const result = await check({ o, seeded, load, servers, reader, day, postgres });
+    const result = await check({ o, seeded, load, servers, reader, day });
     result.figures = {
       db: postgres ? 'PostgreSQL' : 'SQLite',
       servers: serverCount,
@@ -225,7 +225,7 @@ export async function runChaos(options) {
 }
 
 /** What the answers imply, what the ledger and the API say, and every difference between them. */
-async function check({ o, seeded, load, servers, reader, day, postgres }) {
+async function check({ o, seeded, load, servers, reader, day }) {
   const checks = [];
   const { outcomes, connectionErrors } = load;
   const books = await readBooks(reader);

@@ -66,9 +66,9 @@ export function chaosTable(results) {
     ['internal errors logged (500)', ...cell((x) => int(x.internalErrors))],
     ['balances checked (keys, passes, site, metrics)', ...cell((x) => int(x.balancesChecked))],
     ['free decisions / credits charged', ...cell((x) => `${int(x.freeServed)} / ${int(x.creditsSpent)}`)],
-    ['checks passed', ...cell((x, r) => `${r.checks.filter((c) => c.ok).length} / ${r.checks.length}`)],
+    ['checks passed', ...cell((_x, r) => `${r.checks.filter((c) => c.ok).length} / ${r.checks.length}`)],
     ['overcharged / undercharged / unanswered', ...cell((x) => `${x.overcharged} / ${x.undercharged} / ${x.unanswered}`)],
-    ['LOSSES', ...cell((x, r) => String(r.losses))],
+    ['LOSSES', ...cell((_x, r) => String(r.losses))],
   ];
   return table(['', ...f.map((x) => `${x.db}, ${x.servers} server${x.servers > 1 ? 's' : ''}`)], rows);
 }

@@ -19,7 +19,11 @@ export async function localModel({ progress = () => {} } = {}) {
   const wanted = process.env.BENCH_LOCAL_MODEL;
   if (wanted && SHAPES[wanted]) {
     let told = false;
-    const tell = () => told || ((told = true), progress(`writing the ${wanted} model into bench/.cache/models/ (once)`));
+    const tell = () => {
+      if (told) return;
+      told = true;
+      progress(`writing the ${wanted} model into bench/.cache/models/ (once)`);
+    };
     return { modelPath: ensureModel(wanted, { progress: tell }).path };
   }
   const modelPath = wanted ?? tinyModel();

@@ -14,7 +14,7 @@ import { modelFingerprint } from './model-fingerprint.js';
  * default model's name (startEngine names it with `localModelName` too).
  */
 export function engineIdentity(env: Env): { name: string; model: string } {
-  let kind;
+  let kind: ReturnType<typeof chooseEngine>['kind'];
   try {
     kind = chooseEngine(env).kind;
   } catch (error) {

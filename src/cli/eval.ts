@@ -18,7 +18,7 @@ import { buildReport, nothingMeasured, type EvalReport } from '../eval/report.js
 import { askAll, type Decider, type Outcome } from '../eval/run.js';
 import { reliabilitySvg } from '../eval/svg.js';
 import { connect, explain, retryNotice } from './client-call.js';
-import { CLIENT_EXIT, EXIT, exitFor, Failure } from './exit-codes.js';
+import { CLIENT_EXIT, exitFor, Failure } from './exit-codes.js';
 import { shownUrl, type ConnectionFlags } from './config.js';
 import { engineConfig, engineEnv, startEngine } from './engine-startup.js';
 import { calibrationModel } from './engine-identity.js';
@@ -173,7 +173,7 @@ function applied(scalings: Scalings): Pick<EvalReport['engine'], 'temperatures' 
 async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
   const connection = connect(flags, (event) => process.stderr.write(`decide: ${retryNotice(event)}\n`));
   const where = shownUrl(connection.url);
-  let usage;
+  let usage: Awaited<ReturnType<typeof connection.client.usage>>;
   try {
     usage = await connection.client.usage();
   } catch (error) {

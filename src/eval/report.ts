@@ -10,7 +10,7 @@ import { shortcutBaselines, ShortcutReport } from './shortcuts.js';
 import type { EvalItem } from './item.js';
 import { DEBIAS_MODES } from '../contract/debias.js';
 
-export { type QualityFigures } from './figures.js';
+export type { QualityFigures } from './figures.js';
 
 /** The report of `decide eval` (`--json`, `report.json`); docs/eval.md says what each figure means. */
 

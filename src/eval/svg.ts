@@ -51,7 +51,7 @@ export function reliabilitySvg(title: string, figures: QualityFigures): string {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>`,
-    `<text x="${PLOT.left}" y="20" font-size="15" font-weight="bold">${escape(title)}</text>`,
+    `<text x="${PLOT.left}" y="20" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
     `<text x="${PLOT.left}" y="38" fill="#444">${summary}</text>`,
     ...parts,
     `<text x="${PLOT.left + PLOT.size / 2}" y="${HEIGHT - 6}" text-anchor="middle">stated probability of the top answer</text>`,
@@ -65,6 +65,6 @@ export function reliabilitySvg(title: string, figures: QualityFigures): string {
 const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
 const fmt = (v: number | null) => (v === null ? '–' : v.toFixed(3));
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
 }

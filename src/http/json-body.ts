@@ -27,9 +27,11 @@ export function limitBody<E extends Env>(maxSize: number, onError: (c: Context<E
       // bodyLimit reads the whole body before its `next`; the route runs outside it, so
       // only a failure of that read can be taken for the client's.
       let read = false;
-      let refused: Response | void;
+      let refused: Response | undefined;
       try {
-        refused = await streamed(c, async () => void (read = true));
+        refused = (await streamed(c, async () => {
+          read = true;
+        })) as Response | undefined;
       } catch (error) {
         throw clientClosedOr(c, error);
       }

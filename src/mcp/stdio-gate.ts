@@ -103,23 +103,31 @@ export class GatedStdioTransport extends StdioServerTransport {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      return this.refuse({ id: null, code: PARSE_ERROR, message: `Parse error: the line is not valid JSON (${(error as Error).message})` });
+      this.refuse({ id: null, code: PARSE_ERROR, message: `Parse error: the line is not valid JSON (${(error as Error).message})` });
+      return;
     }
-    if (Array.isArray(value)) return this.batch(value);
+    if (Array.isArray(value)) {
+      this.batch(value);
+      return;
+    }
     const refusal = refusalOf(value);
     if (refusal) this.refuse(refusal);
     else this.forward(value, line);
   }
 
   private batch(members: unknown[]): void {
-    if (members.length === 0) return this.refuse({ id: null, code: INVALID_REQUEST, message: 'Invalid Request: an empty batch' });
+    if (members.length === 0) {
+      this.refuse({ id: null, code: INVALID_REQUEST, message: 'Invalid Request: an empty batch' });
+      return;
+    }
     if (!BATCH_VERSIONS.includes(this.protocolVersion ?? '')) {
       const on = this.protocolVersion ? `at protocol version ${this.protocolVersion}` : 'on this connection';
-      return this.refuse({
+      this.refuse({
         id: null,
         code: INVALID_REQUEST,
         message: `Invalid Request: JSON-RPC batches are not supported ${on} (only 2025-03-26, negotiated by initialize, has them); send one message per line`,
       });
+      return;
     }
     const batch: Batch = { answers: [], waiting: new Set() };
     const accepted: unknown[] = [];

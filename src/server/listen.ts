@@ -7,12 +7,14 @@ export interface RunningServer {
   url: string;
   port: number;
   /** Answers every request from now on with `app` (serve.ts binds first with a "starting" app, then hands over). */
+  // biome-ignore lint/suspicious/noExplicitAny: an app of any environment; Hono's type parameter admits no wider one
   use(app: Hono<any>): void;
   /** Stops accepting, lets in-flight requests finish, then resolves. */
   close(): Promise<void>;
 }
 
 /** Listens on host:port (0 = an ephemeral port); rejects on EADDRINUSE and the like. */
+// biome-ignore lint/suspicious/noExplicitAny: as above, an app of any environment
 export function listen(app: Hono<any>, port: number, host: string): Promise<RunningServer> {
   let current = app;
   const server = createAdaptorServer({ fetch: (request: Request, env: unknown) => current.fetch(request, env) }) as Server;
@@ -38,7 +40,9 @@ export function listen(app: Hono<any>, port: number, host: string): Promise<Runn
       resolve({
         url: `http://${shownHost}:${address.port}`,
         port: address.port,
-        use: (next) => void (current = next),
+        use: (next) => {
+          current = next;
+        },
         close: () =>
           new Promise<void>((done) => {
             closing = true;

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { type Access, ServiceError, type Timing } from '../contract/index.js';
 import type { CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
 import type { Admission, Slot } from './admission.js';
-import { type Clock } from './clock.js';
+import type { Clock } from './clock.js';
 import { withDeadline } from './deadline.js';
 import { GiveBack } from './give-back.js';
 import { metricsRecord } from './metrics.js';

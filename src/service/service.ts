@@ -1,5 +1,4 @@
 import {
-  ServiceError,
   keyFingerprint,
   isWellFormedKey,
   type DecisionRequest,

@@ -19,6 +19,7 @@ const FILES = {
 
 export type AssetUrls = Record<keyof typeof FILES, string>;
 
+// biome-ignore lint/suspicious/noExplicitAny: an app of any environment; Hono's type parameter admits no wider one
 export function mountAssets(app: Hono<any>): AssetUrls {
   const urls = {} as AssetUrls;
   for (const [name, { file, type }] of Object.entries(FILES) as [keyof typeof FILES, (typeof FILES)[keyof typeof FILES]][]) {

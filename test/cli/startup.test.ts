@@ -72,7 +72,9 @@ describe('decide serve at start: the port first, the engine named and checked', 
   });
 
   it('an engine that cannot be reached or refuses the key: a warning naming the URL and why, /readyz 503; --check-engine exits 69', async () => {
-    const gone = `http://127.0.0.1:${(await takenPort().then(async (t) => (await t.release(), t))).port}/v1`;
+    const taken = await takenPort();
+    await taken.release();
+    const gone = `http://127.0.0.1:${taken.port}/v1`;
     const server = await startServe(['--db', serve.tmp.db], openaiEnv(gone, SECRET));
     const warning = await server.waitForStderr(/warning: the openai engine/);
     expect(warning).toMatch(

@@ -36,7 +36,15 @@ describe('mapBounded', () => {
 
   it('runs everything at once when the limit allows it', async () => {
     let started = 0;
-    const all = mapBounded([1, 2, 3], 16, async () => (started++, tick()), new AbortController().signal);
+    const all = mapBounded(
+      [1, 2, 3],
+      16,
+      async () => {
+        started++;
+        return tick();
+      },
+      new AbortController().signal,
+    );
     expect(started).toBe(3);
     await all;
   });

@@ -48,7 +48,7 @@ describe('order debiasing: the orders and the average', () => {
     const orders = ordersFor(3, 'cyclic');
     // A model that gives 0.6 to whatever it is shown first, 0.3 second, 0.1 third.
     const answers = Object.fromEntries(
-      orders.map((order, j) => [j === 0 ? 'main' : `main-${j}`, { type: 'score' as const, probabilities: [0.6, 0.3, 0.1] }]),
+      orders.map((_order, j) => [j === 0 ? 'main' : `main-${j}`, { type: 'score' as const, probabilities: [0.6, 0.3, 0.1] }]),
     );
     const reading = readAveraged(score, answers, orders);
     expect(reading.mode === 'score' && reading.p.map((p) => +p.toFixed(10))).toEqual([1 / 3, 1 / 3, 1 / 3].map((p) => +p.toFixed(10)));

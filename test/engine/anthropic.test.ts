@@ -211,7 +211,7 @@ describe('anthropic engine: error JSON', () => {
 describeHttpFailures('anthropic', {
   start: () => startAnthropicFake(),
   create: (options) => createAnthropicEngine({ ...options, apiKey: options.apiKey ?? SUITE_KEY, model: 'claude-test' }),
-  withPort: (url, port) => `http://127.0.0.1:${port}`,
+  withPort: (_url, port) => `http://127.0.0.1:${port}`,
   questions: { main: fund },
   keyHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION }),
 });

@@ -188,7 +188,7 @@ describe('openai engine: calls and tokens', () => {
 describeHttpFailures('openai', {
   start: () => startOpenAIFake(),
   create: (options) => createOpenAIEngine({ ...options, model: 'fake-model' }),
-  withPort: (url, port) => `http://127.0.0.1:${port}/v1`,
+  withPort: (_url, port) => `http://127.0.0.1:${port}/v1`,
   questions: { main: fund },
 });
 

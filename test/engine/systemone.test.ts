@@ -159,6 +159,6 @@ describe('systemone engine: unusable answers', () => {
 describeHttpFailures('systemone', {
   start: () => startSystemOneFake(),
   create: (options) => createSystemOneEngine({ ...options, model: 'jev-test' }),
-  withPort: (url, port) => `http://127.0.0.1:${port}`,
+  withPort: (_url, port) => `http://127.0.0.1:${port}`,
   questions,
 });

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
 import type { Store } from '../../src/ledger/store.js';
 import { revokeByRef } from '../../src/ledger/revoke-ref.js';

@@ -41,7 +41,13 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: the day’s metrics in several rows ${NE
       const reserved = await store!.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW);
       if (!reserved.ok) throw new Error(reserved.code);
       const sample = { reservedAt: NOW, channel: 'api' as const, ms: 10 + i };
-      await store!.charges.commit(reserved.reservation.id, NOW, { sample, answer: (_outcome, row) => (seen.push(row), '{}') });
+      await store!.charges.commit(reserved.reservation.id, NOW, {
+        sample,
+        answer: (_outcome, row) => {
+          seen.push(row);
+          return '{}';
+        },
+      });
     });
     await Promise.all(decisions);
 

@@ -305,7 +305,12 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: expiry of what a dead server left ${NEED
     await new Promise((resolve) => setTimeout(resolve, 20)); // all expired now
     let charged = 0;
     const sweeps = await Promise.all([
-      ...reservations.map((r) => racer.charges.commit(r.reservation.id, new Date()).then((o) => ((charged += o.charged ? 1 : 0), 0))),
+      ...reservations.map((r) =>
+        racer.charges.commit(r.reservation.id, new Date()).then((o) => {
+          charged += o.charged ? 1 : 0;
+          return 0;
+        }),
+      ),
       sweepers[0].recoverInterrupted(),
       sweepers[1].recoverInterrupted(),
     ]);

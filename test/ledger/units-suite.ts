@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Limits, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { IP, newCaller, NOW } from './helpers.js';
 import type { LedgerHarness } from './store-suite.js';

@@ -64,7 +64,7 @@ export async function present<T>({ terminal, label, work, view }: Presentation<T
     // empty frame as a line; clear() erases what it drew, once the empty frame has
     // landed (ink draws at most every 33 ms). The unmount below then finds nothing
     // new to draw.
-    app.rerender(<></>);
+    app.rerender(null);
     await sleep(FRAME_SETTLE_MS);
     app.clear();
     throw error;

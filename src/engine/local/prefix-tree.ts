@@ -107,7 +107,7 @@ export async function evaluateTree(pool: SequencePool, readings: readonly Readin
     check();
     const { sequence } = lease;
     const chain = [node];
-    for (let last = node; last.readings.length === 0 && last.children.length > 0; ) chain.push((last = last.children[0]));
+    for (let last = node; last.readings.length === 0 && last.children.length > 0; last = last.children[0]) chain.push(last.children[0]);
     const end = chain[chain.length - 1];
     const branches = [
       ...chain.slice(0, -1).flatMap((step) => step.children.slice(1).map((child) => ({ child, upTo: step.path.length }))),

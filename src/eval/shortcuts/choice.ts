@@ -43,7 +43,8 @@ export function keyOf(c: Case, index: number): string | null {
   const others = c.classes.filter((_, i) => i !== index).map(lower);
   const own = wordsOf(text).filter((w) => !others.some((o) => o.includes(w)));
   if (own.length === 0) return null;
-  return own.reduce((best, w) => ([...w].length > [...best].length ? w : best));
+  const length = (word: string) => [...word].length;
+  return own.reduce((best, w) => (length(w) > length(best) ? w : best));
 }
 
 /** How many sentences of the context name each option (null: the option has no key). */

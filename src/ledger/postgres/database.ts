@@ -193,7 +193,7 @@ function retries(pool: pg.Pool): Omit<RetryOptions, 'retryable'> {
  * it. Only for statements that may safely run twice: reads, and writes whose guard
  * makes a second run change nothing.
  */
-export async function queryAgain<R extends pg.QueryResultRow = any>(
+export async function queryAgain<R extends pg.QueryResultRow = pg.QueryResultRow>(
   pool: pg.Pool,
   sql: string | pg.QueryConfig,
   params: unknown[] = [],

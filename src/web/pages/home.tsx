@@ -116,12 +116,14 @@ export function homePage(props: PageProps): Promise<string> {
         <h2>Call it</h2>
         <p>From a server or a script, never from public client code. Over HTTP:</p>
         {/* Focusable regions: on a phone they scroll sideways, and a keyboard must be able to scroll them too. */}
+        {/* biome-ignore lint/a11y/useSemanticElements: the code block itself is the region a keyboard scrolls */}
         <pre id="curl-snippet" tabindex={0} role="region" aria-label="curl example">
           <code>{curlSnippet(baseUrl)}</code>
         </pre>
         <p>
           As a tool server for MCP clients (tools <code>weigh_decision</code>, <code>stress_test_decision</code>, <code>get_usage</code>):
         </p>
+        {/* biome-ignore lint/a11y/useSemanticElements: as above */}
         <pre id="mcp-snippet" tabindex={0} role="region" aria-label="MCP client configuration">
           <code>{mcpSnippet(baseUrl)}</code>
         </pre>

@@ -157,13 +157,6 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes eval
 
   const stress = DecisionRequest.parse({ ...CHOICE, depth: 'stress' });
   const decide = (on: Engine) => runDecision(stress, on, { signal: new AbortController().signal, debias: 'reverse' });
-  /** The same engine asked one call at a time, as a provider engine is: nothing shared between the calls. */
-  const callByCall = (): Engine => ({
-    name: engine.name,
-    model: engine.model,
-    ask: (state, questions, signal) => engine.ask(state, questions, signal),
-  });
-
   it('answers the calls of a stress decision asked as one tree exactly as each asked alone', async () => {
     const facts = ['The team knows SQL well.', 'Billing needs transactions.', 'Traffic is modest.', 'Nobody has run MongoDB.'];
     const states = [facts.join(' '), ...facts.map((_, i) => facts.filter((__, j) => j !== i).join(' '))];
