@@ -52,5 +52,7 @@ export function explain(error: unknown, connection: Pick<Connection, 'url' | 'ke
     return new Failure(`the service refused the key from ${connection.keySource} (${error.status} ${error.code}): ${error.message}`, code);
   }
   const later = error.retryAfter !== undefined && error.status === 429 ? `; try again in ${duration(error.retryAfter)}` : '';
-  return new Failure(`${error.message} (${error.status} ${error.code})${later}`, code);
+  // A failure on the service's side is the operator's to look into: the id finds its log lines.
+  const traced = error.status >= 500 && error.requestId !== undefined ? `; request id ${error.requestId}` : '';
+  return new Failure(`${error.message} (${error.status} ${error.code})${later}${traced}`, code);
 }

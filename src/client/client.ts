@@ -217,21 +217,27 @@ export class DecideClient {
     }
 
     const json = parseJson(text);
+    const answered = { requestId: flat['x-request-id'] };
 
     if (status < 200 || status >= 300) {
       const waitMs = parseRetryAfter(flat['retry-after']);
       const retryAfter = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
-      const failure = json as { error?: unknown; code?: unknown } | undefined;
+      const failure = json as { error?: unknown; code?: unknown; requestId?: unknown } | undefined;
       if (failure && typeof failure.error === 'string' && isServiceCode(failure.code)) {
-        throw new DecideError(status, failure.code, failure.error, retryAfter);
+        const requestId = typeof failure.requestId === 'string' ? failure.requestId : answered.requestId;
+        throw new DecideError(status, failure.code, failure.error, retryAfter, { requestId });
       }
-      throw new DecideError(status, 'bad_response', `${where} answered HTTP ${status} without the API's { error, code } body`, retryAfter);
+      const message = `${where} answered HTTP ${status} without the API's { error, code } body`;
+      throw new DecideError(status, 'bad_response', message, retryAfter, answered);
     }
-    if (json === undefined) throw new DecideError(status, 'bad_response', `${where} answered HTTP ${status} with a body that is not JSON`);
+    if (json === undefined) {
+      throw new DecideError(status, 'bad_response', `${where} answered HTTP ${status} with a body that is not JSON`, undefined, answered);
+    }
     const contract = await loadAnswerSchemas();
     const parsed = route.schema(contract).safeParse(json);
     if (!parsed.success) {
-      throw new DecideError(status, 'bad_response', `${where} answered outside the contract: ${contract.describeIssues(parsed.error)}`);
+      const message = `${where} answered outside the contract: ${contract.describeIssues(parsed.error)}`;
+      throw new DecideError(status, 'bad_response', message, undefined, answered);
     }
     return { data: parsed.data, text, status, headers: flat, replayed: flat['idempotent-replayed'] === 'true' };
   }

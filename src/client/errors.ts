@@ -17,18 +17,21 @@ export type DecideErrorCode = ErrorCode | ClientErrorCode;
  * Every failure of a DecideClient call. `status` and `code` are the service's (see
  * ERROR_STATUS) when it answered in the contract's `{ error, code }` shape; `message`
  * is its sentence naming the field or cause; `retryAfter` is its `Retry-After`, in
- * seconds, when it sent one.
+ * seconds, when it sent one; `requestId` is the id the answer carried (the body's
+ * `requestId`, else its `X-Request-Id`), the one the service's log lines name.
  */
 export class DecideError extends Error {
   override readonly name = 'DecideError';
+  readonly requestId?: string;
   constructor(
     readonly status: number,
     readonly code: DecideErrorCode,
     message: string,
     readonly retryAfter?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; requestId?: string },
   ) {
     super(message, options);
+    if (options?.requestId !== undefined) this.requestId = options.requestId;
   }
 
   /** True for codes the service itself answers with (as opposed to transport failures). */

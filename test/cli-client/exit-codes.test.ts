@@ -175,7 +175,7 @@ describe('decide ask: exit codes for every error class', () => {
       expect(lines).toHaveLength(3);
       expect(lines[0]).toMatch(/engine_unavailable\); retrying in 1 s \(attempt 2 of 3\)$/);
       expect(lines[1]).toMatch(/retrying in 1 s \(attempt 3 of 3\)$/);
-      expect(lines[2]).toContain('(503 engine_unavailable)');
+      expect(lines[2]).toMatch(/\(503 engine_unavailable\); request id [A-Za-z0-9_=-]{8,128}$/);
       expect((await svc.call('GET', '/v1/usage', { key })).body.freeUsed).toBe(0);
     });
 
@@ -197,6 +197,28 @@ describe('decide ask: exit codes for every error class', () => {
       stub.script({ status: 404, text: '<html>Not here</html>' });
       const run = await fails(5, [...noul, '--url', stub.url], { DECIDE_API_KEY: generateKey() });
       expect(run.stderr).toContain(`Is ${stub.url} a decide service?`);
+    });
+
+    it("a failure of the service's own names the request id it answered with, for the operator's log", async () => {
+      // Retry-After beyond what the client waits, so the first answer is the last.
+      stub.script({
+        status: 503,
+        body: { error: 'maintenance', code: 'engine_unavailable', requestId: 'req-in-body' },
+        headers: { 'retry-after': '60' },
+      });
+      const fromBody = await fails(5, [...noul, '--url', stub.url], { DECIDE_API_KEY: generateKey() });
+      expect(fromBody.stderr).toContain('maintenance (503 engine_unavailable); request id req-in-body');
+      stub.script({
+        status: 500,
+        body: { error: 'broken', code: 'internal_error' },
+        headers: { 'x-request-id': 'req-in-header', 'retry-after': '60' },
+      });
+      const fromHeader = await fails(5, [...noul, '--url', stub.url], { DECIDE_API_KEY: generateKey() });
+      expect(fromHeader.stderr).toContain('broken (500 internal_error); request id req-in-header');
+      // The caller's own mistakes are theirs to fix: no id to look up.
+      stub.script({ status: 400, body: { error: 'question is required', code: 'invalid_request', requestId: 'req-400' } });
+      const own = await fails(2, [...noul, '--url', stub.url], { DECIDE_API_KEY: generateKey() });
+      expect(own.stderr).not.toContain('request id');
     });
 
     it('--url wins over DECIDE_URL', async () => {

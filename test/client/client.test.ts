@@ -92,9 +92,12 @@ describe('DecideClient against the real service', () => {
     const invalid = await failure(client.decide({ ...CHOICE, options: ['PostgreSQL', 'postgresql'] }));
     expect(invalid).toMatchObject({ status: 400, code: 'invalid_request' });
     expect(invalid.message).toContain('options.1');
+    expect(invalid.requestId).toMatch(/^[A-Za-z0-9_=-]{8,128}$/);
 
     const stress = await failure(client.decide({ ...CHOICE, depth: 'stress' }));
     expect(stress).toMatchObject({ status: 402, code: 'pass_required' });
+    expect(stress.requestId).toMatch(/^[A-Za-z0-9_=-]{8,128}$/);
+    expect(stress.requestId).not.toBe(invalid.requestId);
 
     for (let i = 0; i < 3; i++) await client.decide(NOUL);
     const calls = svc.fake.requests.length;
@@ -117,6 +120,9 @@ describe('DecideClient against the real service', () => {
     const error = await failure(client.decide(NOUL));
     expect(error).toMatchObject({ status: 503, code: 'engine_unavailable', retryAfter: 1 });
     expect(retries).toEqual([1, 2]);
+    // The id of the last attempt, the one the service's error line names.
+    expect(error.requestId).toMatch(/^[A-Za-z0-9_=-]{8,128}$/);
+    expect(svc.logs.filter((line) => line.includes(error.requestId!))).not.toEqual([]);
     expect((await client.usage()).freeUsed).toBe(0);
   });
 });
