@@ -2,6 +2,8 @@ import type { Context } from 'hono';
 import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import { ServiceError } from '../contract/index.js';
 import { formatErrorBody } from '../contract/systemone-errors.js';
+import { AllowanceRefused } from '../service/refusals.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
 
 /**
  * Every non-2xx answer of the API: the contract's `{ error, code, requestId }`, plus
@@ -12,6 +14,7 @@ export function errorResponse(c: Context, error: ServiceError, headers: Record<s
   const all: Record<string, string> = { ...headers };
   if (error.retryAfter !== undefined) all['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfter)));
   if (error.code === 'unauthorized') all['WWW-Authenticate'] = 'Bearer';
+  if (error instanceof AllowanceRefused) Object.assign(all, rateLimitHeaders(error.allowance));
   if (c.get('errorFormat') === 'systemone') {
     const { status, body } = formatErrorBody(error, c.get('requestId'));
     return c.json(body, status as 400, all);

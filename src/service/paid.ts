@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { type Access, ServiceError, type Timing } from '../contract/index.js';
 import type { CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
 import type { Admission, Slot } from './admission.js';
+import { type Allowance, allowanceAfter } from './allowance.js';
 import type { Clock } from './clock.js';
 import { withDeadline } from './deadline.js';
 import { GiveBack } from './give-back.js';
@@ -60,6 +61,8 @@ export interface PaidAnswer<R> {
   replayed: boolean;
   /** What the caller holds after it (not on a replay). */
   access?: Access;
+  /** The free allowance as this answer leaves it, for every channel to announce alike. */
+  allowance: Allowance;
 }
 
 export interface PaidOptions {
@@ -105,7 +108,10 @@ export class PaidRequests {
       const requestHash = createHash('sha256').update(hashed).digest('hex');
       const begun = await store.idempotency.begin(context.caller.keyId, idem, requestHash, this.options.clock());
       if (begun.state === 'revoked') throw revokedKey();
-      if (begun.state === 'replay') return { response: JSON.parse(begun.body), json: begun.body, replayed: true };
+      if (begun.state === 'replay') {
+        const allowance = allowanceAfter(undefined, work.depth, this.options.limits, this.options.clock());
+        return { response: JSON.parse(begun.body), json: begun.body, replayed: true, allowance };
+      }
       if (begun.state === 'mismatch') {
         throw new ServiceError('idempotency_key_reused', 'Idempotency-Key was already used with a different request body');
       }
@@ -214,6 +220,6 @@ export class PaidRequests {
       );
     }
     if (!response) throw new Error('the ledger committed a decision without asking for its answer');
-    return { response, json, replayed: false, access };
+    return { response, json, replayed: false, access, allowance: allowanceAfter(access, work.depth, this.options.limits, clock()) };
   }
 }

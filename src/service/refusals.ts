@@ -3,6 +3,17 @@ import { EngineError } from '../engine/engine.js';
 import type { Limits, Refusal } from '../ledger/store.js';
 import { secondsToMidnight } from './clock.js';
 import type { Depth } from '../contract/decision.js';
+import type { Allowance } from './allowance.js';
+
+/** A refusal for want of free decisions: it carries the allowance as it leaves it, for the RateLimit headers beside it. */
+export class AllowanceRefused extends ServiceError {
+  constructor(
+    message: string,
+    readonly allowance: Allowance,
+  ) {
+    super('free_limit_reached', message, allowance.resetSeconds);
+  }
+}
 
 /** The ledger's refusal as the contract words it. */
 export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits, units = 1): ServiceError {
@@ -19,10 +30,9 @@ export function refusal(code: Refusal, depth: Depth, now: Date, limits: Limits, 
           : `the free allowance of ${limits.freePerKey} decisions is used up today and the pass holds no credits`,
       );
     case 'free_limit_reached':
-      return new ServiceError(
-        'free_limit_reached',
+      return new AllowanceRefused(
         `the free allowance of ${limits.freePerKey} decisions a day is used up; it resets at the next UTC midnight, or fund the key's pass`,
-        secondsToMidnight(now),
+        { limit: limits.freePerKey, remaining: 0, resetSeconds: secondsToMidnight(now) },
       );
     case 'rate_limited':
       return new ServiceError(
@@ -49,10 +59,10 @@ function unitsRefusal(code: Exclude<Refusal, 'key_revoked'>, units: number, now:
         `${cost}; what is left of today's free allowance and the pass's credits does not cover them`,
       );
     case 'free_limit_reached':
-      return new ServiceError(
-        'free_limit_reached',
+      // What is left may be short of the request's questions without being 0; the ledger's refusal does not say.
+      return new AllowanceRefused(
         `${cost}; what is left of today's free allowance does not cover them. It resets at the next UTC midnight, or fund the key's pass`,
-        secondsToMidnight(now),
+        { limit: limits.freePerKey, remaining: null, resetSeconds: secondsToMidnight(now) },
       );
     case 'rate_limited':
       return new ServiceError(

@@ -26,6 +26,10 @@ describe('Idempotency-Key', () => {
     expect(again.text).toBe(first.text);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // The first answer said what was left then; a replay spends nothing and does not repeat it as now.
+    expect(first.headers.ratelimit).toMatch(/^"free";r=19;t=\d+$/);
+    expect(again.headers['ratelimit-policy']).toBe('"free";q=20;w=86400');
+    expect(again.headers.ratelimit).toBeUndefined();
     expect(svc.fake.requests.length).toBe(calls);
     expect((await svc.call('GET', '/v1/usage', { key })).body.freeUsed).toBe(1);
   });

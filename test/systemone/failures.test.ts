@@ -80,6 +80,9 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
       x_request_id: limited.headers['x-request-id'],
     });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // The allowance's policy, as on every paid answer; what is left is not said: 2 may remain, short of 3.
+    expect(limited.headers['ratelimit-policy']).toBe('"free";q=2;w=86400');
+    expect(limited.headers.ratelimit).toBeUndefined();
 
     const funded = await svc.newKey(1);
     await ask(funded.key, { state: STATE, questions: TWO });
@@ -146,6 +149,9 @@ describe('POST /v1/systemone and GET /v1/models: failures, whole requests and re
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.text).toBe(first.text);
+    // A replay spends nothing and says nothing of what is left now.
+    expect(again.headers['ratelimit-policy']).toBe('"free";q=20;w=86400');
+    expect(again.headers.ratelimit).toBeUndefined();
     expect(svc.fake.requests).toHaveLength(2);
     expect((await usage(key)).freeUsed).toBe(2);
 

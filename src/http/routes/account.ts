@@ -10,7 +10,8 @@ export function accountRoutes(service: DecisionService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/v1/usage', requireKey(service), async (c) => {
     const usage = await service.usage(c.get('caller'));
-    return c.json(usage, 200, rateLimitHeaders(usage.freeLimit, usage.freeRemaining, service.secondsToMidnight()));
+    const allowance = { limit: usage.freeLimit, remaining: usage.freeRemaining, resetSeconds: service.secondsToMidnight() };
+    return c.json(usage, 200, rateLimitHeaders(allowance));
   });
   app.all('/v1/usage', methodNotAllowed(['GET']));
 

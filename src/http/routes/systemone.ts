@@ -58,12 +58,9 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
       startedAt: c.get('startedAt'),
       requestId: c.get('requestId'),
     });
-    const { access } = answer;
-    // Once a question is paid by credit, the free allowance is gone (or held back by the site's limits).
-    const remaining = access === undefined ? null : access.type === 'free' ? access.freeRemaining : 0;
     return c.body(answer.json, 200, {
       'Content-Type': 'application/json',
-      ...rateLimitHeaders(service.limits.freePerKey, remaining, service.secondsToMidnight()),
+      ...rateLimitHeaders(answer.allowance),
       ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
     });
   });
