@@ -1,7 +1,7 @@
 import type { DecisionRequest } from '../contract/decision.js';
 import type { Answer, Question } from '../engine/engine.js';
 import type { Reading } from './outcome.js';
-import { identityOrder, type Order, presented, readPresented, reversedOrder } from './orders.js';
+import { answerCount, identityOrder, type Order, presented, readPresented, reversedOrder } from './orders.js';
 import { mainInstructions, sufficiencyInstructions } from './prompts.js';
 
 export { readYes } from './orders.js';
@@ -15,15 +15,11 @@ export const REVERSED = 'reversed';
 const YES_NO = { true: 'Yes', false: 'No' };
 const NO_YES = { false: 'No', true: 'Yes' };
 
-/** The number of answers of a request's main question. */
-export function answerCount(request: DecisionRequest): number {
-  return request.mode === 'choice' ? request.options.length : request.mode === 'score' ? request.levels.length : 2;
-}
-
 /** `true` and `false` stand for the reversed and the request order. */
 function orderOf(request: DecisionRequest, order: Order | boolean): Order {
   if (typeof order !== 'boolean') return order;
-  return order ? reversedOrder(answerCount(request)) : identityOrder(answerCount(request));
+  const k = answerCount(ownQuestion(request));
+  return order ? reversedOrder(k) : identityOrder(k);
 }
 
 /** The main question in request order. */

@@ -6,8 +6,8 @@ import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
 import { calibrated, calibratedSufficiency, type Scalings } from './scaling.js';
 import { mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
-import { answerCount, MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
-import type { Order } from './orders.js';
+import { answerCount, type Order } from './orders.js';
+import { MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
 import { groundedSufficiency } from './sufficiency.js';
 import type { Debias } from '../contract/debias.js';
@@ -81,7 +81,7 @@ export async function runDecision(
   const calibrate = (reading: Reading) => calibrated(reading, options.scalings ?? {});
   const fit = (reading: Reading) => weigh(calibrate(reading));
   const listing = options.presentation;
-  const orders = ordersFor(answerCount(request), debias).map((order) => (listing ? order.map((i) => listing[i]) : order));
+  const orders = ordersFor(answerCount(mainQuestion(request)), debias).map((order) => (listing ? order.map((i) => listing[i]) : order));
   const reused = reversedReading(orders);
   const reversedQuestion: Questions = stress && reused < 0 ? { [REVERSED]: mainQuestion(request, true) } : {};
   const calls: Call[] = [
