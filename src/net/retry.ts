@@ -44,6 +44,8 @@ export interface RetryOptions {
   maxWaitMs?: number | (() => number);
   /** Ends a wait at once, rejecting with the signal's reason. */
   signal?: AbortSignal;
+  /** The waits do not keep the process alive: a retry in the background, which a process shutting down may leave. */
+  unref?: boolean;
   /** Told before each wait. */
   onRetry?(event: RetryEvent): void;
 }
@@ -62,7 +64,7 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, policy:
       const maxWaitMs = typeof policy.maxWaitMs === 'function' ? policy.maxWaitMs() : policy.maxWaitMs;
       if (maxWaitMs !== undefined && delayMs > maxWaitMs) throw error;
       policy.onRetry?.({ attempt: n, delayMs, error });
-      await sleep(delayMs, policy.signal);
+      await sleep(delayMs, policy.signal, policy.unref);
     }
   }
 }
@@ -72,8 +74,11 @@ export function backoffMs({ baseMs, maxMs = Infinity, jitterMs = 0 }: Backoff, n
   return Math.min(baseMs * 2 ** (n - 1), maxMs) + Math.random() * jitterMs;
 }
 
-/** setTimeout as a promise that an AbortSignal cuts short (rejecting with its reason). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * setTimeout as a promise that an AbortSignal cuts short (rejecting with its reason);
+ * `unref`: the timer does not keep Node's process alive.
+ */
+export function sleep(ms: number, signal?: AbortSignal, unref = false): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
@@ -84,6 +89,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    // A browser's timer is a number, with nothing to unref.
+    if (unref) (timer as { unref?: () => void }).unref?.();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

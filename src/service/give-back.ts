@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../contract/index.js';
+import { sleep, withRetries } from '../net/retry.js';
 
 /**
  * What a failed decision gives back (its reservation, its idempotency record) must
@@ -46,18 +46,15 @@ export class GiveBack {
   }
 
   private async retry(what: string, task: () => Promise<unknown>): Promise<void> {
-    let pause = FIRST_PAUSE_MS;
-    for (;;) {
-      // Unref'd: a process shutting down does not wait for the ledger; expiry covers it.
-      await sleep(pause, undefined, { ref: false });
-      try {
-        await task();
-        this.warn(`${what}: done, the ledger took it`);
-        return;
-      } catch {
-        pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
-      }
-    }
+    // Unref'd: a process shutting down does not wait for the ledger; expiry covers it.
+    await sleep(FIRST_PAUSE_MS, undefined, true);
+    await withRetries(task, {
+      attempts: Infinity,
+      retryable: () => true,
+      backoff: { baseMs: 2 * FIRST_PAUSE_MS, maxMs: LONGEST_PAUSE_MS },
+      unref: true,
+    });
+    this.warn(`${what}: done, the ledger took it`);
   }
 }
 

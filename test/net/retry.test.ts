@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { backoffMs, withRetries, type RetryEvent, type RetryOptions } from '../../src/net/retry.js';
+import { ROOT } from '../support/cli.js';
+import { scaled } from '../support/time.js';
 
 class Busy extends Error {
   constructor(readonly waitMs?: number) {
@@ -105,6 +110,20 @@ describe('withRetries', () => {
     const call = withRetries(attempt, policy([], { signal: controller.signal, onRetry: () => controller.abort(reason) }));
     expect(await rejection(call)).toBe(reason);
     expect(seen).toEqual([1]);
+  });
+});
+
+describe('withRetries in the background (unref)', () => {
+  it('a retry waiting ten minutes does not keep the process alive', async () => {
+    const retry = path.join(ROOT, 'dist/net/retry.js');
+    const script = `import { withRetries } from ${JSON.stringify(retry)};
+      withRetries(() => Promise.reject(new Error('ledger away')), {
+        attempts: Infinity, retryable: () => true, backoff: { baseMs: 600000 }, unref: true,
+        onRetry: (event) => console.log('waiting', event.delayMs),
+      });`;
+    // Ref'd, the wait would hold the child until this guard killed it (a rejection here).
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: scaled(20_000) });
+    expect(stdout).toBe('waiting 600000\n');
   });
 });
 
