@@ -6,7 +6,7 @@ import type { AppEnv } from '../env.js';
 import { methodNotAllowed } from '../errors.js';
 import { idempotencyKeyOf } from '../idempotency-key.js';
 import { jsonBody } from '../json-body.js';
-import { rateLimitHeaders } from '../rate-limit-headers.js';
+import { paidContext, paidResponse } from '../paid-answer.js';
 
 export function decisionRoutes(service: DecisionService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -14,19 +14,7 @@ export function decisionRoutes(service: DecisionService): Hono<AppEnv> {
     const parsed = DecisionRequest.safeParse(c.get('body'));
     if (!parsed.success) throw invalidRequest(parsed.error);
     // A refusal for want of free decisions carries its RateLimit headers itself (errors.ts).
-    const answer = await service.decide(parsed.data, {
-      caller: c.get('caller'),
-      channel: 'api',
-      ip: c.get('clientIp'),
-      idempotencyKey: idempotencyKeyOf(c),
-      startedAt: c.get('startedAt'),
-      requestId: c.get('requestId'),
-    });
-    return c.body(answer.json, 200, {
-      'Content-Type': 'application/json',
-      ...rateLimitHeaders(answer.allowance),
-      ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
-    });
+    return paidResponse(c, await service.decide(parsed.data, paidContext(c, idempotencyKeyOf(c))));
   });
   app.all('/v1/decisions', methodNotAllowed(['POST']));
   return app;

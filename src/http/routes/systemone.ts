@@ -9,7 +9,7 @@ import type { AppEnv } from '../env.js';
 import { methodNotAllowed } from '../errors.js';
 import { idempotencyKeyOf } from '../idempotency-key.js';
 import { orderedJsonBody } from '../json-body.js';
-import { rateLimitHeaders } from '../rate-limit-headers.js';
+import { paidContext, paidResponse } from '../paid-answer.js';
 import { utcDay } from '../../contract/utc-day.js';
 
 /** Errors on these routes are the format's (contract/systemone-errors.ts), whatever raises them. */
@@ -50,19 +50,7 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
     if (!parsed.success) throw new FormatValidation(validationIssues(parsed.error, body));
     // The body itself, now known to be valid, rather than zod's copy: its objects keep
     // the order they were written in (json/key-order.ts), which a copy loses.
-    const answer = await service.systemOne(body as SystemOneRequest, {
-      caller: c.get('caller'),
-      channel: 'api',
-      ip: c.get('clientIp'),
-      idempotencyKey: idempotencyKey(c),
-      startedAt: c.get('startedAt'),
-      requestId: c.get('requestId'),
-    });
-    return c.body(answer.json, 200, {
-      'Content-Type': 'application/json',
-      ...rateLimitHeaders(answer.allowance),
-      ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
-    });
+    return paidResponse(c, await service.systemOne(body as SystemOneRequest, paidContext(c, idempotencyKey(c))));
   });
   app.all('/v1/systemone', methodNotAllowed(['POST']));
 
