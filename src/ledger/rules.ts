@@ -179,14 +179,7 @@ export function calibrationOf(r: CalibrationRow): Calibration {
   };
 }
 
-export function checkCalibration(c: {
-  temperature: number;
-  offsets: number[] | null;
-  fitted: number;
-  heldOut: number;
-  eceBefore: number;
-  eceAfter: number;
-}): void {
+export function checkCalibration(c: Pick<Calibration, 'temperature' | 'offsets' | 'fitted' | 'heldOut' | 'eceBefore' | 'eceAfter'>): void {
   if (!Number.isFinite(c.temperature) || c.temperature <= 0) throw new Error('A temperature must be a positive number.');
   if (c.offsets !== null && (!Array.isArray(c.offsets) || c.offsets.length > 3 || !c.offsets.every(Number.isFinite)))
     throw new Error('Offsets are up to three finite numbers.');
