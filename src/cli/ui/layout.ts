@@ -63,3 +63,24 @@ export function tableWidths(shifts: readonly string[], answers: readonly string[
   const answerMax = Math.max(GAP + textWidth('Answer'), columns - MARKER_WIDTH - AGREES_WIDTH - shift - checkMin);
   return { shift, answer: Math.min(GAP + longest(['Answer', ...answers]), answerMax) };
 }
+
+/** The usage screen's bar of today's free allowance: 20 cells, down to 10 beside its counts. */
+const METER_MAX = 20;
+const METER_MIN = 10;
+
+export interface MeterWidth {
+  /** Cells of the bar. */
+  bar: number;
+  /** On the line of its counts, after a gap; else on a line of its own below them. */
+  beside: boolean;
+}
+
+/**
+ * The allowance's bar after `counts` ("… 13 of 20 left"): it gives way to the counts,
+ * which are never cut, and moves below them when fewer than METER_MIN cells are left.
+ */
+export function meterWidth(counts: string, columns: number): MeterWidth {
+  const room = columns - textWidth(counts) - GAP;
+  if (room >= METER_MIN) return { bar: Math.min(METER_MAX, room), beside: true };
+  return { bar: Math.min(METER_MAX, columns), beside: false };
+}

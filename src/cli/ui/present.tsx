@@ -82,4 +82,4 @@ async function takeDown(app: Instance): Promise<void> {
 }
 
 export const decisionView = (response: DecisionResponse, columns: number) => <DecisionView response={response} columns={columns} />;
-export const usageView = (usage: Usage) => <UsageView usage={usage} />;
+export const usageView = (usage: Usage, columns: number) => <UsageView usage={usage} columns={columns} />;
