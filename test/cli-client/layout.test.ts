@@ -1,5 +1,6 @@
 import { renderToString } from 'ink';
 import { createElement as h } from 'react';
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import type { ChoiceResponse, DecisionResponse, Stress, Usage } from '../../src/contract/index.js';
 import { DecisionView } from '../../src/cli/ui/decision-view.js';
@@ -59,7 +60,8 @@ const words = (lines: string[]) =>
     .filter((word) => word !== '' && !/^[█░]+$/.test(word))
     .sort();
 
-const width = (line: string) => [...line].length;
+/** Cells on screen, as a terminal draws them: a CJK character or an emoji takes two. */
+const width = (line: string) => stringWidth(line);
 
 describe.each([60, 80, 120])('at %i columns', (columns) => {
   const lines = view(RESPONSE, columns);
@@ -122,6 +124,36 @@ describe.each([60, 80, 120])('decide eval progress at %i columns', (columns) => 
     for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
     expect(lines[0]).toMatch(/^Evaluating █+░+ 123\/1266 decisions,/);
     expect(words(lines)).toEqual(words(at(1000)));
+  });
+});
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe.each([60, 80, 120])('wide characters at %i columns: labels measured in screen cells, not code points', (columns) => {
+  const TOKYO = '東京オフィス';
+  const ROCKET = '🚀 Remote';
+  const wide: DecisionResponse = {
+    ...RESPONSE,
+    question: 'Where should the team work from next year?',
+    result: { selected: TOKYO, confidence: 0.5, probabilities: { [TOKYO]: 0.55, [ROCKET]: 0.3, Hybrid: 0.15 } },
+    stress: null,
+  };
+  const lines = view(wide, columns);
+
+  it('no line is wider than the terminal, and each label stays whole beside its bar, the bars in one column', () => {
+    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
+    const rows = [
+      [TOKYO, '55.0%  ← selected'],
+      [ROCKET, '30.0%'],
+      ['Hybrid', '15.0%'],
+    ];
+    const barStarts = rows.map(([label, share]) => {
+      const row = new RegExp(`^ {2}${escaped(label)} +[█░]+ +${escaped(share)}$`, 'm');
+      expect(lines.join('\n')).toMatch(row);
+      const line = lines.find((line) => row.test(line))!;
+      return width(line.slice(0, line.search(/[█░]/)));
+    });
+    expect(new Set(barStarts).size, lines.join('\n')).toBe(1);
   });
 });
 

@@ -1,3 +1,5 @@
+import stringWidth from 'string-width';
+
 /**
  * Column widths for a terminal `columns` wide. ink lays the boxes out and wraps text
  * at word boundaries; what it cannot know is how many cells a bar should draw, or how
@@ -5,8 +7,12 @@
  * from the width and the longest text, so every width of 60 columns or more fits.
  */
 
-/** Characters on screen (code points; the labels are NFC text without invisible characters). */
-export const textWidth = (text: string): number => [...text].length;
+/**
+ * Cells on screen, as ink lays text out and a terminal draws it: a CJK character or an
+ * emoji takes two, a combining mark none. Counting code points made "東京オフィス" (6
+ * of them, 12 cells) wrap in a column measured for 6. The same string-width as ink's.
+ */
+export const textWidth = (text: string): number => stringWidth(text);
 
 const longest = (texts: readonly string[]): number => Math.max(0, ...texts.map(textWidth));
 
