@@ -70,6 +70,10 @@ export interface PtyOptions {
   timeoutMs?: number;
   /** The terminal's width; default 120. */
   columns?: number;
+  /** The terminal's height; default 50. */
+  rows?: number;
+  /** A line the shell prints before the command starts: earlier output that must stay on the screen. */
+  before?: string;
 }
 
 /**
@@ -78,7 +82,9 @@ export interface PtyOptions {
  * escape codes and `\r\n` included.
  */
 export function decideInPty(args: string[], options: PtyOptions = {}): Promise<Run> {
-  const command = `stty rows 50 cols ${options.columns ?? 120}; exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
+  const before = options.before === undefined ? '' : `printf '%s\\n' ${shellQuote(options.before)}; `;
+  const size = `stty rows ${options.rows ?? 50} cols ${options.columns ?? 120}; `;
+  const command = `${size}${before}exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     cwd: ROOT,
     env: childEnv({ TERM: 'xterm-256color', ...options.env }),

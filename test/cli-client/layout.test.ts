@@ -1,10 +1,12 @@
 import { renderToString } from 'ink';
 import { createElement as h } from 'react';
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import type { ChoiceResponse, DecisionResponse, Stress } from '../../src/contract/index.js';
+import type { ChoiceResponse, DecisionResponse, Stress, Usage } from '../../src/contract/index.js';
 import { DecisionView } from '../../src/cli/ui/decision-view.js';
 import { EvalProgress } from '../../src/cli/ui/eval-view.js';
 import { ColorScope } from '../../src/cli/ui/paint.js';
+import { UsageView } from '../../src/cli/ui/usage-view.js';
 
 /** The human output at the widths people use: 80 and 120 columns, and 60, the narrowest it fits. */
 
@@ -58,7 +60,8 @@ const words = (lines: string[]) =>
     .filter((word) => word !== '' && !/^[█░]+$/.test(word))
     .sort();
 
-const width = (line: string) => [...line].length;
+/** Cells on screen, as a terminal draws them: a CJK character or an emoji takes two. */
+const width = (line: string) => stringWidth(line);
 
 describe.each([60, 80, 120])('at %i columns', (columns) => {
   const lines = view(RESPONSE, columns);
@@ -121,5 +124,78 @@ describe.each([60, 80, 120])('decide eval progress at %i columns', (columns) => 
     for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
     expect(lines[0]).toMatch(/^Evaluating █+░+ 123\/1266 decisions,/);
     expect(words(lines)).toEqual(words(at(1000)));
+  });
+});
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe.each([60, 80, 120])('wide characters at %i columns: labels measured in screen cells, not code points', (columns) => {
+  const TOKYO = '東京オフィス';
+  const ROCKET = '🚀 Remote';
+  const wide: DecisionResponse = {
+    ...RESPONSE,
+    question: 'Where should the team work from next year?',
+    result: { selected: TOKYO, confidence: 0.5, probabilities: { [TOKYO]: 0.55, [ROCKET]: 0.3, Hybrid: 0.15 } },
+    stress: null,
+  };
+  const lines = view(wide, columns);
+
+  it('no line is wider than the terminal, and each label stays whole beside its bar, the bars in one column', () => {
+    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
+    const rows = [
+      [TOKYO, '55.0%  ← selected'],
+      [ROCKET, '30.0%'],
+      ['Hybrid', '15.0%'],
+    ];
+    const barStarts = rows.map(([label, share]) => {
+      const row = new RegExp(`^ {2}${escaped(label)} +[█░]+ +${escaped(share)}$`, 'm');
+      expect(lines.join('\n')).toMatch(row);
+      const line = lines.find((line) => row.test(line))!;
+      return width(line.slice(0, line.search(/[█░]/)));
+    });
+    expect(new Set(barStarts).size, lines.join('\n')).toBe(1);
+  });
+});
+
+const SMALL: Usage = {
+  day: '2026-11-22',
+  freeLimit: 20,
+  freeUsed: 7,
+  freeRemaining: 13,
+  passCredits: 40,
+  resetsAt: '2026-11-23T00:00:00.000Z',
+};
+const LARGE: Usage = { ...SMALL, freeLimit: 10_000, freeUsed: 766, freeRemaining: 9234, passCredits: 123_456 };
+const WIDTHS = Array.from({ length: 61 }, (_, i) => 60 + i);
+
+describe.each([
+  ['13 of 20', SMALL],
+  ['9234 of 10000', LARGE],
+])('decide usage (%s left) at every width from 60 to 120 columns', (_, usage) => {
+  const now = Date.parse('2026-11-22T18:48:00.000Z');
+  const at = (columns: number) =>
+    renderToString(h(ColorScope, { color: false }, h(UsageView, { usage, columns, now })), { columns }).split('\n');
+
+  it.each(WIDTHS)('%i: the counts and the bar whole, nothing past the edge', (columns) => {
+    const lines = at(columns);
+    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
+    expect(
+      lines.filter((line) => line.trim() === ''),
+      lines.join('\n'),
+    ).toEqual([]);
+    const counts = `Free decisions today (2026-11-22): ${usage.freeRemaining} of ${usage.freeLimit} left`;
+    expect(lines[0], lines.join('\n')).toMatch(new RegExp(`^${counts.replace(/[()]/g, '\\$&')}(?: {2}[█░]+)?$`));
+    // One bar, on one line, its filled share the share of decisions left.
+    const bars = lines.flatMap((line) => line.match(/█*░*$/)?.[0] || []);
+    expect(bars, lines.join('\n')).toHaveLength(1);
+    const filled = bars[0].split('█').length - 1;
+    expect(bars[0].length).toBeGreaterThanOrEqual(10);
+    expect(filled).toBe(Math.round((usage.freeRemaining / usage.freeLimit) * bars[0].length));
+    expect(lines).toContain(`Pass credits: ${usage.passCredits}`);
+    // The reset sentence may wrap, between words, but never inside "(in 5 h 12 min).".
+    expect(lines.some((line) => line.endsWith('(in 5 h 12 min).'))).toBe(true);
+    expect(lines.slice(lines.indexOf(`Pass credits: ${usage.passCredits}`) + 1).join(' ')).toBe(
+      'The free allowance resets at 2026-11-23T00:00:00.000Z (in 5 h 12 min).',
+    );
   });
 });

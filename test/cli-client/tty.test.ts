@@ -40,6 +40,20 @@ describe('decide ask on a terminal', () => {
   };
   const decided = scripted({ PostgreSQL: 0.75, MongoDB: 0.25 }, { Yes: 0.9, No: 0.1 });
 
+  /**
+   * Scripts a stress test of `facts` between two options, and returns its arguments:
+   * the second fact moves the answer most (the pivot), the first a little, the others not.
+   */
+  const stressOn = (facts: string[], options: [string, string]) => {
+    svc.fake.respond((body) => {
+      if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.9, No: 0.1 }) };
+      const text = factsText(body);
+      const first = 0.3 + (text.includes(facts[1]) ? 0.45 : 0) + (text.includes(facts[0]) ? 0.05 : 0);
+      return { labels: tokens(body, { [options[0]]: first, [options[1]]: 1 - first }) };
+    });
+    return ['stress', CHOICE.question, '--context', facts.join(' '), ...options.flatMap((o) => ['--option', o])];
+  };
+
   it('a spinner while waiting, then the answer in colour in its place', async () => {
     const { key } = await svc.newKey();
     const watch = onceTheSpinnerShowed(2, decided);
@@ -91,14 +105,8 @@ describe('decide ask on a terminal', () => {
       'The team has run PostgreSQL in production for six years and knows how to operate it.',
       'The service needs transactions across several tables for every single order.',
     ];
-    const options = ['PostgreSQL with logical replication', 'MongoDB Atlas'];
-    svc.fake.respond((body) => {
-      if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.9, No: 0.1 }) };
-      const text = factsText(body);
-      const pg = 0.3 + (text.includes(facts[1]) ? 0.45 : 0) + (text.includes(facts[0]) ? 0.05 : 0);
-      return { labels: tokens(body, { [options[0]]: pg, [options[1]]: 1 - pg }) };
-    });
-    const args = ['stress', CHOICE.question, '--context', facts.join(' '), ...options.flatMap((o) => ['--option', o])];
+    const options: [string, string] = ['PostgreSQL with logical replication', 'MongoDB Atlas'];
+    const args = stressOn(facts, options);
     const run = await decideInPty(args, { env: env(key), columns: 80 });
     expect(run.code).toBe(0);
     const screen = screenOf(run.stdout, 80);
@@ -115,6 +123,32 @@ describe('decide ask on a terminal', () => {
     expect(screen.join('\n')).toContain('» Pivot fact 2: "The service needs transactions');
   });
 
+  it('an answer taller than an 80×24 terminal scrolls: the screen and the earlier output stay, and it ends with a newline', async () => {
+    const { key } = await svc.newKey(5);
+    const facts = [
+      'The team has run PostgreSQL in production for six years and knows how to operate it.',
+      'The service needs transactions across several tables for every single order.',
+      'Reports for the finance team join orders, refunds and invoices every night.',
+      'The documents of the catalogue change shape every few weeks as suppliers add fields.',
+    ];
+    const args = stressOn(facts, ['PostgreSQL with logical replication', 'MongoDB Atlas']);
+    const before = 'earlier output, and the command typed after it';
+    const run = await decideInPty(args, { env: env(key), columns: 80, rows: 24, before });
+    expect(run.code).toBe(0);
+    // ink clears the whole screen and the scrollback (ESC[2J, ESC[3J) once its frame fills the window.
+    expect(run.stdout).not.toMatch(/\x1b\[[23]J/);
+    const screen = screenOf(run.stdout, 80);
+    expect(screen[0]).toBe(before);
+    // The spinner's line gives way to the answer: no blank line left where it stood.
+    expect(screen[1]).toBe(CHOICE.question);
+    const answer = screen.slice(1);
+    expect(answer.length, 'the answer should be taller than the terminal').toBeGreaterThan(24);
+    expect(answer.at(-1)).toMatch(/^pass credits left: \d+ · model /);
+    expect(answer.join('\n')).not.toMatch(DOTS);
+    // The shell's prompt starts on a line of its own (after the text; ink shows the cursor again at exit).
+    expect(plain(run.stdout)).toMatch(/\n$/);
+  });
+
   it('an error on a terminal: the spinner is cleared and the message stays', async () => {
     const { key } = await svc.newKey();
     // The engine fails once the spinner is on the screen.
@@ -124,7 +158,7 @@ describe('decide ask on a terminal', () => {
     // What the terminal shows at the end: the message where the spinner was, no blank line before it, no spinner left.
     const screen = screenOf(run.stdout, 120);
     expect(screen[0]).toMatch(/^decide: /);
-    expect(screen.join('')).toMatch(/^decide: [^\n]*\(502 engine_bad_response\)$/);
+    expect(screen.join('')).toMatch(/^decide: [^\n]*\(502 engine_bad_response\); request id req_\w+$/);
     expect(screen.join('\n')).not.toMatch(DOTS);
   });
 });

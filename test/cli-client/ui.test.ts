@@ -132,7 +132,7 @@ describe('ink components', () => {
       passCredits: 40,
       resetsAt: '2026-11-23T00:00:00.000Z',
     };
-    const frame = plainFrame(h(UsageView, { usage, now: Date.parse('2026-11-22T18:48:00.000Z') }));
+    const frame = plainFrame(h(UsageView, { usage, columns: 100, now: Date.parse('2026-11-22T18:48:00.000Z') }));
     expect(frame).toBe(
       [
         `Free decisions today (2026-11-22): 15 of 20 left  ${'█'.repeat(15)}${'░'.repeat(5)}`,

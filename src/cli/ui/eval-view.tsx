@@ -2,6 +2,7 @@ import { Box, render, renderToString, Text } from 'ink';
 import type { EvalReport, QualityFigures } from '../../eval/report.js';
 import { duration } from '../client-call.js';
 import { terminalOf } from './present.js';
+import { textWidth } from './layout.js';
 import { ColorScope, Paint } from './paint.js';
 import { words } from './prose.js';
 import { barCells } from './words.js';
@@ -21,7 +22,10 @@ export function EvalProgress(props: { done: number; total: number; failed: numbe
   const counts = `${done}/${total} decisions${failed || left ? ',' : ''}`;
   const failures = failed ? `${failed} failed${left ? ',' : ''}` : '';
   const rest = [counts, failures, left].filter(Boolean).join(' ');
-  const [filled, empty] = barCells(total ? done / total : 1, Math.max(10, Math.min(BAR_WIDTH, columns - LABEL.length - 1 - rest.length)));
+  const [filled, empty] = barCells(
+    total ? done / total : 1,
+    Math.max(10, Math.min(BAR_WIDTH, columns - textWidth(LABEL) - 1 - textWidth(rest))),
+  );
   return (
     <Box>
       <Text>{LABEL}</Text>

@@ -1,3 +1,5 @@
+import stringWidth from 'string-width';
+
 /**
  * Column widths for a terminal `columns` wide. ink lays the boxes out and wraps text
  * at word boundaries; what it cannot know is how many cells a bar should draw, or how
@@ -5,8 +7,12 @@
  * from the width and the longest text, so every width of 60 columns or more fits.
  */
 
-/** Characters on screen (code points; the labels are NFC text without invisible characters). */
-export const textWidth = (text: string): number => [...text].length;
+/**
+ * Cells on screen, as ink lays text out and a terminal draws it: a CJK character or an
+ * emoji takes two, a combining mark none. Counting code points made "東京オフィス" (6
+ * of them, 12 cells) wrap in a column measured for 6. The same string-width as ink's.
+ */
+export const textWidth = (text: string): number => stringWidth(text);
 
 const longest = (texts: readonly string[]): number => Math.max(0, ...texts.map(textWidth));
 
@@ -62,4 +68,25 @@ export function tableWidths(shifts: readonly string[], answers: readonly string[
   const checkMin = Math.max(20, Math.floor(columns * 0.4));
   const answerMax = Math.max(GAP + textWidth('Answer'), columns - MARKER_WIDTH - AGREES_WIDTH - shift - checkMin);
   return { shift, answer: Math.min(GAP + longest(['Answer', ...answers]), answerMax) };
+}
+
+/** The usage screen's bar of today's free allowance: 20 cells, down to 10 beside its counts. */
+const METER_MAX = 20;
+const METER_MIN = 10;
+
+export interface MeterWidth {
+  /** Cells of the bar. */
+  bar: number;
+  /** On the line of its counts, after a gap; else on a line of its own below them. */
+  beside: boolean;
+}
+
+/**
+ * The allowance's bar after `counts` ("… 13 of 20 left"): it gives way to the counts,
+ * which are never cut, and moves below them when fewer than METER_MIN cells are left.
+ */
+export function meterWidth(counts: string, columns: number): MeterWidth {
+  const room = columns - textWidth(counts) - GAP;
+  if (room >= METER_MIN) return { bar: Math.min(METER_MAX, room), beside: true };
+  return { bar: Math.min(METER_MAX, columns), beside: false };
 }

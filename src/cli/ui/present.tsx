@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { render, renderToString } from 'ink';
+import { type Instance, render, renderToString } from 'ink';
 import type { ReactElement } from 'react';
 import type { DecisionResponse, Usage } from '../../contract/index.js';
 import { DecisionView } from './decision-view.js';
@@ -14,7 +14,7 @@ import { Waiting } from './waiting.js';
  */
 
 export interface Terminal {
-  /** A live terminal: a spinner while waiting, then the answer in place of it. */
+  /** A live terminal: a spinner while waiting, then the answer where it stood. */
   interactive: boolean;
   /** Colours and styles allowed (https://no-color.org: NO_COLOR set and not empty turns them off). */
   color: boolean;
@@ -41,38 +41,45 @@ export interface Presentation<T> {
 const FRAME_SETTLE_MS = 50;
 
 /**
- * Runs `work` and shows its result. On a live terminal ink draws a spinner that the
- * result replaces; elsewhere (a pipe, a file, TERM=dumb) the same components are
- * rendered once to plain text, without escape codes.
+ * Runs `work` and shows its result. On a live terminal ink draws a spinner while it
+ * runs; the result is then printed once, as plain lines that scroll like any command's
+ * output. It is not drawn in the live ink session: a frame as tall as the window makes
+ * ink clear the screen and the scrollback, and leaves the last line without its newline.
+ * Elsewhere (a pipe, a file, TERM=dumb) there is no spinner and no escape code.
  */
 export async function present<T>({ terminal, label, work, view }: Presentation<T>): Promise<T> {
   const scoped = (node: ReactElement) => <ColorScope color={terminal.color}>{node}</ColorScope>;
+  let value: T;
   if (!terminal.interactive) {
-    const value = await work((message) => process.stderr.write(`decide: ${message}\n`));
-    process.stdout.write(renderToString(scoped(view(value, terminal.columns)), { columns: terminal.columns }) + '\n');
-    return value;
+    value = await work((message) => process.stderr.write(`decide: ${message}\n`));
+  } else {
+    const app = render(scoped(<Waiting label={label} />), { patchConsole: false });
+    try {
+      value = await work((message) => app.rerender(scoped(<Waiting label={`${label} ${message}`} />)));
+    } finally {
+      await takeDown(app);
+    }
   }
-  const app = render(scoped(<Waiting label={label} />), { patchConsole: false });
-  try {
-    const value = await work((message) => app.rerender(scoped(<Waiting label={`${label} ${message}`} />)));
-    // The width now, not when the spinner started: the window may have been resized.
-    app.rerender(scoped(view(value, process.stdout.columns || terminal.columns)));
-    return value;
-  } catch (error) {
-    // Take the spinner off the screen before the error is written to stderr, and the
-    // line it stood on with it, so the message takes its place. ink draws even an
-    // empty frame as a line; clear() erases what it drew, once the empty frame has
-    // landed (ink draws at most every 33 ms). The unmount below then finds nothing
-    // new to draw.
-    app.rerender(null);
-    await sleep(FRAME_SETTLE_MS);
-    app.clear();
-    throw error;
-  } finally {
-    app.unmount();
-    await app.waitUntilExit();
-  }
+  // The width now, not when the spinner started: the window may have been resized.
+  const columns = (terminal.interactive && process.stdout.columns) || terminal.columns;
+  process.stdout.write(`${renderToString(scoped(view(value, columns)), { columns })}\n`);
+  return value;
+}
+
+/**
+ * Ends the live session and takes the spinner off the screen, and the line it stood
+ * on with it, so what comes next (the answer, or an error on stderr) takes its place.
+ * ink draws even an empty frame as a line; clear() erases what it drew, once the empty
+ * frame has landed (ink draws at most every 33 ms). The unmount then finds nothing new
+ * to draw.
+ */
+async function takeDown(app: Instance): Promise<void> {
+  app.rerender(null);
+  await sleep(FRAME_SETTLE_MS);
+  app.clear();
+  app.unmount();
+  await app.waitUntilExit();
 }
 
 export const decisionView = (response: DecisionResponse, columns: number) => <DecisionView response={response} columns={columns} />;
-export const usageView = (usage: Usage) => <UsageView usage={usage} />;
+export const usageView = (usage: Usage, columns: number) => <UsageView usage={usage} columns={columns} />;
