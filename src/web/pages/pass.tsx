@@ -96,6 +96,12 @@ function Keys({ pass }: { pass: PassRecord }) {
   );
 }
 
+/** The choices of depth, each with what it does and what it costs. */
+const DEPTHS = [
+  { value: 'standard', text: 'free allowance, then 1 credit' },
+  { value: 'stress', text: 'reversed and leave-one-fact-out checks, 5 credits' },
+];
+
 function DecisionForm({ pass }: { pass: PassRecord }) {
   const active = pass.keys.filter((k) => !k.revokedAt);
   const levels = ['low', 'medium', 'high'];
@@ -164,14 +170,19 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
           ))}
           <ErrorFor field="levels" />
         </fieldset>
-        <label>
-          Depth
-          <select name="depth" aria-describedby={errorId('depth')}>
-            <option value="standard">standard: free allowance, then 1 credit</option>
-            <option value="stress">stress: reversed and leave-one-fact-out checks, 5 credits</option>
-          </select>
-        </label>
-        <ErrorFor field="depth" />
+        {/* Radios, not a select: a closed select shows one line, and cut the stress test's cost off on a phone. */}
+        <fieldset class="choices" aria-describedby={errorId('depth')}>
+          <legend>Depth</legend>
+          {DEPTHS.map((d) => (
+            <label>
+              <input type="radio" name="depth" value={d.value} checked={d.value === 'standard'} />
+              <span>
+                <strong>{d.value}</strong>: {d.text}
+              </span>
+            </label>
+          ))}
+          <ErrorFor field="depth" />
+        </fieldset>
         <p>
           <button type="submit" data-keys={active.length} disabled>
             Decide
