@@ -138,8 +138,7 @@ const ARMED_MS = 5000;
 function disarm(button) {
   if (button.dataset.armed !== '1') return;
   clearTimeout(Number(button.dataset.timer));
-  button.dataset.armed = '0';
-  button.textContent = 'Revoke';
+  button.dataset.armed = '0'; // app.css shows the label "Revoke" again
 }
 
 function initRevoke() {
@@ -156,8 +155,7 @@ function initRevoke() {
     if (!button) return;
     // Two steps instead of a dialog: the first click arms the button.
     if (button.dataset.armed !== '1') {
-      button.dataset.armed = '1';
-      button.textContent = `Confirm: revoke ${button.dataset.hint}`;
+      button.dataset.armed = '1'; // app.css shows "Confirm: revoke", in the place of "Revoke"
       button.dataset.timer = String(setTimeout(() => disarm(button), ARMED_MS));
       return;
     }

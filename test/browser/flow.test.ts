@@ -144,7 +144,7 @@ describe('the pages, in headless Chromium', () => {
 
     // Revoke on the page (two clicks), and the key is refused from then on.
     await page.click('button.revoke');
-    await expect(page.textContent('button.revoke')).resolves.toContain('Confirm');
+    await page.getByRole('button', { name: /^Confirm: revoke dcd_api_…/ }).waitFor(); // armed
     await page.click('button.revoke');
     await textOnce(page, '#keys tbody tr .status', /^revoked /);
     await expect(page.locator('button.revoke').count()).resolves.toBe(0);

@@ -10,7 +10,8 @@ const WIDTHS = [360, 1280];
 
 /**
  * The pass page at a phone's width and a desktop's, in headless Chromium: every
- * choice of the decision form reads whole, and nothing scrolls sideways.
+ * choice of the decision form reads whole, arming Revoke moves nothing, and nothing
+ * scrolls sideways.
  */
 describe('the pass page keeps its layout, in headless Chromium', () => {
   let svc: Running;
@@ -56,6 +57,33 @@ describe('the pass page keeps its layout, in headless Chromium', () => {
         expect(box.scroll, `at ${width} px`).toBeLessThanOrEqual(box.client);
         expect(box.right, `at ${width} px`).toBeLessThanOrEqual(width);
       }
+      expect(await overflow(), `at ${width} px`).toBe(0);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('arming Revoke keeps the layout of the keys table: its columns, the row, the button', async () => {
+    /** The header cells' widths (the columns), and the boxes of the key's cells and of its button (the stacked row on a phone). */
+    const layout = () =>
+      page.evaluate(() => {
+        const doc = (globalThis as any).document;
+        const boxOf = (el: any) => {
+          const { x, y, width, height } = el.getBoundingClientRect();
+          return { x, y, width, height };
+        };
+        return {
+          columns: [...doc.querySelectorAll('#keys th')].map((th: any) => th.getBoundingClientRect().width),
+          row: [...doc.querySelectorAll('#keys tbody tr:first-child td')].map(boxOf),
+          button: boxOf(doc.querySelector('#keys button.revoke')),
+        };
+      });
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${svc.url}/pass`);
+      const before = await layout();
+      await page.click('button.revoke');
+      await page.getByRole('button', { name: /^Confirm: revoke dcd_api_…/ }).waitFor();
+      expect(await layout(), `at ${width} px`).toEqual(before);
       expect(await overflow(), `at ${width} px`).toBe(0);
     }
     expect(problems).toEqual([]);

@@ -81,9 +81,13 @@ function Keys({ pass }: { pass: PassRecord }) {
                   {k.revokedAt ? `revoked ${when(k.revokedAt)}` : 'active'}
                 </td>
                 <td class="action">
+                  {/* Both labels, one hidden, in the same place: the button is as wide armed as not, so arming moves no column. */}
                   {k.revokedAt ? null : (
-                    <button type="button" class="revoke" data-key-id={k.id} data-hint={k.keyHint} disabled>
-                      Revoke
+                    <button type="button" class="revoke" data-key-id={k.id} disabled>
+                      <span class="idle">Revoke</span>
+                      <span class="armed">
+                        Confirm: revoke<span class="visually-hidden"> {k.keyHint}</span>
+                      </span>
                     </button>
                   )}
                 </td>
