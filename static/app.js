@@ -171,6 +171,9 @@ async function refreshPass() {
   if (answer.status !== 200) return;
   $('#pass-credits').textContent = String(answer.body.passCredits);
   $('#pass-funded').textContent = answer.body.fundedEver ? 'yes' : 'not yet';
+  // How to fund the pass, said only until it is funded (as the page is rendered).
+  const hint = $('#fund-hint');
+  if (hint) hint.hidden = answer.body.fundedEver;
   for (const key of answer.body.keys) {
     const cell = $(`tr[data-key-id="${CSS.escape(key.id)}"] .free-used`);
     if (!cell) continue;

@@ -34,9 +34,9 @@ function Summary({ pass }: { pass: PassRecord }) {
       </dl>
       <p class="muted">
         Each key has {pass.freeLimit} free standard decisions per UTC day ({pass.day} today). Beyond them a decision costs 1 credit of this
-        pass, and a stress test 5.{' '}
+        pass, and a stress test 5. {/* app.js hides it once the pass is funded while the page is open. */}
         {pass.fundedEver ? null : (
-          <span>
+          <span id="fund-hint">
             The operator of this service funds a pass with <code>decide pass fund --pass {pass.passId} --credits N</code>.
           </span>
         )}
