@@ -1,6 +1,7 @@
 // decide's pages: a little script, no framework and no build step. It runs under a
 // Content-Security-Policy without 'unsafe-inline', so there are no inline handlers,
 // and every text from the service or the user goes into the page as textContent.
+// Its helpers ($, api, say, fail) serve home.js too, which is loaded after it.
 'use strict';
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -41,95 +42,6 @@ function fail(element, text) {
   element.focus();
 }
 
-// ---- The home page: verification and "Create a key" ----
-
-let verificationToken = null;
-// The widget's callbacks, named in its data-callback attributes.
-window.decideVerified = (token) => {
-  verificationToken = token;
-  refreshCreateButton();
-};
-window.decideVerificationExpired = () => {
-  verificationToken = null;
-  refreshCreateButton();
-};
-window.decideVerificationError = () => {
-  verificationToken = null;
-  refreshCreateButton();
-  const error = $('#create-error');
-  if (error) say(error, 'The verification widget failed to load or run; reload the page to try again.');
-};
-
-function resetWidget() {
-  verificationToken = null;
-  try {
-    window.turnstile?.reset();
-    window.hcaptcha?.reset();
-  } catch {
-    // no widget on the page
-  }
-}
-
-function refreshCreateButton() {
-  const button = $('#create-key');
-  if (!button) return;
-  const waiting = button.dataset.needsToken === '1' && button.dataset.hasPass !== '1' && !verificationToken;
-  button.disabled = waiting || button.dataset.busy === '1';
-}
-
-async function createKey(button) {
-  const error = $('#create-error');
-  say(error, '');
-  if (button.dataset.hasPass !== '1') {
-    const pass = await api('POST', '/v1/pass', verificationToken ? { verificationToken } : {});
-    if (pass.status !== 200 && pass.status !== 201) {
-      resetWidget();
-      return fail(error, `The browser could not be verified: ${messageOf(pass)}`);
-    }
-    button.dataset.hasPass = '1';
-    say($('#pass-state'), 'This browser is verified and holds a pass.');
-  }
-  const made = await api('POST', '/v1/keys');
-  if (made.status !== 201) {
-    // A refused key takes an empty pass with it: the next try verifies the browser again.
-    if ((await api('GET', '/v1/pass')).status !== 200) {
-      button.dataset.hasPass = '0';
-      resetWidget();
-      say($('#pass-state'), 'This browser holds no pass: it is verified again on the next try.');
-    }
-    return fail(error, `No key was created: ${messageOf(made)}`);
-  }
-  $('#new-key-value').textContent = made.body.key;
-  $('#new-key').hidden = false;
-  $('#copy-key').focus();
-}
-
-function initHome() {
-  const button = $('#create-key');
-  if (!button) return;
-  refreshCreateButton();
-  button.addEventListener('click', async () => {
-    button.dataset.busy = '1';
-    refreshCreateButton();
-    try {
-      await createKey(button);
-    } finally {
-      button.dataset.busy = '0';
-      refreshCreateButton();
-    }
-  });
-  $('#copy-key').addEventListener('click', async () => {
-    const value = $('#new-key-value');
-    try {
-      await navigator.clipboard.writeText(value.textContent);
-      say($('#copy-state'), 'Copied to the clipboard.');
-    } catch {
-      getSelection().selectAllChildren(value);
-      say($('#copy-state'), 'Selected: copy it with Ctrl+C (⌘C).');
-    }
-  });
-}
-
 // ---- The pass page: revoking keys ----
 
 /** How long an armed Revoke waits for its confirming click. */
@@ -138,8 +50,7 @@ const ARMED_MS = 5000;
 function disarm(button) {
   if (button.dataset.armed !== '1') return;
   clearTimeout(Number(button.dataset.timer));
-  button.dataset.armed = '0';
-  button.textContent = 'Revoke';
+  button.dataset.armed = '0'; // app.css shows the label "Revoke" again
 }
 
 function initRevoke() {
@@ -156,8 +67,7 @@ function initRevoke() {
     if (!button) return;
     // Two steps instead of a dialog: the first click arms the button.
     if (button.dataset.armed !== '1') {
-      button.dataset.armed = '1';
-      button.textContent = `Confirm: revoke ${button.dataset.hint}`;
+      button.dataset.armed = '1'; // app.css shows "Confirm: revoke", in the place of "Revoke"
       button.dataset.timer = String(setTimeout(() => disarm(button), ARMED_MS));
       return;
     }
@@ -261,6 +171,9 @@ async function refreshPass() {
   if (answer.status !== 200) return;
   $('#pass-credits').textContent = String(answer.body.passCredits);
   $('#pass-funded').textContent = answer.body.fundedEver ? 'yes' : 'not yet';
+  // How to fund the pass, said only until it is funded (as the page is rendered).
+  const hint = $('#fund-hint');
+  if (hint) hint.hidden = answer.body.fundedEver;
   for (const key of answer.body.keys) {
     const cell = $(`tr[data-key-id="${CSS.escape(key.id)}"] .free-used`);
     if (!cell) continue;
@@ -311,7 +224,6 @@ function initDecisionForm() {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
-  initHome();
   initRevoke();
   initDecisionForm();
 });

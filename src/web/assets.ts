@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Hono } from 'hono';
 
 /**
- * The pages' static files (static/ at the package root: the client script, the style
+ * The pages' static files (static/ at the package root: the client scripts, the style
  * sheet, the icon), read once at start. Each is served under a name carrying a hash
  * of its content, cached for a year: a new version is a new URL, so a browser never
  * runs an old script against a new page.
@@ -13,6 +13,7 @@ const ROOT = new URL('../../static/', import.meta.url); // from src/web/ and fro
 const FILES = {
   answer: { file: 'answer.js', type: 'text/javascript; charset=utf-8' },
   js: { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  home: { file: 'home.js', type: 'text/javascript; charset=utf-8' },
   css: { file: 'app.css', type: 'text/css; charset=utf-8' },
   icon: { file: 'icon.svg', type: 'image/svg+xml' },
 } as const;

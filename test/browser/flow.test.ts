@@ -128,7 +128,7 @@ describe('the pages, in headless Chromium', () => {
     // A stress decision, once the operator funded the pass: the checks and the pivot fact.
     const passId = (await page.textContent('#pass-id'))!;
     await svc.store.passes.fund(passId, 12, new Date(), 'browser test');
-    await page.selectOption('select[name="depth"]', 'stress');
+    await page.check('input[name="depth"][value="stress"]');
     await page.click('#decide-form button[type="submit"]');
     await page.waitForSelector('#answer .stress');
     await expect(page.locator('#answer .checks tr').count()).resolves.toBeGreaterThan(2);
@@ -144,7 +144,7 @@ describe('the pages, in headless Chromium', () => {
 
     // Revoke on the page (two clicks), and the key is refused from then on.
     await page.click('button.revoke');
-    await expect(page.textContent('button.revoke')).resolves.toContain('Confirm');
+    await page.getByRole('button', { name: /^Confirm: revoke dcd_api_…/ }).waitFor(); // armed
     await page.click('button.revoke');
     await textOnce(page, '#keys tbody tr .status', /^revoked /);
     await expect(page.locator('button.revoke').count()).resolves.toBe(0);

@@ -60,7 +60,7 @@ export async function fillDecision(
   for (let i = 0; i < 6; i++) {
     if (request.mode === 'choice') await page.fill(`input[name="options.${i}"]`, request.options?.[i] ?? '');
   }
-  await page.selectOption('select[name="depth"]', request.depth ?? 'standard');
+  await page.check(`input[name="depth"][value="${request.depth ?? 'standard'}"]`);
 }
 
 /** Clicks Decide and waits for the answer it draws. */

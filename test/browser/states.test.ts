@@ -11,8 +11,9 @@ import { createKey, decideOnPage, fillDecision, focusOnce, textOnce } from './pa
 /**
  * What the pass page shows after each outcome, in headless Chromium: a refusal clears
  * the last answer, shares add up to 100.0%, the stress test says when no single fact
- * decides; and with JavaScript off, nothing sends the facts anywhere. The first
- * tests share one page (and its key); each funds what it spends.
+ * decides, how to fund the pass is said only until it is funded; and with JavaScript
+ * off, nothing sends the facts anywhere. The first tests share one page (and its
+ * key), loaded once; each funds what it spends.
  */
 describe('the pass page after each outcome, in headless Chromium', () => {
   let svc: Running;
@@ -76,6 +77,17 @@ describe('the pass page after each outcome, in headless Chromium', () => {
     expect(await page.locator('#answer *').count()).toBe(0);
     await expect(page.textContent('#pass-credits')).resolves.toBe('0');
     expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 402 (Payment Required)']);
+  });
+
+  it('once the pass is funded, the page no longer says how to fund it', async () => {
+    // The page as loaded before any funding: the hint was rendered.
+    await svc.store.passes.fund((await page.textContent('#pass-id'))!, 1, new Date(), 'states test');
+    svc.fake.respond(scripted({ PostgreSQL: 0.7, MongoDB: 0.3 }, { Yes: 0.9, No: 0.1 }));
+    await fillDecision(page, CHOICE);
+    await decideOnPage(page); // free: the credit stays
+    await textOnce(page, '#pass-credits', /^1$/);
+    await expect(page.textContent('#pass-funded')).resolves.toBe('yes');
+    expect(await page.getByText('The operator of this service funds a pass').isHidden()).toBe(true);
   });
 });
 

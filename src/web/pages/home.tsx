@@ -93,6 +93,9 @@ export function homePage(props: PageProps): Promise<string> {
             Create a key
           </button>
         </p>
+        {/* Shown when "Create a key" would replace a key not yet copied; the next click replaces it. */}
+        <p id="replace-warning" class="warning" role="alert" hidden></p>
+        {/* One panel: a refusal takes the place of the last key (home.js hides one when it shows the other). */}
         <p id="create-error" class="error" role="alert" tabindex={-1} hidden></p>
         <div id="new-key" class="new-key" hidden>
           <p class="warning">

@@ -31,6 +31,7 @@ export function Layout(props: { title: string; page: 'home' | 'pass'; withWidget
         <link rel="stylesheet" href={props.assets.css} />
         <script src={props.assets.answer} defer></script>
         <script src={props.assets.js} defer></script>
+        <script src={props.assets.home} defer></script>
         {widget ? <script src={widget.scriptUrl} defer></script> : null}
       </head>
       <body data-page={props.page}>

@@ -34,9 +34,9 @@ function Summary({ pass }: { pass: PassRecord }) {
       </dl>
       <p class="muted">
         Each key has {pass.freeLimit} free standard decisions per UTC day ({pass.day} today). Beyond them a decision costs 1 credit of this
-        pass, and a stress test 5.{' '}
+        pass, and a stress test 5. {/* app.js hides it once the pass is funded while the page is open. */}
         {pass.fundedEver ? null : (
-          <span>
+          <span id="fund-hint">
             The operator of this service funds a pass with <code>decide pass fund --pass {pass.passId} --credits N</code>.
           </span>
         )}
@@ -81,9 +81,13 @@ function Keys({ pass }: { pass: PassRecord }) {
                   {k.revokedAt ? `revoked ${when(k.revokedAt)}` : 'active'}
                 </td>
                 <td class="action">
+                  {/* Both labels, one hidden, in the same place: the button is as wide armed as not, so arming moves no column. */}
                   {k.revokedAt ? null : (
-                    <button type="button" class="revoke" data-key-id={k.id} data-hint={k.keyHint} disabled>
-                      Revoke
+                    <button type="button" class="revoke" data-key-id={k.id} disabled>
+                      <span class="idle">Revoke</span>
+                      <span class="armed">
+                        Confirm: revoke<span class="visually-hidden"> {k.keyHint}</span>
+                      </span>
                     </button>
                   )}
                 </td>
@@ -95,6 +99,12 @@ function Keys({ pass }: { pass: PassRecord }) {
     </section>
   );
 }
+
+/** The choices of depth, each with what it does and what it costs. */
+const DEPTHS = [
+  { value: 'standard', text: 'free allowance, then 1 credit' },
+  { value: 'stress', text: 'reversed and leave-one-fact-out checks, 5 credits' },
+];
 
 function DecisionForm({ pass }: { pass: PassRecord }) {
   const active = pass.keys.filter((k) => !k.revokedAt);
@@ -164,14 +174,19 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
           ))}
           <ErrorFor field="levels" />
         </fieldset>
-        <label>
-          Depth
-          <select name="depth" aria-describedby={errorId('depth')}>
-            <option value="standard">standard: free allowance, then 1 credit</option>
-            <option value="stress">stress: reversed and leave-one-fact-out checks, 5 credits</option>
-          </select>
-        </label>
-        <ErrorFor field="depth" />
+        {/* Radios, not a select: a closed select shows one line, and cut the stress test's cost off on a phone. */}
+        <fieldset class="choices" aria-describedby={errorId('depth')}>
+          <legend>Depth</legend>
+          {DEPTHS.map((d) => (
+            <label>
+              <input type="radio" name="depth" value={d.value} checked={d.value === 'standard'} />
+              <span>
+                <strong>{d.value}</strong>: {d.text}
+              </span>
+            </label>
+          ))}
+          <ErrorFor field="depth" />
+        </fieldset>
         <p>
           <button type="submit" data-keys={active.length} disabled>
             Decide
