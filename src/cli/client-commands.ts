@@ -10,6 +10,9 @@ import { helpText } from './help-text.js';
  * so `decide serve` and the operator commands never load the client or the UI.
  */
 
+/** `--json` of every client command. */
+const JSON_HELP = "print the API's JSON answer on stdout, nothing else; a failure as one JSON object { error, code, … }";
+
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** `--url` and `--key-file`, shared by every client command. The key itself is never a flag. */
@@ -41,8 +44,10 @@ function decisionCommand(name: string, depth: 'standard' | 'stress', description
           'unclear',
         ]),
       )
-      .option('--json', "print the API's JSON answer on stdout, nothing else"),
-  ).action((words: string[], flags) => runAction(CLIENT_EXIT, async () => (await import('./ask.js')).runAsk(words, flags, depth)));
+      .option('--json', JSON_HELP),
+  ).action((words: string[], flags, command: Command) =>
+    runAction(CLIENT_EXIT, command, async () => (await import('./ask.js')).runAsk(words, flags, depth)),
+  );
 }
 
 export function clientCommands(): Command[] {
@@ -53,11 +58,11 @@ export function clientCommands(): Command[] {
     'A stress-tested decision: re-asked with the order reversed and each fact left out; names the pivot fact (5 credits)',
   );
   const usage = connectionOptions(clientCommand('usage').description("Today's free decisions left and the pass's credits"))
-    .option('--json', "print the API's JSON answer on stdout, nothing else")
-    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./account.js')).runUsage(flags)));
+    .option('--json', JSON_HELP)
+    .action((flags, command: Command) => runAction(CLIENT_EXIT, command, async () => (await import('./account.js')).runUsage(flags)));
   const revoke = connectionOptions(clientCommand('revoke').description('Revoke the API key in use (asks first on a terminal)'))
     .option('--yes', 'revoke without asking (required when standard input is not a terminal)')
-    .option('--json', "print the API's JSON answer on stdout, nothing else")
-    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./account.js')).runRevoke(flags)));
+    .option('--json', JSON_HELP)
+    .action((flags, command: Command) => runAction(CLIENT_EXIT, command, async () => (await import('./account.js')).runRevoke(flags)));
   return [ask, stress, usage, revoke];
 }
