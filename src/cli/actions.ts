@@ -35,17 +35,13 @@ export function runParsed<F>(scheme: ExitScheme, command: Command, action: (flag
 }
 
 /**
- * Commander's own failures (unknown option, bad value, missing option) exit the
- * scheme's usage code, and given `--json` are printed on stdout as decide's are;
- * --help exits 0.
+ * Commander's own failures (unknown option, bad value, missing option) are reported
+ * as decide's are, and exit the scheme's usage code; --help exits 0.
  */
 export function usageExits(command: Command, scheme: ExitScheme): Command {
   command.configureOutput({
-    outputError: (text, write) => {
-      write(text);
-      const failure = new Failure(text.replace(/^error: /, '').trimEnd(), scheme.usage);
-      if (asksForJson(command)) process.stdout.write(`${failureJson(failure)}\n`);
-    },
+    // Commander says "error: …"; one prefix, decide's, for every failure a user meets.
+    outputError: (text) => report(command, new Failure(text.replace(/^error: /, '').trimEnd(), scheme.usage)),
   });
   command.exitOverride((error) => process.exit(error.exitCode === 0 ? scheme.ok : scheme.usage));
   for (const sub of command.commands) usageExits(sub, scheme);

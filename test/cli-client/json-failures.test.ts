@@ -54,7 +54,7 @@ describe('--json failures: one JSON object on stdout', () => {
     expect(failure).toBeTypeOf('object');
     // The same sentence a person reads on stderr.
     expect(json.stderr).toBe(prose.stderr);
-    expect(json.stderr).toContain(`: ${failure.error}\n`);
+    expect(json.stderr).toBe(`decide: ${failure.error}\n`);
     return failure;
   }
 
