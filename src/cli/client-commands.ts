@@ -27,12 +27,25 @@ function clientCommand(name: string): Command {
   return new Command(name).addHelpText('after', helpText(...CLIENT_EXIT_HELP));
 }
 
+/**
+ * Fails the command when `--context` is missing. Commander checks required options
+ * before arguments, so a bare `decide ask` would complain of --context first; checked
+ * before the action, after the arguments, the question is named first, as it is typed.
+ */
+function requireContext(context: Option) {
+  return (command: Command) => {
+    if (command.getOptionValue(context.attributeName()) === undefined) command.error(`required option '${context.flags}' not specified`);
+  };
+}
+
 function decisionCommand(name: string, depth: 'standard' | 'stress', description: string): Command {
+  const context = new Option('--context <text|@file|->', 'the facts: text, @file for a file, - for standard input');
   return connectionOptions(
     clientCommand(name)
       .description(description)
       .argument('<question...>', 'the question (8 to 300 characters; quoting it is optional)')
-      .requiredOption('--context <text|@file|->', 'the facts: text, @file for a file, - for standard input')
+      .addOption(context)
+      .hook('preAction', requireContext(context))
       .option('--option <name>', 'an option of a choice; repeat 2 to 6 times', collect)
       .option('--level <name>', 'a level of a score; repeat exactly 3 times, low to high', collect)
       .addOption(

@@ -25,4 +25,12 @@ describe('usage errors', () => {
     await refused(['pass', 'fund', '--pass', 'pass_x'], 64, "decide: required option '--credits <n>' not specified");
     await refused(['nonsense'], 64, "decide: unknown command 'nonsense'");
   });
+
+  it('ask and stress name the question first, then --context: the order they are typed in', async () => {
+    const noQuestion = "decide: missing required argument 'question'";
+    await refused(['ask'], 2, noQuestion);
+    await refused(['stress'], 2, noQuestion);
+    await refused(['ask', '--option', 'A1', '--option', 'B1'], 2, noQuestion);
+    await refused(['ask', NOUL.question], 2, "decide: required option '--context <text|@file|->' not specified");
+  });
 });
