@@ -54,7 +54,7 @@ export function usageExits(command: Command, scheme: ExitScheme): Command {
  */
 function report(command: Command, failure: Failure): void {
   process.stderr.write(`decide: ${failure.message}\n`);
-  if (asksForJson(command)) process.stdout.write(`${failureJson(failure)}\n`);
+  if (asksForJson(command) && !failure.answered) process.stdout.write(`${failureJson(failure)}\n`);
 }
 
 /**

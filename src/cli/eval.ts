@@ -90,12 +90,18 @@ export async function runEval(flags: EvalFlags): Promise<void> {
     const { printReport } = await import('./ui/eval-view.js');
     printReport(report);
   }
-  if (flags.out) writeOut(flags.out, report);
-  if (nothingMeasured(plan, outcomes)) {
-    const codes = Object.entries(report.failed.byCode)
-      .map(([code, n]) => `${code} ${n}`)
-      .join(', ');
-    throw new Failure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
+  try {
+    if (flags.out) writeOut(flags.out, report);
+    if (nothingMeasured(plan, outcomes)) {
+      const codes = Object.entries(report.failed.byCode)
+        .map(([code, n]) => `${code} ${n}`)
+        .join(', ');
+      throw new Failure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
+    }
+  } catch (error) {
+    // The report is printed: the failure is its exit code and its line on stderr.
+    if (error instanceof Failure) error.answered = true;
+    throw error;
   }
 }
 

@@ -78,6 +78,12 @@ export interface FailureDetail {
 
 /** A sentence and its exit code (and what a script reads of it): what every command throws to fail. */
 export class Failure extends Error {
+  /**
+   * Set when the command had already printed its answer on stdout (eval's report, then
+   * "every item failed"): under `--json` that answer stays the one JSON document there.
+   */
+  answered = false;
+
   constructor(
     message: string,
     readonly exitCode: number,

@@ -230,6 +230,7 @@ describe('decide eval', () => {
     sim.respond(() => ({ status: 503 }));
     const run = await decide(['eval', '--set', file, '--json'], { env: engineEnv() });
     expect(run.code).toBe(5);
+    // The report is the one JSON document on stdout: the failure adds none of its own.
     expect(JSON.parse(run.stdout).failed.byCode).toEqual({ engine_unavailable: DECISIONS });
     expect(run.stderr).toContain(`every item failed (engine_unavailable ${DECISIONS}): nothing was measured`);
   });
