@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { Failure, type ExitScheme } from './exit-codes.js';
+import { Failure, failureJson, type ExitScheme } from './exit-codes.js';
 
 /**
  * Where a command ends the process. An action throws a Failure (a sentence and its
@@ -11,12 +11,14 @@ import { Failure, type ExitScheme } from './exit-codes.js';
  * Runs an action: a Failure becomes its one line on stderr and its exit code; anything
  * else is a bug, reported with its stack and the scheme's `internal` code.
  */
-export async function runAction(scheme: ExitScheme, action: () => Promise<void>): Promise<void> {
+export async function runAction(scheme: ExitScheme, command: Command, action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (error) {
-    if (error instanceof Failure) exit(error.message, error.exitCode);
-    exit(`internal error: ${(error as Error)?.stack ?? String(error)}`, scheme.internal);
+    const failure =
+      error instanceof Failure ? error : new Failure(`internal error: ${(error as Error)?.stack ?? String(error)}`, scheme.internal);
+    report(command, failure);
+    process.exit(failure.exitCode);
   }
 }
 
@@ -26,20 +28,45 @@ export async function runAction(scheme: ExitScheme, action: () => Promise<void>)
  * `--help`). A bad value fails before the action has done anything.
  */
 export function runParsed<F>(scheme: ExitScheme, command: Command, action: (flags: F) => Promise<void>): Promise<void> {
-  return runAction(scheme, async () => {
+  return runAction(scheme, command, async () => {
     const { parsedOptions } = await import('./flag-values.js');
     await action(parsedOptions<F>(command, scheme));
   });
 }
 
-/** Commander's own failures (unknown option, bad value, missing option) exit the scheme's usage code; --help exits 0. */
+/**
+ * Commander's own failures (unknown option, bad value, missing option) are reported
+ * as decide's are, and exit the scheme's usage code; --help exits 0.
+ */
 export function usageExits(command: Command, scheme: ExitScheme): Command {
+  command.configureOutput({
+    // Commander says "error: …"; one prefix, decide's, for every failure a user meets.
+    outputError: (text) => report(command, new Failure(text.replace(/^error: /, '').trimEnd(), scheme.usage)),
+  });
   command.exitOverride((error) => process.exit(error.exitCode === 0 ? scheme.ok : scheme.usage));
   for (const sub of command.commands) usageExits(sub, scheme);
   return command;
 }
 
-function exit(message: string, code: number): never {
-  process.stderr.write(`decide: ${message}\n`);
-  process.exit(code);
+/**
+ * A failure's line on stderr, for a person; given `--json`, also the failure as one
+ * JSON object on stdout, where the script reads the answer it asked for.
+ */
+function report(command: Command, failure: Failure): void {
+  process.stderr.write(`decide: ${failure.message}\n`);
+  if (asksForJson(command) && !failure.answered) process.stdout.write(`${failureJson(failure)}\n`);
+}
+
+/**
+ * Whether the command line asked this command for JSON. Its parsed flag says so once
+ * commander has read every word; a usage error can stop commander before it reaches a
+ * later --json, so the words themselves count too, up to `--` (after which they are
+ * the question's).
+ */
+function asksForJson(command: Command): boolean {
+  if (!command.options.some((option) => option.long === '--json')) return false;
+  if (command.getOptionValue('json') === true) return true;
+  const words = process.argv.slice(2);
+  const end = words.indexOf('--');
+  return (end === -1 ? words : words.slice(0, end)).includes('--json');
 }

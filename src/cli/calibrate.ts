@@ -11,6 +11,7 @@ import { CLIENT_EXIT, Failure } from './exit-codes.js';
 import { askShowingProgress, DEFAULT_SET, loadSet, localTarget, type EvalFlags } from './eval.js';
 import { ledgerLimits, withStore } from './ledger-access.js';
 import type { Debias } from '../contract/debias.js';
+import { counted } from '../contract/words.js';
 
 export interface CalibrateFlags extends Pick<EvalFlags, 'set' | 'limit' | 'concurrency' | 'json' | 'model' | 'threads' | 'debias'> {
   db: string;
@@ -37,7 +38,8 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
   const sizes = sizesOf(slotsOf(plan));
   if (![...sizes.values()].some((h) => h.even >= MIN_READINGS && h.odd >= MIN_READINGS)) {
     throw new Failure(
-      `${file} is too small to fit any temperature: ${items.length} item(s) give ${describeSizes(sizes)} readings (to fit / held out); ` +
+      `${file} is too small to fit any temperature: ${counted(items.length, 'item')} ${items.length === 1 ? 'gives' : 'give'} ` +
+        `${describeSizes(sizes)} readings (to fit / held out); ` +
         `a target needs ${MIN_READINGS} in each half`,
       CLIENT_EXIT.usage,
     );
@@ -133,5 +135,5 @@ async function reset(flags: CalibrateFlags): Promise<void> {
   const model = calibrationModel(env, identity);
   const removed = await withStore(flags.db, ledgerLimits(), (store) => store.calibrations.reset({ engine, model }));
   if (flags.json) process.stdout.write(JSON.stringify({ engine, model, removed }) + '\n');
-  else process.stdout.write(`Removed ${removed} temperature(s) of ${engine} ${model} from ${flags.db}.\n`);
+  else process.stdout.write(`Removed ${counted(removed, 'temperature')} of ${engine} ${model} from ${flags.db}.\n`);
 }

@@ -1,7 +1,7 @@
 import { DecideClient, type RetryEvent } from '../client/client.js';
 import { DecideError } from '../client/errors.js';
 import { DEFAULT_RETRY } from '../client/retry.js';
-import { CLIENT_EXIT, exitFor, Failure } from './exit-codes.js';
+import { CLIENT_EXIT, exitFor, Failure, type FailureDetail } from './exit-codes.js';
 import { resolveKey, resolveUrl, shownUrl, type ConnectionFlags } from './config.js';
 
 /** The client a command talks through, and what its messages say about where it points. */
@@ -34,25 +34,32 @@ export function retryNotice(event: RetryEvent): string {
   return `${error.message} (${error.status} ${error.code}); retrying in ${seconds} s (attempt ${event.attempt + 1} of ${DEFAULT_RETRY.retries + 1})`;
 }
 
-/** A failed call as the CLI reports it: a sentence that says what to do, and the exit code. */
+/** A failed call as the CLI reports it: a sentence that says what to do, the exit code, and the error's fields for `--json`. */
 export function explain(error: unknown, connection: Pick<Connection, 'url' | 'keySource'>): unknown {
   if (!(error instanceof DecideError)) return error;
   const where = shownUrl(connection.url);
   const code = exitFor(error);
+  const { status, retryAfter, requestId } = error;
+  const detail: FailureDetail = { code: error.code, status, retryAfter, requestId };
   if (error.code === 'unreachable' || error.code === 'timeout') {
     return new Failure(
       `${error.message}. Is decide serve running at ${where}? Set DECIDE_URL (or --url) to the address it listens on.`,
       code,
+      detail,
     );
   }
   if (error.code === 'bad_response') {
-    return new Failure(`${error.message}. Is ${where} a decide service? Set DECIDE_URL (or --url) to its address.`, code);
+    return new Failure(`${error.message}. Is ${where} a decide service? Set DECIDE_URL (or --url) to its address.`, code, detail);
   }
   if (code === CLIENT_EXIT.auth) {
-    return new Failure(`the service refused the key from ${connection.keySource} (${error.status} ${error.code}): ${error.message}`, code);
+    return new Failure(
+      `the service refused the key from ${connection.keySource} (${error.status} ${error.code}): ${error.message}`,
+      code,
+      detail,
+    );
   }
   const later = error.retryAfter !== undefined && error.status === 429 ? `; try again in ${duration(error.retryAfter)}` : '';
   // A failure on the service's side is the operator's to look into: the id finds its log lines.
   const traced = error.status >= 500 && error.requestId !== undefined ? `; request id ${error.requestId}` : '';
-  return new Failure(`${error.message} (${error.status} ${error.code})${later}${traced}`, code);
+  return new Failure(`${error.message} (${error.status} ${error.code})${later}${traced}`, code, detail);
 }

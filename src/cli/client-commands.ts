@@ -10,6 +10,9 @@ import { helpText } from './help-text.js';
  * so `decide serve` and the operator commands never load the client or the UI.
  */
 
+/** `--json` of every client command. */
+const JSON_HELP = "print the API's JSON answer on stdout, nothing else; a failure as one JSON object { error, code, … }";
+
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** `--url` and `--key-file`, shared by every client command. The key itself is never a flag. */
@@ -24,12 +27,25 @@ function clientCommand(name: string): Command {
   return new Command(name).addHelpText('after', helpText(...CLIENT_EXIT_HELP));
 }
 
+/**
+ * Fails the command when `--context` is missing. Commander checks required options
+ * before arguments, so a bare `decide ask` would complain of --context first; checked
+ * before the action, after the arguments, the question is named first, as it is typed.
+ */
+function requireContext(context: Option) {
+  return (command: Command) => {
+    if (command.getOptionValue(context.attributeName()) === undefined) command.error(`required option '${context.flags}' not specified`);
+  };
+}
+
 function decisionCommand(name: string, depth: 'standard' | 'stress', description: string): Command {
+  const context = new Option('--context <text|@file|->', 'the facts: text, @file for a file, - for standard input');
   return connectionOptions(
     clientCommand(name)
       .description(description)
       .argument('<question...>', 'the question (8 to 300 characters; quoting it is optional)')
-      .requiredOption('--context <text|@file|->', 'the facts: text, @file for a file, - for standard input')
+      .addOption(context)
+      .hook('preAction', requireContext(context))
       .option('--option <name>', 'an option of a choice; repeat 2 to 6 times', collect)
       .option('--level <name>', 'a level of a score; repeat exactly 3 times, low to high', collect)
       .addOption(
@@ -41,8 +57,10 @@ function decisionCommand(name: string, depth: 'standard' | 'stress', description
           'unclear',
         ]),
       )
-      .option('--json', "print the API's JSON answer on stdout, nothing else"),
-  ).action((words: string[], flags) => runAction(CLIENT_EXIT, async () => (await import('./ask.js')).runAsk(words, flags, depth)));
+      .option('--json', JSON_HELP),
+  ).action((words: string[], flags, command: Command) =>
+    runAction(CLIENT_EXIT, command, async () => (await import('./ask.js')).runAsk(words, flags, depth)),
+  );
 }
 
 export function clientCommands(): Command[] {
@@ -53,11 +71,11 @@ export function clientCommands(): Command[] {
     'A stress-tested decision: re-asked with the order reversed and each fact left out; names the pivot fact (5 credits)',
   );
   const usage = connectionOptions(clientCommand('usage').description("Today's free decisions left and the pass's credits"))
-    .option('--json', "print the API's JSON answer on stdout, nothing else")
-    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./account.js')).runUsage(flags)));
+    .option('--json', JSON_HELP)
+    .action((flags, command: Command) => runAction(CLIENT_EXIT, command, async () => (await import('./account.js')).runUsage(flags)));
   const revoke = connectionOptions(clientCommand('revoke').description('Revoke the API key in use (asks first on a terminal)'))
     .option('--yes', 'revoke without asking (required when standard input is not a terminal)')
-    .option('--json', "print the API's JSON answer on stdout, nothing else")
-    .action((flags) => runAction(CLIENT_EXIT, async () => (await import('./account.js')).runRevoke(flags)));
+    .option('--json', JSON_HELP)
+    .action((flags, command: Command) => runAction(CLIENT_EXIT, command, async () => (await import('./account.js')).runRevoke(flags)));
   return [ask, stress, usage, revoke];
 }

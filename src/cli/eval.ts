@@ -25,6 +25,7 @@ import { calibrationModel } from './engine-identity.js';
 import { confirm } from './input.js';
 import { evalProgress } from './eval-progress.js';
 import type { Debias } from '../contract/debias.js';
+import { counted } from '../contract/words.js';
 
 /** The set shipped in the package, beside dist/. */
 export const DEFAULT_SET = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../eval/decisions.jsonl');
@@ -89,12 +90,18 @@ export async function runEval(flags: EvalFlags): Promise<void> {
     const { printReport } = await import('./ui/eval-view.js');
     printReport(report);
   }
-  if (flags.out) writeOut(flags.out, report);
-  if (nothingMeasured(plan, outcomes)) {
-    const codes = Object.entries(report.failed.byCode)
-      .map(([code, n]) => `${code} ${n}`)
-      .join(', ');
-    throw new Failure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
+  try {
+    if (flags.out) writeOut(flags.out, report);
+    if (nothingMeasured(plan, outcomes)) {
+      const codes = Object.entries(report.failed.byCode)
+        .map(([code, n]) => `${code} ${n}`)
+        .join(', ');
+      throw new Failure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
+    }
+  } catch (error) {
+    // The report is printed: the failure is its exit code and its line on stderr.
+    if (error instanceof Failure) error.answered = true;
+    throw error;
   }
 }
 
@@ -189,11 +196,11 @@ async function remoteTarget(flags: EvalFlags, plan: Plan): Promise<Target> {
   const short = most > usage.passCredits ? `; it holds ${usage.passCredits}, so the run stops if they run out` : '';
   const cost =
     flags.depth === 'stress'
-      ? `The evaluation makes ${n} stress decisions at ${where}: ${credits} credit(s) of the key's pass (${STRESS_COST} each)${short}.`
+      ? `The evaluation makes ${counted(n, 'stress decision')} at ${where}: ${counted(credits, 'credit')} of the key's pass (${STRESS_COST} each)${short}.`
       : free === 0
-        ? `The evaluation makes ${n} decisions at ${where}: ${n} credit(s) of the key's pass${short}.`
-        : `The evaluation makes ${n} decisions at ${where}: up to ${free} from today's free allowance (fewer if this address or the site ` +
-          `has used its free decisions today), the rest from the key's pass: ${credits === most ? credits : `${credits} to ${most}`} credit(s)${short}.`;
+        ? `The evaluation makes ${counted(n, 'decision')} at ${where}: ${counted(n, 'credit')} of the key's pass${short}.`
+        : `The evaluation makes ${counted(n, 'decision')} at ${where}: up to ${free} from today's free allowance (fewer if this address or the site ` +
+          `has used its free decisions today), the rest from the key's pass: ${credits === most ? counted(credits, 'credit') : `${credits} to ${most} credits`}${short}.`;
   if (flags.yes) process.stderr.write(`decide: ${cost}\n`);
   else {
     if (!process.stdin.isTTY)

@@ -61,15 +61,65 @@ export const CLIENT_EXIT = {
 /** The two schemes: which one a command's usage errors and bugs exit with. */
 export type ExitScheme = typeof EXIT | typeof CLIENT_EXIT;
 
-/** A sentence and its exit code: what every command throws to fail. */
+/**
+ * What a script branches on, beside the sentence, when a command given `--json`
+ * fails: the service's (or the client's) error code and what came with it.
+ */
+export interface FailureDetail {
+  /** The service's error code, or the client's own: `unreachable`, `timeout`, `bad_response`. */
+  code?: string;
+  /** The HTTP status of the answer; 0 when none came back. */
+  status?: number;
+  /** The service's Retry-After, in seconds. */
+  retryAfter?: number;
+  /** The id the service's log lines name. */
+  requestId?: string;
+}
+
+/** A sentence and its exit code (and what a script reads of it): what every command throws to fail. */
 export class Failure extends Error {
+  /**
+   * Set when the command had already printed its answer on stdout (eval's report, then
+   * "every item failed"): under `--json` that answer stays the one JSON document there.
+   */
+  answered = false;
+
   constructor(
     message: string,
     readonly exitCode: number,
+    readonly detail: FailureDetail = {},
   ) {
     super(message);
     this.name = 'Failure';
   }
+}
+
+/**
+ * The `code` of a failure that has no code of the service's: the word of its exit
+ * code. The two schemes share no code but 0 and 70, which mean the same in both.
+ */
+const EXIT_WORDS: Record<number, string> = {
+  [CLIENT_EXIT.usage]: 'usage',
+  [CLIENT_EXIT.auth]: 'auth',
+  [CLIENT_EXIT.limit]: 'limit',
+  [CLIENT_EXIT.service]: 'service',
+  [CLIENT_EXIT.internal]: 'internal',
+  [EXIT.usage]: 'usage',
+  [EXIT.dataErr]: 'data_error',
+  [EXIT.notFound]: 'not_found',
+  [EXIT.unavailable]: 'unavailable',
+  [EXIT.ioErr]: 'io_error',
+  [EXIT.config]: 'config',
+};
+
+/**
+ * A failure as a command given `--json` prints it on stdout: the sentence, a code, and
+ * only the fields known (JSON leaves out the undefined ones).
+ * `{"error":"site limit (429 rate_limited); …","code":"rate_limited","status":429,"retryAfter":3600}`
+ */
+export function failureJson({ message, exitCode, detail }: Failure): string {
+  const { code = EXIT_WORDS[exitCode] ?? 'error', status, retryAfter, requestId } = detail;
+  return JSON.stringify({ error: message, code, status, retryAfter, requestId });
 }
 
 /** The client commands' exit code for a failed call. */

@@ -20,6 +20,7 @@ import { checkEngine } from './engine-check.js';
 import { exposureWarnings } from './exposure.js';
 import { stopWithNpm } from './parent-watch.js';
 import type { Debias } from '../contract/debias.js';
+import { counted } from '../contract/words.js';
 
 export interface ServeFlags {
   port: number;
@@ -102,7 +103,7 @@ export async function serve(flags: ServeFlags) {
       `${engine.endpoint ? ` at ${engine.endpoint}` : ''}, database ${ledgerName(flags.db)}` +
       `, browser ${config.web.pages ? `verification ${config.web.verify.provider}` : 'pages off (DECIDE_WEB=off)'}` +
       `, operator API ${config.http.adminToken ? 'on' : 'off'}, metrics ${config.http.metricsToken ? 'behind a token' : 'public'}` +
-      (released ? `, released ${released} interrupted reservation(s)` : '') +
+      (released ? `, released ${counted(released, 'interrupted reservation')}` : '') +
       '\n',
   );
 

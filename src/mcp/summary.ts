@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServiceError, DecisionResponse, Usage } from '../contract/index.js';
+import { counted } from '../contract/words.js';
 
 /**
  * The short human line each tool result carries next to `structuredContent`, e.g.
@@ -9,7 +10,6 @@ import type { ServiceError, DecisionResponse, Usage } from '../contract/index.js
  */
 
 const percent = (p: number) => `${Math.round(p * 100)} %`;
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The leading label and its probability: the answer a reader looks for first. */
 function headline(response: DecisionResponse): string {
@@ -40,12 +40,12 @@ export function decisionText(response: DecisionResponse): string {
     }
   }
   const { access } = response;
-  parts.push(access.type === 'free' ? `${access.freeRemaining} free left` : `${plural(access.passCredits, 'credit')} left`);
+  parts.push(access.type === 'free' ? `${access.freeRemaining} free left` : `${counted(access.passCredits, 'credit')} left`);
   return parts.join(' · ');
 }
 
 export function usageText(usage: Usage): string {
-  return `${usage.freeRemaining} of ${usage.freeLimit} free decisions left today · ${plural(usage.passCredits, 'pass credit')} · resets ${usage.resetsAt}`;
+  return `${usage.freeRemaining} of ${usage.freeLimit} free decisions left today · ${counted(usage.passCredits, 'pass credit')} · resets ${usage.resetsAt}`;
 }
 
 /** The contract's sentence and code, as the HTTP API answers them. */

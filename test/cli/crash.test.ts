@@ -40,7 +40,7 @@ describe('decide serve: a crash (kill -9) mid-decision and the restart', () => {
     fake.respond();
     const second = await startServe(['--db', tmp.db], env);
     const line = await second.waitForStderr(/^decide: engine /);
-    expect(line).toContain('released 2 interrupted reservation(s)');
+    expect(line).toContain('released 2 interrupted reservations');
 
     const usage = await call(second.url, 'GET', '/v1/usage', { key });
     expect(usage.status).toBe(200);

@@ -65,11 +65,16 @@ describe('decide calibrate refuses what it cannot judge', () => {
     const run = await calibrate({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'm' }, ['--set', file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
-      /tiny\.jsonl is too small to fit any temperature: 12 item\(s\) give choice \d+ \/ \d+, .*sufficiency \d+ \/ \d+ readings \(to fit \/ held out\); a target needs 20 in each half\n$/,
+      /tiny\.jsonl is too small to fit any temperature: 12 items give choice \d+ \/ \d+, .*sufficiency \d+ \/ \d+ readings \(to fit \/ held out\); a target needs 20 in each half\n$/,
     );
     expect(run.stdout).toBe('');
     expect(sim.requests).toHaveLength(0);
     expect(await show()).toEqual([]);
+
+    const one = writeSet(tmp.dir, 'one.jsonl', items.slice(0, 1));
+    const single = await calibrate({ DECIDE_ENGINE: 'systemone', DECIDE_SYSTEMONE_URL: sim.url, DECIDE_MODEL: 'm' }, ['--set', one]);
+    expect(single.code).toBe(2);
+    expect(single.stderr).toContain('one.jsonl is too small to fit any temperature: 1 item gives ');
   });
 
   it('does not fit a target too small, and leaves its earlier temperature as it was', { timeout: scaled(100_000) }, async () => {
@@ -166,6 +171,14 @@ describe('decide calibrate --show and --reset', () => {
     const openai = { DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: NOBODY, DECIDE_MODEL: 'gpt-x' };
     expect(await run(['--reset'], openai)).toEqual({ engine: 'openai', model: 'gpt-x', removed: 2 });
     expect(await run(['--show', '--model', missing])).toEqual([]);
+  });
+
+  it('--reset says in words how many temperatures it removed: 2, then 0', async () => {
+    await seed('openai', 'gpt-x');
+    const env = { DECIDE_ENGINE: 'openai', OPENAI_BASE_URL: NOBODY, DECIDE_MODEL: 'gpt-x' };
+    const reset = () => decide(['calibrate', '--reset', '--db', db], { env });
+    expect((await reset()).stdout).toBe(`Removed 2 temperatures of openai gpt-x from ${db}.\n`);
+    expect((await reset()).stdout).toBe(`Removed 0 temperatures of openai gpt-x from ${db}.\n`);
   });
 
   it('--reset exits 78 naming the variable when the configuration names no model for a provider', async () => {

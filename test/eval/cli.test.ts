@@ -230,6 +230,7 @@ describe('decide eval', () => {
     sim.respond(() => ({ status: 503 }));
     const run = await decide(['eval', '--set', file, '--json'], { env: engineEnv() });
     expect(run.code).toBe(5);
+    // The report is the one JSON document on stdout: the failure adds none of its own.
     expect(JSON.parse(run.stdout).failed.byCode).toEqual({ engine_unavailable: DECISIONS });
     expect(run.stderr).toContain(`every item failed (engine_unavailable ${DECISIONS}): nothing was measured`);
   });
@@ -263,7 +264,7 @@ describe('decide eval', () => {
       const refused = await decide(['eval', '--set', file, '--url', url], { env: { DECIDE_API_KEY: key } });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
-        `makes ${REMOTE_DECISIONS} decisions at ${url}: up to ${REMOTE_DECISIONS} from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 0 to ${REMOTE_DECISIONS} credit(s); it holds 0, so the run stops if they run out`,
+        `makes ${REMOTE_DECISIONS} decisions at ${url}: up to ${REMOTE_DECISIONS} from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 0 to ${REMOTE_DECISIONS} credits; it holds 0, so the run stops if they run out`,
       );
       expect(refused.stderr).toContain('Add --yes');
       expect((await usage(url, key)).freeUsed).toBe(0);
@@ -288,7 +289,7 @@ describe('decide eval', () => {
       });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain(
-        `makes ${STRESS_DECISIONS} stress decisions at ${url}: ${STRESS_DECISIONS * 5} credit(s) of the key's pass (5 each)`,
+        `makes ${STRESS_DECISIONS} stress decisions at ${url}: ${STRESS_DECISIONS * 5} credits of the key's pass (5 each)`,
       );
       const report = EvalReport.parse(JSON.parse(run.stdout));
       expect(report.depth).toBe('stress');
@@ -306,7 +307,7 @@ describe('decide eval', () => {
       const run = await decide(['eval', '--set', file, '--url', serving.url, '--yes', '--json'], { env: { DECIDE_API_KEY: key } });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain(
-        `up to ${REMOTE_DECISIONS} from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 0 to ${REMOTE_DECISIONS} credit(s).`,
+        `up to ${REMOTE_DECISIONS} from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 0 to ${REMOTE_DECISIONS} credits.`,
       );
       expect(await usage(serving.url, key)).toMatchObject({ freeUsed: 2, passCredits: 50 - (REMOTE_DECISIONS - 2) });
     });
@@ -332,7 +333,7 @@ describe('decide eval', () => {
       const run = await decide(['eval', '--set', file, '--url', url, '--yes', '--concurrency', '1'], { env: { DECIDE_API_KEY: key } });
       expect(run.code).toBe(4);
       expect(run.stderr).toContain(
-        "up to 3 from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 9 to 12 credit(s); it holds 0, so the run stops if they run out",
+        "up to 3 from today's free allowance (fewer if this address or the site has used its free decisions today), the rest from the key's pass: 9 to 12 credits; it holds 0, so the run stops if they run out",
       );
       expect(run.stderr).toMatch(/free_limit_reached/);
       expect((await usage(url, key)).freeUsed).toBe(20);

@@ -5,6 +5,7 @@ import { terminalOf } from './present.js';
 import { textWidth } from './layout.js';
 import { ColorScope, Paint } from './paint.js';
 import { words } from './prose.js';
+import { counted } from '../../contract/words.js';
 import { barCells } from './words.js';
 
 /** The human output of `decide eval`: a live bar while it runs, then the figures as a table. */
@@ -198,7 +199,7 @@ export function EvalTable({ report }: { report: EvalReport }) {
         </Text>
         <Text>
           {`Decisive fact   answer changed on ${pct(decisiveFact.changedRate)} without it, ` +
-            `mean shift ${fixed(decisiveFact.meanShift)} (${decisiveFact.n} items)`}
+            `mean shift ${fixed(decisiveFact.meanShift)} (${counted(decisiveFact.n, 'item')})`}
         </Text>
         <Text>{`Gating          confidence ≥ ${gating.riskCoverage.map((row) => row.cut.toFixed(1).padStart(5)).join('')}`}</Text>
         <Text>{`                covered      ${gating.riskCoverage.map((row) => share(row.coverage).padStart(5)).join('')}`}</Text>
