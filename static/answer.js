@@ -134,9 +134,10 @@
     const s = response.contextSufficiency;
     box.append(el('p', 'sufficiency', `Context sufficiency ${pct(s)}: ${sufficiencyWords(s)}.`));
     if (response.stress) box.append(stressPart(response.stress));
+    const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`;
     const access = response.access.type === 'free'
-      ? `Free: ${response.access.freeRemaining} free decisions left today for this key.`
-      : `Paid by the pass: ${response.access.passCredits} credits left.`;
+      ? `Free: ${counted(response.access.freeRemaining, 'decision', 'decisions')} left today for this key.`
+      : `Paid by the pass: ${counted(response.access.passCredits, 'credit', 'credits')} left.`;
     box.append(el('p', 'muted', `${access} Model ${response.model}, ${response.timing.processingMs} ms.`));
     box.hidden = false;
     box.scrollIntoView({ block: 'nearest' });

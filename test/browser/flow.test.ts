@@ -124,6 +124,7 @@ describe('the pages, in headless Chromium', () => {
       'Context sufficiency 88.0%: the facts given are enough.',
     );
     await textOnce(page, '#keys tbody tr .free-used span', /^2$/);
+    await expect(page.locator('#answer p.muted').textContent()).resolves.toMatch(/^Free: 18 decisions left today for this key\. /);
 
     // A stress decision, once the operator funded the pass: the checks and the pivot fact.
     const passId = (await page.textContent('#pass-id'))!;
@@ -136,6 +137,7 @@ describe('the pages, in headless Chromium', () => {
       /^Decisive fact \(removing it changes the answer\): .*transactions across several tables/,
     );
     await textOnce(page, '#pass-credits', /^7$/);
+    await expect(page.locator('#answer p.muted').textContent()).resolves.toMatch(/^Paid by the pass: 7 credits left\. /);
     await expect(page.textContent('#pass-funded')).resolves.toBe('yes');
     const metrics = (await (await fetch(`${svc.url}/v1/metrics`)).json()) as any;
     expect(metrics.web.samples).toBe(2);
