@@ -4,8 +4,8 @@ import { CHOICE } from '../support/requests.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { scaled } from '../support/time.js';
 import { seriousViolations, type Violation } from './axe.js';
-import { launchChromium, watch, type Chromium } from './chromium.js';
-import { createKey, decideOnPage, fillDecision, focusOnce, leanOnTransactions, textOnce } from './pages.js';
+import { launchChromium, type Chromium } from './chromium.js';
+import { createKey, decideOnPage, fillDecision, focusOnce, leanOnTransactions, newPage, textOnce } from './pages.js';
 
 /**
  * The pages as a keyboard and screen-reader user meets them, in headless Chromium:
@@ -29,12 +29,7 @@ describe('the pages for keyboards and screen readers, in headless Chromium', () 
     await svc?.close();
   });
 
-  async function freshPage(): Promise<{ page: Page; problems: string[] }> {
-    await browser.context.clearCookies();
-    const page = await browser.context.newPage();
-    await page.setExtraHTTPHeaders({ 'x-forwarded-for': `198.51.100.${nextIp++}` });
-    return { page, problems: await watch(page, svc.url) };
-  }
+  const freshPage = () => newPage(browser, svc, `198.51.100.${nextIp++}`);
 
   /** axe in light and in dark, of the page as it is now; `state` names it in a failure. */
   async function check(page: Page, state: string, found: Record<string, Violation[]>) {

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { scaled } from '../support/time.js';
 import { seriousViolations } from './axe.js';
-import { launchChromium, watch, type Chromium } from './chromium.js';
-import { createKey, textOnce } from './pages.js';
+import { launchChromium, type Chromium } from './chromium.js';
+import { createKey, newPage, textOnce } from './pages.js';
 
 /**
  * The home page's one key panel, in headless Chromium: a key not yet copied is not
@@ -26,12 +26,7 @@ describe('the home page keeps one key panel, in headless Chromium', () => {
     await svc?.close();
   });
 
-  async function freshPage(): Promise<{ page: Page; problems: string[] }> {
-    await browser.context.clearCookies();
-    const page = await browser.context.newPage();
-    await page.setExtraHTTPHeaders({ 'x-forwarded-for': `198.51.100.${nextIp++}` });
-    return { page, problems: await watch(page, svc.url) };
-  }
+  const freshPage = () => newPage(browser, svc, `198.51.100.${nextIp++}`);
 
   /** What a user reads of the key panel and the messages around "Create a key", hidden parts left out. */
   // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point: what is hidden is not read

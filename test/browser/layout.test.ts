@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { scaled } from '../support/time.js';
 import { launchChromium, watch, type Chromium } from './chromium.js';
-import { createKey } from './pages.js';
+import { createKey, sideways } from './pages.js';
 
 /** The narrowest phone the pages are made for, and a desktop. */
 const WIDTHS = [360, 1280];
@@ -30,12 +30,7 @@ describe('the pass page keeps its layout, in headless Chromium', () => {
     await svc?.close();
   });
 
-  /** How far the page reaches past the right edge of the screen, in CSS pixels (0 = no sideways scroll). */
-  const overflow = () =>
-    page.evaluate(() => {
-      const doc = (globalThis as any).document.documentElement;
-      return doc.scrollWidth - doc.clientWidth;
-    });
+  const overflow = () => sideways(page);
 
   it('the Depth choice shows the whole text of each depth, its cost included', async () => {
     for (const width of WIDTHS) {

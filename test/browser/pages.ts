@@ -5,8 +5,28 @@ import { expect } from 'vitest';
 import { ROOT } from '../support/cli.js';
 import { isSufficiencyProbe, tokens } from '../support/scripts.js';
 import type { Running } from '../support/service.js';
+import { type Chromium, watch } from './chromium.js';
 
 /** What the page tests share: reading the page as it settles, filling the form, the screenshots. */
+
+/**
+ * A new page without the last test's cookies (so without its pass), arriving from the
+ * client IP `ip` (the server trusts X-Forwarded-For), so each test has the per-IP
+ * limits to itself; `problems` collects the page's console errors and failed requests.
+ */
+export async function newPage(browser: Chromium, svc: Running, ip: string): Promise<{ page: Page; problems: string[] }> {
+  await browser.context.clearCookies();
+  const page = await browser.context.newPage();
+  await page.setExtraHTTPHeaders({ 'x-forwarded-for': ip });
+  return { page, problems: await watch(page, svc.url) };
+}
+
+/** How far the page reaches past the right edge of the screen, in CSS pixels (0 = no sideways scroll). */
+export const sideways = (page: Page): Promise<number> =>
+  page.evaluate(() => {
+    const doc = (globalThis as any).document.documentElement;
+    return doc.scrollWidth - doc.clientWidth;
+  });
 
 /**
  * The text of `selector` once it matches `pattern` (the page updates after its fetches

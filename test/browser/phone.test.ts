@@ -5,7 +5,7 @@ import { startWithOpenAI, type Running } from '../support/service.js';
 import { scaled } from '../support/time.js';
 import { seriousViolations } from './axe.js';
 import { launchChromium, watch, type Chromium } from './chromium.js';
-import { createKey, decideOnPage, fillDecision, leanOnTransactions, screenshot } from './pages.js';
+import { createKey, decideOnPage, fillDecision, leanOnTransactions, screenshot, sideways } from './pages.js';
 
 /** Phone widths, narrow to wide; docs/browser.md's phone screenshot is taken at 390 × 844. */
 const WIDTHS = [360, 390, 414];
@@ -35,12 +35,7 @@ describe('the pages on a phone, in headless Chromium', () => {
     await svc?.close();
   });
 
-  /** How far the page reaches past the right edge of the screen, in CSS pixels (0 = no sideways scroll). */
-  const overflow = () =>
-    page.evaluate(() => {
-      const doc = (globalThis as any).document.documentElement;
-      return doc.scrollWidth - doc.clientWidth;
-    });
+  const overflow = () => sideways(page);
   const box = async (selector: string): Promise<Box> => (await page.locator(selector).first().boundingBox())!;
   const boxes = async (selector: string): Promise<Box[]> =>
     Promise.all((await page.locator(selector).all()).map(async (l) => (await l.boundingBox())!));
