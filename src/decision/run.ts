@@ -9,7 +9,6 @@ import { mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, r
 import { answerCount, type Order } from './orders.js';
 import { MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
-import { groundedSufficiency } from './sufficiency.js';
 import type { Debias } from '../contract/debias.js';
 
 export interface DecisionOutcome {
@@ -24,8 +23,6 @@ export interface DecisionOutcome {
    * evaluation compares, so that a tie is a tie and not two values a step apart.
    */
   distribution: number[];
-  /** The sufficiency probe's own reading, before a stress decision's checks weighed it. */
-  selfAssessed: number;
 }
 
 export const DEFAULT_CONCURRENCY = 16;
@@ -133,8 +130,11 @@ export async function runDecision(
   const [base] = asked.filter((a) => a.kind === 'base');
   const withoutFacts = asked.filter((a) => a.kind === 'without-fact').map(({ fact, main }) => ({ fact, weighed: main }));
   const checked = base.reversed ? stressOf(base.main, base.reversed, withoutFacts) : null;
-  // Where the checks ran, they are evidence of sufficiency too (sufficiency.ts).
-  const contextSufficiency = checked ? groundedSufficiency(base.contextSufficiency, checked) : base.contextSufficiency;
+  // The probe's value at every depth: no rule weighing the checks into it did better
+  // than the probe alone beyond noise on real weights (docs/eval.md, "Sufficiency at
+  // stress depth"), and the one stress depth used to apply read below chance on a model
+  // whose guesses move with the facts it is shown.
+  const contextSufficiency = base.contextSufficiency;
   return {
     result: base.main.result,
     signal: signalOf(base.main, contextSufficiency),
@@ -143,7 +143,6 @@ export async function runDecision(
     stress: checked,
     model: engine.model,
     distribution: base.distribution,
-    selfAssessed: base.contextSufficiency,
   };
 }
 

@@ -19,8 +19,11 @@ export const ReadingRecord = z.object({
   p: Distribution,
   contextSufficiency: z.number(),
   needsContext: z.boolean(),
-  /** At stress depth, when the engine ran here: the probe before the checks weighed it, and each without-fact check's shift, in fact order. */
-  selfAssessed: z.number().optional(),
+  /**
+   * At stress depth: each without-fact check's shift, in fact order, so that a rule
+   * weighing the checks into sufficiency can be judged on the readings it would weigh
+   * (scripts/sufficiency-rules.mjs).
+   */
   shifts: z.array(z.number()).optional(),
 });
 export type ReadingRecord = z.infer<typeof ReadingRecord>;
@@ -60,7 +63,7 @@ export function recordsOf(plan: Plan, outcomes: ReadonlyMap<string, Outcome>, ha
         p: distribution(item, d),
         contextSufficiency: d.contextSufficiency,
         needsContext: d.signal === 'needs-context',
-        ...(d.stress && d.selfAssessed !== undefined ? { selfAssessed: d.selfAssessed, shifts } : {}),
+        ...(d.stress ? { shifts } : {}),
       };
     };
     return {

@@ -10,8 +10,6 @@ export interface Decided {
   model: string;
   /** The main answer unrounded, in the asked request's order (noul: [yes, no]), when the decider has it. */
   distribution?: number[];
-  /** The sufficiency probe's own reading before a stress decision weighed it, when the decider has it. */
-  selfAssessed?: number;
   /** A stress decision's checks (the API's `stress`). */
   stress?: Stress | null;
 }

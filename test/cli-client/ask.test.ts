@@ -94,7 +94,7 @@ describe('decide ask / stress against the service', () => {
     const { key } = await client.svc.newKey(5);
     const facts = ['The team knows SQL well.', 'The service needs transactions across several tables.'];
     client.svc.fake.respond((body) => {
-      if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.4, No: 0.6 }) };
+      if (isSufficiencyProbe(body)) return { labels: tokens(body, { Yes: 0.67, No: 0.33 }) };
       const pg = factsText(body).includes(facts[1]) ? 0.8 : 0.3;
       return { labels: tokens(body, { PostgreSQL: pg, MongoDB: 1 - pg }) };
     });
@@ -107,8 +107,8 @@ describe('decide ask / stress against the service', () => {
     expect(run.stdout).toMatch(/» without fact 2: "The service needs transactions\s+no\s+50\.0%\s+MongoDB\n {2}across several tables\."\n/);
     expect(run.stdout).toContain('» Pivot fact 2: "The service needs transactions across several tables."');
     expect(run.stdout).toContain('Without it the answer shifts by 50.0% and flips');
-    // The engine doubted its context (40 %), but the answer rests on fact 2: weighed with
-    // the checks, the context suffices (67 %) and the lead of 60 points signals.
+    // The engine's own view of its context (67 %) stands at stress depth too, and the
+    // lead of 60 points signals.
     expect(run.stdout).toContain('Signal:   directional: "PostgreSQL" leads the next answer by 15 points or more');
     expect(run.stdout).toContain('Context:  partly sufficient (67%)');
     expect(run.stdout).toContain('pass credits left: 0');

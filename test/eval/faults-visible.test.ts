@@ -79,14 +79,17 @@ describe('the faults a review planted, as the report shows them', () => {
     expect(timid.overall.logLoss!).toBeGreaterThan(fair.overall.logLoss!);
   });
 
-  it('incomplete contexts whose confident guesses change with the facts shown: the stress-depth sufficiency no longer tells them apart', {
+  it('incomplete contexts whose confident guesses change with the facts shown: stress depth reads sufficiency as standard depth does, never below chance', {
     timeout: scaled(240_000),
   }, async () => {
-    // A probe that says nothing, and confident guesses that move whenever a fact is cut.
+    // A probe that says nothing, and confident guesses that move whenever a fact is cut:
+    // the rule stress depth once applied read every move as evidence of a complete
+    // context and ranked the contexts below chance (AUROC 0.2).
     const faults: SimulatedFaults = { ...FAIR, sufficiencySeparation: 0, guesses: 'shifting', guessConfidence: 0.7 };
-    const fixed = await evaluate({ ...faults, guesses: 'fixed' }, ['--depth', 'stress']);
-    const shifting = await evaluate(faults, ['--depth', 'stress']);
-    expect(fixed.sufficiency.auroc!).toBeGreaterThan(0.8);
-    expect(shifting.intervals['sufficiency.auroc'].high).toBeLessThan(fixed.intervals['sufficiency.auroc'].low);
+    const standard = await evaluate(faults);
+    const stress = await evaluate(faults, ['--depth', 'stress']);
+    expect(stress.sufficiency.auroc).toBe(standard.sufficiency.auroc);
+    expect(stress.intervals['sufficiency.auroc'].high).toBeGreaterThan(0.5);
+    expect(stress.sufficiency.sufficient.needsContextRate).toBe(standard.sufficiency.sufficient.needsContextRate);
   });
 });

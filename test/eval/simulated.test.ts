@@ -137,7 +137,9 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(plain.modes.choice).toEqual(fair.modes.choice);
   });
 
-  it('at stress depth the checks find the missing fact that a silent self-assessment cannot', { timeout: scaled(240_000) }, async () => {
+  it('at stress depth the checks find the fact a complete context rests on, and leave the probe to judge sufficiency', {
+    timeout: scaled(240_000),
+  }, async () => {
     // A model whose sufficiency probe says nothing (0.5 ± jitter for every context) but
     // whose answers rest on the deciding fact when the context holds it.
     const silent = { ...FAIR, sufficiencySeparation: 0 };
@@ -145,13 +147,14 @@ describe('decide eval on a simulated model with known faults', () => {
     const stress = await evaluate(silent, ['--depth', 'stress']);
     expect(stress.depth).toBe('stress');
     expect(stress.failed.count).toBe(0);
-    expect(standard.sufficiency.auroc!).toBeLessThan(0.65);
-    expect(stress.sufficiency.auroc!).toBeGreaterThan(0.9);
-    // Complete contexts stop being sent back for more facts; the others keep the probe's own coin toss.
-    expect(standard.sufficiency.sufficient.needsContextRate!).toBeGreaterThan(0.4);
-    expect(stress.sufficiency.sufficient.needsContextRate!).toBeLessThan(0.1);
-    expect(stress.sufficiency.insufficient.needsContextRate).toBe(standard.sufficiency.insufficient.needsContextRate);
-    // The answers themselves are the same decisions: only the context check changed.
+    // The checks see it: on most complete contexts one fact moves the answer far.
+    const complete = stress.records.filter((r) => r.sufficient && r.given?.shifts?.length);
+    const resting = complete.filter((r) => Math.max(...r.given!.shifts!) >= 0.3);
+    expect(resting.length / complete.length).toBeGreaterThan(0.5);
+    // Sufficiency stays the probe's (a rule weighing the checks in did no better on real
+    // weights, docs/eval.md): the same figures as standard depth.
+    expect(stress.sufficiency).toEqual(standard.sufficiency);
+    // The answers themselves are the same decisions.
     expect(stress.overall.accuracy).toBe(standard.overall.accuracy);
   });
 

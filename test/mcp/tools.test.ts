@@ -110,8 +110,8 @@ describe('MCP tools over streamable HTTP', () => {
     expect(response.stress?.pivot).toMatchObject({ factIndex: 1, flips: true });
     expect(response.stress?.checks[0].kind).toBe('reversed');
     expect(lineOf(result)).toBe(
-      // The engine's 0.9, weighed with a fact that flips the answer by 0.5 (docs/api.md).
-      'PostgreSQL 80 % (directional) · context sufficiency 0.9643 · agreement 80 % · ' +
+      // The engine's own 0.9: the checks do not enter it (docs/api.md).
+      'PostgreSQL 80 % (directional) · context sufficiency 0.9 · agreement 80 % · ' +
         'decisive fact “The service needs transactions across several tables.” (flips the answer by 0.5) · 2 credits left',
     );
     // The free allowance is untouched: stress never uses it.
