@@ -59,6 +59,7 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: schema and migrations ${NEEDS_POSTGRES}`
       'calibrations',
       'charges',
       VERSION_TABLE,
+      'decisions',
       'free_usage',
       'fundings',
       'idempotency',

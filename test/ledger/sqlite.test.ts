@@ -39,6 +39,7 @@ describe('SQLite: schema and migrations', () => {
       expect(tables).toEqual([
         'calibrations',
         'charges',
+        'decisions',
         'free_usage',
         'fundings',
         'idempotency',
