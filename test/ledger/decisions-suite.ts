@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { DecisionEntry, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { IP, NOW } from './helpers.js';
 import type { LedgerHarness } from './store-suite.js';
