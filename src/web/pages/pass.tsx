@@ -2,6 +2,7 @@
 import type { PassRecord } from '../../contract/index.js';
 import { DecisionLogSection, type DecisionLogView } from './decision-log.js';
 import { documentOf, Layout, type PageProps } from './layout.js';
+import { CodePanel } from './snippets.js';
 
 /** `2026-11-22 10:15 UTC`: the page speaks UTC, as the free allowance does. */
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
@@ -211,6 +212,7 @@ export function passPage(props: PageProps & { log?: DecisionLogView | null }): P
           <Summary pass={pass} />
           <Keys pass={pass} />
           <DecisionForm pass={pass} />
+          <CodePanel origin={props.baseUrl} />
           {props.log ? <DecisionLogSection log={props.log} /> : null}
         </>
       ) : (
