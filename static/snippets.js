@@ -29,7 +29,8 @@
 
   /** The same request through the package's typed client (JSON's strings are TypeScript's too). */
   function typescript(origin, request, key) {
-    const fields = Object.entries(body(request)).map(([name, value]) => `  ${name}: ${JSON.stringify(value)},`);
+    const literal = (value) => (Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]` : JSON.stringify(value));
+    const fields = Object.entries(body(request)).map(([name, value]) => `  ${name}: ${literal(value)},`);
     return [
       "import { DecideClient } from 'decide-service';",
       '',

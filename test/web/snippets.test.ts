@@ -21,7 +21,8 @@ function builders(): Builders {
 const AWKWARD = {
   mode: 'choice',
   question: `Is it O'Brien's "plan", at $HOME or \`uname\` — $(echo no)?\nA second line, \\n not a newline; 'twice''`,
-  context: 'Facts with $PATH, a single \' and a double " quote,\nand a line of their own: !history and ${braces}.',
+  // A shell's parameter expansion, written so that it is not a template's placeholder here.
+  context: 'Facts with $PATH, a single \' and a double " quote,\nand a line of their own: !history and $' + '{braces}.',
   options: [`O'Brien's "plan"`, '$(rm -rf /tmp/never)'],
   depth: 'standard',
 };

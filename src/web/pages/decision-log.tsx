@@ -74,7 +74,7 @@ export function DecisionLogSection({ log }: { log: DecisionLogView }) {
                   {d.mode}, {d.depth}
                   {d.text ? <span class="logged-question breakable">{d.text.question}</span> : null}
                 </td>
-                <td data-label="Top answer" class="breakable">
+                <td data-label="Top answer">
                   {d.top} ({Math.round(d.confidence * 100)}%)
                 </td>
                 <td data-label="Signal">{d.signal}</td>
