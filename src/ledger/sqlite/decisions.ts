@@ -46,8 +46,12 @@ export class SqliteDecisions implements DecisionLog {
   }
 
   async sweep(now: Date): Promise<number> {
+    return this.tx.write(() => this.forget(now));
+  }
+
+  /** The sweep's delete, inside the caller's transaction (the store's periodic sweep shares one). */
+  forget(now: Date): number {
     // ISO 8601 UTC strings of one fixed width sort as the instants they name.
-    const cutoff = retentionCutoff(now, this.retentionDays).toISOString();
-    return this.tx.write(() => this.s.sweep.run(cutoff).changes);
+    return this.s.sweep.run(retentionCutoff(now, this.retentionDays).toISOString()).changes;
   }
 }

@@ -150,13 +150,12 @@ export class SqliteStore implements Store {
    * decision log's entries past their retention; returns how many reservations.
    */
   async sweep(): Promise<number> {
-    const released = await this.tx.write(() => {
+    return this.tx.write(() => {
       const now = new Date();
       this.idempotency.dropLapsed(now, this.expiryMs);
+      this.decisions.forget(now);
       return this.reservations.releaseExpired(now);
     });
-    await this.decisions.sweep(new Date());
-    return released;
   }
 
   /** Runs `task` every `ms`, one run at a time; a failed run (the file locked) is simply tried again next time. */
