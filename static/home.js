@@ -44,6 +44,7 @@ function showKey(key) {
   panel.dataset.copied = key ? '0' : '1';
   panel.hidden = !key;
   say($('#copy-state'), '');
+  if (key) window.decideSnippets?.showKey(key); // snippets.js: the example, with this key in it
 }
 
 /** The key shown was copied: "Create a key" no longer asks before replacing it. */

@@ -103,6 +103,7 @@ export async function serve(flags: ServeFlags) {
       `${engine.endpoint ? ` at ${engine.endpoint}` : ''}, database ${ledgerName(flags.db)}` +
       `, browser ${config.web.pages ? `verification ${config.web.verify.provider}` : 'pages off (DECIDE_WEB=off)'}` +
       `, operator API ${config.http.adminToken ? 'on' : 'off'}, metrics ${config.http.metricsToken ? 'behind a token' : 'public'}` +
+      `, decision log ${describeDecisionLog(config.ledger.decisionLog)}` +
       (released ? `, released ${counted(released, 'interrupted reservation')}` : '') +
       '\n',
   );
@@ -129,6 +130,7 @@ async function start(flags: ServeFlags, config: ReturnType<typeof settings>, sta
     store = await openStore(flags.db, config.limits, {
       decisionDeadlineMs: config.engine.timeoutMs,
       expiryMarginMs: config.ledger.expiryMarginMs,
+      decisionRetentionDays: config.ledger.decisionLog.retentionDays,
     });
   } catch (error) {
     throw ledgerFailure(flags.db, error);
@@ -178,6 +180,12 @@ async function prepare(started: { store: Store; engine: Engine; debias: Debias }
     scalings,
     warn,
     telemetry: new Telemetry({ processMetrics: true }),
+    decisionLog: config.ledger.decisionLog.level,
   });
   return { service, scalings, cookieSecret };
+}
+
+/** The decision log as the start-up line names it. */
+function describeDecisionLog({ level, retentionDays }: { level: string; retentionDays: number }): string {
+  return level === 'off' ? 'off' : `${level}, kept ${counted(retentionDays, 'day')}`;
 }

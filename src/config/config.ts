@@ -1,11 +1,19 @@
 import { type LocalSettings, type ProviderSettings, engineSettings, engineTimeout, localThreads } from './engine.js';
 import { setting, wholeNumber } from './parse.js';
 import { type ProxySettings, proxyFromEnv } from './proxy.js';
-import { dailyLimit, expiryMarginMs } from './schemas.js';
+import { dailyLimit, decisionLog, expiryMarginMs, retentionDays } from './schemas.js';
 import { adminTokenFromEnv, metricsTokenFromEnv } from './tokens.js';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.js';
-import { DEFAULT_EXPIRY_MARGIN_MS, DEFAULT_FREE_PER_IP, DEFAULT_FREE_PER_SITE, envRaw, type Env } from './variables.js';
+import {
+  DEFAULT_DECISION_RETENTION_DAYS,
+  DEFAULT_EXPIRY_MARGIN_MS,
+  DEFAULT_FREE_PER_IP,
+  DEFAULT_FREE_PER_SITE,
+  envRaw,
+  type Env,
+} from './variables.js';
 import { webSettings, type WebSettings } from './web.js';
+import type { DecisionLogLevel } from '../contract/decision-log.js';
 
 /**
  * decide's configuration, typed: every setting `decide serve` runs on, read from the
@@ -59,6 +67,8 @@ export interface LedgerSettings {
    * server's late decisions free.
    */
   expiryMarginMs: number;
+  /** `DECIDE_DECISION_LOG` and `DECIDE_DECISION_LOG_RETENTION_DAYS`: what is logged of each decision, and for how long. */
+  decisionLog: { level: DecisionLogLevel; retentionDays: number };
 }
 
 export interface HttpSettings {
@@ -73,7 +83,14 @@ export interface HttpSettings {
 
 /** Everything `decide serve` runs on; the first bad value throws an Error naming its variable. */
 export function readConfig(env: Env): Config {
-  const ledger = { limits: siteLimits(env), expiryMarginMs: expiryMargin(env) };
+  const ledger = {
+    limits: siteLimits(env),
+    expiryMarginMs: expiryMargin(env),
+    decisionLog: {
+      level: setting(env, 'DECIDE_DECISION_LOG', decisionLog) ?? 'off',
+      retentionDays: setting(env, 'DECIDE_DECISION_LOG_RETENTION_DAYS', retentionDays) ?? DEFAULT_DECISION_RETENTION_DAYS,
+    },
+  };
   const web = webSettings(env);
   const http = {
     adminToken: adminTokenFromEnv(env),

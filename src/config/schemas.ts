@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { oneOf, wholeNumber } from './parse.js';
 import { MAX_THREADS } from './variables.js';
 import { DEBIAS_MODES } from '../contract/debias.js';
+import { DECISION_LOG_LEVELS } from '../contract/decision-log.js';
 
 /**
  * The schema of each variable with a rule (./variables.ts lists them all), apart from
@@ -20,6 +21,9 @@ export const expiryMarginMs = wholeNumber(0, MAX_TIMER_MS, 'a whole number of mi
 export const threads = wholeNumber(1, MAX_THREADS, `a whole number of threads from 1 to ${MAX_THREADS}`);
 export const port = wholeNumber(0, 65535, 'a port number from 0 to 65535, in digits only');
 export const debias = oneOf(DEBIAS_MODES, 'none, reverse or cyclic');
+export const decisionLog = oneOf(DECISION_LOG_LEVELS, 'off, metadata or full');
+/** A hundred years at most: enough for "keep it", and far from the date arithmetic's limits. */
+export const retentionDays = wholeNumber(1, 36_500, 'a positive whole number of days (1 to 36500), in digits only');
 
 /**
  * A daily limit. Kept as lenient as it has always been (any integer Number() reads,

@@ -16,6 +16,7 @@ export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ENGINE_TIMEOUT_MS = 30_000;
 export const DEFAULT_EXPIRY_MARGIN_MS = 60_000;
+export const DEFAULT_DECISION_RETENTION_DAYS = 30;
 export const DEFAULT_FREE_PER_IP = 200;
 export const DEFAULT_FREE_PER_SITE = 50_000;
 /** The most `--threads` / `DECIDE_THREADS` takes: far beyond any CPU llama.cpp runs on. */
@@ -60,6 +61,14 @@ export const VARIABLES = {
   DECIDE_EXPIRY_MARGIN_MS: {
     does: 'How long past that deadline a reservation nobody settled is kept (ms).',
     default: String(DEFAULT_EXPIRY_MARGIN_MS),
+  },
+  DECIDE_DECISION_LOG: {
+    does: "The decision log: off, metadata (each decision's time, key id, channel, mode, depth, credits, signal, top answer) or full (also its question, context, options and answer).",
+    default: 'off',
+  },
+  DECIDE_DECISION_LOG_RETENTION_DAYS: {
+    does: 'Days the decision log keeps an entry before it is swept (a positive whole number).',
+    default: String(DEFAULT_DECISION_RETENTION_DAYS),
   },
   DECIDE_FREE_PER_IP: { does: 'Free decisions per client IP per UTC day (0 = no limit).', default: String(DEFAULT_FREE_PER_IP) },
   DECIDE_FREE_PER_SITE: { does: 'Free decisions over the site per UTC day (0 = no limit).', default: String(DEFAULT_FREE_PER_SITE) },

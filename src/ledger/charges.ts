@@ -1,5 +1,6 @@
 import type { Access } from '../contract/index.js';
 import type { Depth } from '../contract/decision.js';
+import type { DecisionEntry } from './decisions.js';
 import type { MetricsRow } from './metrics.js';
 import type { Caller, Channel } from '../contract/caller.js';
 
@@ -75,6 +76,12 @@ export interface Settlement {
    * transaction is retried; the last call's body is the one kept.
    */
   answer(outcome: CommitOutcome, api: MetricsRow): string;
+  /**
+   * The decision log's entry (decisions.ts), when the log is on: asked after `answer`,
+   * inside the transaction, on the same terms (synchronous, must not throw), and
+   * written with the commit, so a decision is logged exactly once, when it was served.
+   */
+  logged?(outcome: CommitOutcome): DecisionEntry;
 }
 
 /**
@@ -93,7 +100,7 @@ export interface Charges {
    * reserved → committed, and reports whether that charged. Idempotent: committing a
    * committed reservation again reports `charged: true` and writes nothing; one that was
    * released (or is unknown) stays so, reports `charged: false`, and is never charged.
-   * With a `settlement`, its sample and answer are written in the same transaction
+   * With a `settlement`, its sample, answer and log entry are written in the same transaction
    * (also when nothing was charged: the decision was still served).
    */
   commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome>;

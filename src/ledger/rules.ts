@@ -1,4 +1,4 @@
-import { DEFAULT_ENGINE_TIMEOUT_MS, DEFAULT_EXPIRY_MARGIN_MS } from '../config/variables.js';
+import { DEFAULT_DECISION_RETENTION_DAYS, DEFAULT_ENGINE_TIMEOUT_MS, DEFAULT_EXPIRY_MARGIN_MS } from '../config/variables.js';
 import type { Access } from '../contract/index.js';
 import type { Calibration, Limits, MetricsRow, Refusal, Reservation, ReserveOutcome, ReserveRequest } from './store.js';
 import type { Channel } from '../contract/caller.js';
@@ -90,24 +90,28 @@ export interface ExpiryOptions {
   expiryMarginMs?: number;
   /** How often a serving store sweeps; default 5000, 0 = never (only at start). */
   sweepIntervalMs?: number;
+  /** How long the decision log keeps an entry (`DECIDE_DECISION_LOG_RETENTION_DAYS`); default 30. */
+  decisionRetentionDays?: number;
 }
 
 export const DEFAULT_DECISION_DEADLINE_MS = DEFAULT_ENGINE_TIMEOUT_MS;
 export const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
 
-/** The lifetime of a reservation and how often to sweep, checked. */
-export function checkExpiry(options: ExpiryOptions): { expiryMs: number; sweepIntervalMs: number } {
+/** The lifetime of a reservation, how often to sweep and how long a log entry lives, checked. */
+export function checkExpiry(options: ExpiryOptions): { expiryMs: number; sweepIntervalMs: number; retentionDays: number } {
   const deadline = options.decisionDeadlineMs ?? DEFAULT_DECISION_DEADLINE_MS;
   const margin = options.expiryMarginMs ?? DEFAULT_EXPIRY_MARGIN_MS;
   const sweep = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+  const retentionDays = options.decisionRetentionDays ?? DEFAULT_DECISION_RETENTION_DAYS;
   for (const [name, value, min] of [
     ['decisionDeadlineMs', deadline, 1],
     ['expiryMarginMs', margin, 0],
     ['sweepIntervalMs', sweep, 0],
+    ['decisionRetentionDays', retentionDays, 1],
   ] as const) {
     if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}.`);
   }
-  return { expiryMs: deadline + margin, sweepIntervalMs: sweep };
+  return { expiryMs: deadline + margin, sweepIntervalMs: sweep, retentionDays };
 }
 
 /** A `metrics` row as both stores read it. */

@@ -109,7 +109,7 @@ export function toolServerFactory(service: DecisionService, log: LogLine): McpSe
       server.registerTool(name, TOOLS[name], (args, ctx) =>
         answering(log, ctx, async (scope) => {
           const request = decisionRequestFrom(argumentsOf(scope, ctx, args), TOOL_DEPTH[name]);
-          const answer = await service.decide(request, { ...scope, channel: 'api' });
+          const answer = await service.decide(request, { ...scope, channel: 'api', door: 'mcp' });
           return successResult(answer.response, decisionText(answer.response), answer.json);
         }),
       );

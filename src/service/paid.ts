@@ -7,10 +7,12 @@ import { type Allowance, allowanceAfter } from './allowance.js';
 import type { Clock } from './clock.js';
 import { withDeadline } from './deadline.js';
 import { GiveBack } from './give-back.js';
+import { type LogFacts, logEntry } from './log-entry.js';
 import { metricsRecord } from './metrics.js';
 import { engineFailure, refusal, revokedKey } from './refusals.js';
 import type { Caller, Channel } from '../contract/caller.js';
 import type { Depth } from '../contract/decision.js';
+import type { DecisionLogLevel, Door } from '../contract/decision-log.js';
 import { utcDay } from '../contract/utc-day.js';
 
 export interface DecideContext {
@@ -22,6 +24,8 @@ export interface DecideContext {
   startedAt?: number;
   /** The HTTP request's id (http/request-id.ts), handed to an engine that passes it on. */
   requestId?: string;
+  /** The door the decision log names, where it is not the channel: `mcp`, which rides on the API's. */
+  door?: Door;
 }
 
 /** What the commit settled, for the answer to say. */
@@ -52,6 +56,8 @@ export interface PaidWork<R, T> {
   respond(made: T, settled: Settled): R;
   /** The answer's JSON, when `JSON.stringify` would not write it as meant (key order); must not throw. */
   serialize?(response: R): string;
+  /** What the decision log keeps of the answer (its body as `json`); without it the work is not logged. Must not throw. */
+  logFacts?(response: R, json: string): LogFacts;
 }
 
 export interface PaidAnswer<R> {
@@ -74,6 +80,8 @@ export interface PaidOptions {
   /** The step in front of the engine (admission.ts): a slot, a wait for one, or 429 before anything is charged. */
   admission: Admission;
   warn: (line: string) => void;
+  /** DECIDE_DECISION_LOG: what the commit logs of each decision; `off` writes nothing. */
+  decisionLog: DecisionLogLevel;
 }
 
 /**
@@ -180,6 +188,8 @@ export class PaidRequests {
       this.admitted(work, context, deadline),
     );
     const { reservation } = reserved;
+    const level = this.options.decisionLog;
+    const logFacts = work.logFacts;
 
     const processingMs = Math.max(0, Math.round(performance.now() - startedAt));
     let response: R | undefined;
@@ -201,6 +211,10 @@ export class PaidRequests {
         json = work.serialize ? work.serialize(response) : JSON.stringify(response);
         return json;
       },
+      logged:
+        level === 'off' || !logFacts
+          ? undefined
+          : (committed) => logEntry(level, logFacts(response as R, json), context, reservation, committed),
     };
     let committed: CommitOutcome;
     try {

@@ -15,6 +15,7 @@ import type { Limits, Store } from '../ledger/store.js';
 import type { SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
 import { type Clock, nextUtcMidnight, secondsToMidnight, systemClock } from './clock.js';
 import { Admission } from './admission.js';
+import { decisionFacts } from './log-entry.js';
 import { metricsRecord } from './metrics.js';
 import { inCallersWords, revokedKey } from './refusals.js';
 import { type DecideContext, type PaidAnswer, PaidRequests } from './paid.js';
@@ -23,6 +24,7 @@ import { type DecisionLabels, Telemetry } from '../telemetry/metrics.js';
 import type { Caller } from '../contract/caller.js';
 import { utcDay } from '../contract/utc-day.js';
 import type { Debias } from '../contract/debias.js';
+import type { DecisionLogLevel } from '../contract/decision-log.js';
 
 export type { DecideContext } from './paid.js';
 
@@ -43,6 +45,8 @@ export interface ServiceOptions {
   warn?: (line: string) => void;
   /** The metrics `GET /metrics` serves (telemetry/metrics.ts); one of its own by default. */
   telemetry?: Telemetry;
+  /** DECIDE_DECISION_LOG: what is logged of each decision (ledger/decisions.ts); off by default. */
+  decisionLog?: DecisionLogLevel;
 }
 
 export type DecideAnswer = PaidAnswer<DecisionResponse>;
@@ -55,6 +59,8 @@ export class DecisionService {
   readonly model: string;
   /** What this service measures, for `GET /metrics`. */
   readonly telemetry: Telemetry;
+  /** What the decision log keeps of each decision; the pass page shows it unless `off`. */
+  readonly decisionLog: DecisionLogLevel;
   private readonly store: Store;
   private readonly engine: Engine;
   private readonly clock: Clock;
@@ -73,6 +79,7 @@ export class DecisionService {
     this.clock = options.clock ?? systemClock;
     this.debias = options.debias ?? 'none';
     this.scalings = options.scalings ?? {};
+    this.decisionLog = options.decisionLog ?? 'off';
     const maxInFlight = options.maxInFlight ?? 512;
     this.paid = new PaidRequests({
       store: this.store,
@@ -88,6 +95,7 @@ export class DecisionService {
         maxInFlight,
       }),
       warn: options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`)),
+      decisionLog: this.decisionLog,
     });
     this.telemetry.gauge('decide_engine_running', 'Decisions with the engine now.', () => this.engineLoad.running);
     this.telemetry.gauge('decide_engine_waiting', 'Decisions waiting for the engine now.', () => this.engineLoad.waiting);
@@ -165,6 +173,7 @@ export class DecisionService {
               stress: outcome.stress,
               timing,
             }) as DecisionResponse,
+          logFacts: (response, json) => decisionFacts(request, response, json),
         },
         context,
       ),

@@ -14,6 +14,7 @@ const FILES = {
   answer: { file: 'answer.js', type: 'text/javascript; charset=utf-8' },
   js: { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   home: { file: 'home.js', type: 'text/javascript; charset=utf-8' },
+  snippets: { file: 'snippets.js', type: 'text/javascript; charset=utf-8' },
   css: { file: 'app.css', type: 'text/css; charset=utf-8' },
   icon: { file: 'icon.svg', type: 'image/svg+xml' },
 } as const;

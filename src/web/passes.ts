@@ -11,6 +11,7 @@ import { secondsToMidnight } from '../service/clock.js';
 import { KEYS_PER_IP_PER_DAY, PASSES_PER_IP_PER_DAY } from '../service/limits.js';
 import type { DecideAnswer, DecisionService } from '../service/service.js';
 import type { Caller } from '../contract/caller.js';
+import { type DecisionLogView, RECENT_DECISIONS } from './pages/decision-log.js';
 import { utcDay } from '../contract/utc-day.js';
 
 /**
@@ -37,6 +38,13 @@ export class PassDesk {
       freeLimit: this.service.limits.freePerKey,
       day: utcDay(now),
     };
+  }
+
+  /** The pass's latest decisions, as the decision log keeps them; null when the log is off. */
+  async recentDecisions(passId: string): Promise<DecisionLogView | null> {
+    if (this.service.decisionLog === 'off') return null;
+    const entries = await this.store.decisions.recent(passId, RECENT_DECISIONS);
+    return { entries, now: this.service.now() };
   }
 
   async createPass(ip: string): Promise<string> {

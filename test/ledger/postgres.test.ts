@@ -8,6 +8,7 @@ import { DAY, IP, LIMITS, newCaller, NOW } from './helpers.js';
 import { postgresHarness } from './postgres-harness.js';
 import { dropSchema, MICROS, newSchemaName, PG_URL, PgLedger, withAdmin } from './postgres-helpers.js';
 import { storeSuite } from './store-suite.js';
+import { loggedAt } from './log-entry.js';
 import { eventually } from '../support/time.js';
 import type { Caller } from '../../src/contract/caller.js';
 import { NEEDS_POSTGRES, POSTGRES } from '../support/postgres.js';
@@ -59,6 +60,7 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: schema and migrations ${NEEDS_POSTGRES}`
       'calibrations',
       'charges',
       VERSION_TABLE,
+      'decisions',
       'free_usage',
       'fundings',
       'idempotency',
@@ -206,6 +208,15 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: expiry of what a dead server left ${NEED
   /** A reservation of `caller`, taken by `store`, and what the pass holds after. */
   const take = (store: Store, caller: Caller, depth: 'standard' | 'stress' = 'stress') =>
     store.charges.reserve({ caller, depth, ip: IP }, NOW).then(okOf);
+
+  it("the periodic sweep also deletes the decision log's entries past the retention it was given", async () => {
+    const store = await open({ decisionRetentionDays: 2 });
+    const caller = await newCaller(store);
+    await loggedAt(store, caller, new Date(Date.now() - 3 * 86_400_000), 'old');
+    await loggedAt(store, caller, new Date(Date.now() - 86_400_000), 'young');
+    await store.sweep();
+    expect((await store.decisions.recent(caller.passId, 20)).map((d) => d.top)).toEqual(['young']);
+  });
 
   it('a reservation lives for the decision deadline plus the margin, on the database clock', async () => {
     const store = await open({ decisionDeadlineMs: 30_000, expiryMarginMs: 60_000 });

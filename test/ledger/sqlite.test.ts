@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/ledger/sqlite/database.js';
 import { MIGRATIONS, migrate } from '../../src/ledger/sqlite/migrations.js';
 import type { SqliteStore } from '../../src/ledger/sqlite/store.js';
-import { cleanup, dbPath, open, tempDir } from './helpers.js';
+import { cleanup, dbPath, newCaller, open, tempDir } from './helpers.js';
+import { loggedAt } from './log-entry.js';
 import { sqliteHarness } from './sqlite-harness.js';
 import { storeSuite } from './store-suite.js';
 
@@ -39,6 +40,7 @@ describe('SQLite: schema and migrations', () => {
       expect(tables).toEqual([
         'calibrations',
         'charges',
+        'decisions',
         'free_usage',
         'fundings',
         'idempotency',
@@ -93,5 +95,14 @@ describe('SQLite: schema and migrations', () => {
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.close();
     expect(() => open(dir)).toThrow(/newer than this program/);
+  });
+
+  it("the server's periodic sweep also deletes the decision log's entries past their retention (30 days by default)", async () => {
+    store = open(dir);
+    const caller = await newCaller(store);
+    await loggedAt(store, caller, new Date(Date.now() - 31 * 86_400_000), 'old');
+    await loggedAt(store, caller, new Date(), 'new');
+    await store.sweep();
+    expect((await store.decisions.recent(caller.passId, 20)).map((d) => d.top)).toEqual(['new']);
   });
 });

@@ -15,6 +15,7 @@ import { DAY, IP, NEXT, newCaller, NOW } from './helpers.js';
 import { unitsStoreSuite } from './units-suite.js';
 import { webStoreSuite } from './web-suite.js';
 import { operatorStoreSuite } from './operator-suite.js';
+import { decisionLogSuite } from './decisions-suite.js';
 import type { Caller, Channel } from '../../src/contract/caller.js';
 
 /**
@@ -830,6 +831,8 @@ export function storeSuite(h: LedgerHarness): void {
   describe(`${h.name}: several units in one reservation`, () => unitsStoreSuite(h));
 
   describe(`${h.name}: the operator's side`, () => operatorStoreSuite(h));
+
+  describe(`${h.name}: the decision log`, () => decisionLogSuite(h));
 
   describe(`${h.name}: fitted temperatures`, () => {
     const fitted = (

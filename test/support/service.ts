@@ -22,6 +22,7 @@ import { call, type CallOptions } from './api.js';
 import { TINY_MODEL } from './tiny-model.js';
 import { scaled } from './time.js';
 import type { Debias } from '../../src/contract/debias.js';
+import type { DecisionLogLevel } from '../../src/contract/decision-log.js';
 
 /** The tiny model, generated before the tests start (tiny-model.ts). */
 export { TINY_MODEL, TINY_MODEL_NAME } from './tiny-model.js';
@@ -54,6 +55,8 @@ export interface StartOptions {
   adminToken?: string;
   /** DECIDE_METRICS_TOKEN. */
   metricsToken?: string;
+  /** DECIDE_DECISION_LOG (its retention is `ledger.decisionRetentionDays`). */
+  decisionLog?: DecisionLogLevel;
 }
 
 /**
@@ -74,6 +77,7 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
     maxInFlight: options.maxInFlight,
     debias: options.debias,
     scalings: options.scalings,
+    decisionLog: options.decisionLog,
   });
   const logs: string[] = [];
   const web: WebOptions = { store, verifier: noVerification, cookieSecret: randomBytes(32).toString('base64url'), ...options.web };

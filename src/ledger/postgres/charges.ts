@@ -4,6 +4,7 @@ import { checkSample, metricsRow, type MetricsColumns } from '../rules.js';
 import type { Limits } from '../store.js';
 import { isConnectionLoss, prepared, transaction } from './database.js';
 import { DAY_TOTALS_WITH_OWN, METRICS_SHARD, SUMS } from './charge-sql.js';
+import type { PgDecisions } from './decisions.js';
 import type { PgIdempotency } from './idempotency.js';
 import { PgReserve } from './reserve.js';
 import { PgSettle } from './settle.js';
@@ -52,6 +53,7 @@ export class PgCharges implements Charges {
     /** How long a reservation lives: the decision deadline plus a margin. */
     ttlMs: number,
     private readonly idempotency: PgIdempotency,
+    private readonly decisions: PgDecisions,
   ) {
     this.reserving = new PgReserve(pool, limits, ttlMs);
     this.settling = new PgSettle(pool, limits);
@@ -63,16 +65,17 @@ export class PgCharges implements Charges {
 
   /**
    * A decision's commit: the charge, the metrics sample and the answer kept for its
-   * Idempotency-Key, all or none. Usually one statement: an API decision of one unit
-   * without an Idempotency-Key whose charge is still reserved is committed with its
-   * sample by `commitWithSample`. Anything else (a group of units kept in part and
+   * Idempotency-Key and its log entry, all or none. Usually one statement: an API
+   * decision of one unit without an Idempotency-Key or a log entry whose charge is
+   * still reserved is committed with its sample by `commitWithSample`. Anything else (a group of units kept in part and
    * given back in part, among others) takes a transaction.
    */
   async commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome> {
     const day = settlement && utcDay(settlement.sample.reservedAt);
     if (settlement) checkSample(settlement.sample.channel, settlement.sample.ms);
     // A reservation of several units (settlement.units given) settles its group in the transaction.
-    if (settlement && day && !settlement.idempotency && settlement.units === undefined && settlement.sample.channel === 'api') {
+    const alone = settlement && !settlement.idempotency && !settlement.logged && settlement.units === undefined;
+    if (settlement && day && alone && settlement.sample.channel === 'api') {
       const api = await this.settling.commitWithSample(reservationId, now, { day, channel: 'api', ms: settlement.sample.ms });
       if (api) {
         settlement.answer({ charged: true }, metricsRow('api', api));
@@ -91,6 +94,7 @@ export class PgCharges implements Charges {
         if (settlement.idempotency) {
           await this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body, client);
         }
+        if (settlement.logged) await this.decisions.record(client, settlement.logged(outcome), now);
         return outcome;
       });
     // The connection lost during COMMIT: it may have committed. Running it again tells:

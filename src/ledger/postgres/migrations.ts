@@ -285,6 +285,28 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE calibrations ADD COLUMN offsets text;
   `,
+  // 13: the optional decision log, as SQLite's step 12.
+  `
+  CREATE TABLE decisions (
+    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    pass_id    text NOT NULL,
+    key_id     text NOT NULL,
+    decided_at timestamptz NOT NULL,
+    door       text NOT NULL CHECK (door IN ('api', 'mcp', 'web')),
+    mode       text NOT NULL CHECK (mode IN ('choice', 'noul', 'score')),
+    depth      text NOT NULL CHECK (depth IN ('standard', 'stress')),
+    credits    integer NOT NULL CHECK (credits >= 0),
+    signal     text NOT NULL,
+    top        text NOT NULL,
+    confidence double precision NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+    question   text,
+    context    text,
+    choices    text,
+    answer     text
+  );
+  CREATE INDEX decisions_pass ON decisions (pass_id, decided_at);
+  CREATE INDEX decisions_age ON decisions (decided_at);
+  `,
 ];
 
 /** The table recording which steps a database has had. */

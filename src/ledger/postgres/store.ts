@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import { checkExpiry, checkLimits, type ExpiryOptions } from '../rules.js';
+import { DEFAULT_DECISION_RETENTION_DAYS } from '../../config/variables.js';
 import type { Limits, Store } from '../store.js';
 import { answeringUnavailable } from '../unavailable.js';
 import { PgCalibrations } from './calibrations.js';
 import { PgCharges } from './charges.js';
 import { createPool, isConnectionLoss, parsePostgresUrl } from './database.js';
+import { PgDecisions } from './decisions.js';
 import { PgIdempotency } from './idempotency.js';
 import { PgKeys } from './keys.js';
 import { KnownKeys } from '../known-keys.js';
@@ -26,7 +28,7 @@ export interface PostgresStoreOptions extends ExpiryOptions {
  */
 export async function openPostgresStore(url: string, limits: Limits, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const checked = checkLimits(limits);
-  const { expiryMs, sweepIntervalMs } = checkExpiry(options);
+  const { expiryMs, sweepIntervalMs, retentionDays } = checkExpiry(options);
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new Error('poolSize must be an integer ≥ 1.');
   const location = parsePostgresUrl(url);
@@ -37,7 +39,7 @@ export async function openPostgresStore(url: string, limits: Limits, options: Po
     await pool.end();
     throw error;
   }
-  return answering(new PostgresStore(pool, checked, expiryMs, sweepIntervalMs));
+  return answering(new PostgresStore(pool, checked, expiryMs, sweepIntervalMs, retentionDays));
 }
 
 /** The database away even after the retries of each call: 503, not a 500. */
@@ -65,6 +67,7 @@ export class PostgresStore implements Store {
   readonly idempotency: PgIdempotency;
   readonly metrics: PgMetrics;
   readonly calibrations: PgCalibrations;
+  readonly decisions: PgDecisions;
 
   private readonly rawCharges: PgCharges;
   private readonly rawIdempotency: PgIdempotency;
@@ -79,9 +82,13 @@ export class PostgresStore implements Store {
     /** Lifetime of a reservation and of a running idempotency record. */
     readonly expiryMs: number,
     sweepIntervalMs: number,
+    /** How long the decision log keeps an entry. */
+    retentionDays = DEFAULT_DECISION_RETENTION_DAYS,
   ) {
     this.rawIdempotency = new PgIdempotency(pool, expiryMs);
-    this.rawCharges = new PgCharges(pool, limits, expiryMs, this.rawIdempotency);
+    const decisions = new PgDecisions(pool, retentionDays);
+    this.rawCharges = new PgCharges(pool, limits, expiryMs, this.rawIdempotency, decisions);
+    this.decisions = answering(decisions);
     const known = new KnownKeys();
     this.keys = answering(new PgKeys(pool, known, new LastUse()));
     this.passes = answering(new PgPasses(pool));
@@ -118,10 +125,11 @@ export class PostgresStore implements Store {
     return this.sweep();
   }
 
-  /** Releases expired reservations and running idempotency records; returns how many reservations. */
+  /** Releases expired reservations and running idempotency records, and drops log entries past their retention; returns how many reservations. */
   async sweep(): Promise<number> {
     const released = await this.rawCharges.releaseExpired();
     await this.rawIdempotency.dropLapsed();
+    await this.decisions.sweep(new Date());
     return released;
   }
 

@@ -1,6 +1,7 @@
 import type { Charges, CommitOutcome, ReserveOutcome, ReserveRequest, Settlement } from '../charges.js';
 import { checkSample } from '../rules.js';
 import { ledgerUnavailable } from '../unavailable.js';
+import type { SqliteDecisions } from './decisions.js';
 import type { SqliteIdempotency } from './idempotency.js';
 import type { SqliteMetrics } from './metrics.js';
 import type { Reservations } from './reservations.js';
@@ -18,6 +19,7 @@ export class SqliteCharges implements Charges {
     private readonly reservations: Reservations,
     private readonly metrics: SqliteMetrics,
     private readonly idempotency: SqliteIdempotency,
+    private readonly decisions: SqliteDecisions,
     /** Why this server may take no new work (its lease was taken), or null. */
     private readonly refusing: () => string | null = () => null,
   ) {}
@@ -31,14 +33,15 @@ export class SqliteCharges implements Charges {
   async commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome> {
     const day = settlement && utcDay(settlement.sample.reservedAt);
     if (settlement) checkSample(settlement.sample.channel, settlement.sample.ms);
-    // One savepoint of the turn's IMMEDIATE transaction: the charge, the sample and the
-    // kept answer, or none of them.
+    // One savepoint of the turn's IMMEDIATE transaction: the charge, the sample, the
+    // kept answer and the log entry, or none of them.
     return this.tx.grouped((): CommitOutcome => {
       const { outcome, fresh } = this.reservations.settle(reservationId, now, settlement?.units);
       if (!settlement || !day || !fresh) return outcome;
       const { channel, ms } = settlement.sample;
       const body = settlement.answer(outcome, this.metrics.record(day, channel, ms, !outcome.charged));
       if (settlement.idempotency) this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body);
+      if (settlement.logged) this.decisions.record(settlement.logged(outcome), now);
       return outcome;
     });
   }

@@ -244,6 +244,30 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE calibrations ADD COLUMN offsets TEXT;
   `,
+  // 12: the optional decision log (DECIDE_DECISION_LOG): one row per decision served,
+  // written with its commit; the key by its id only. The text columns are filled at
+  // level full alone. Swept by decided_at once past the retention.
+  `
+  CREATE TABLE decisions (
+    id         INTEGER PRIMARY KEY,
+    pass_id    TEXT NOT NULL,
+    key_id     TEXT NOT NULL,
+    decided_at TEXT NOT NULL,
+    door       TEXT NOT NULL CHECK (door IN ('api', 'mcp', 'web')),
+    mode       TEXT NOT NULL CHECK (mode IN ('choice', 'noul', 'score')),
+    depth      TEXT NOT NULL CHECK (depth IN ('standard', 'stress')),
+    credits    INTEGER NOT NULL CHECK (credits >= 0),
+    signal     TEXT NOT NULL,
+    top        TEXT NOT NULL,
+    confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+    question   TEXT,
+    context    TEXT,
+    choices    TEXT,
+    answer     TEXT
+  ) STRICT;
+  CREATE INDEX decisions_pass ON decisions (pass_id, decided_at);
+  CREATE INDEX decisions_age ON decisions (decided_at);
+  `,
 ];
 
 /**

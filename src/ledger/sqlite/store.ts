@@ -1,11 +1,13 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { Limits, Store } from '../store.js';
 import { checkExpiry, checkLimits, type ExpiryOptions } from '../rules.js';
+import { DEFAULT_DECISION_RETENTION_DAYS } from '../../config/variables.js';
 import { LOCK_WAIT_MS } from './busy.js';
 import { SqliteCalibrations } from './calibrations.js';
 import { SqliteCharges } from './charges.js';
 import { Checkpointer } from './checkpointer.js';
 import { openDatabase } from './database.js';
+import { SqliteDecisions } from './decisions.js';
 import { SqliteIdempotency } from './idempotency.js';
 import { KnownKeys } from '../known-keys.js';
 import { LAST_USE_FLUSH_MS, LastUse } from '../last-use.js';
@@ -24,12 +26,13 @@ import { SqliteWeb } from './web.js';
  * `decide serve` calls `recoverInterrupted`, which takes the file's lease.
  */
 export function openSqliteStore(path: string, limits: Limits, options: SqliteStoreOptions = {}): SqliteStore {
-  const { expiryMs, sweepIntervalMs } = checkExpiry(options);
+  const { expiryMs, sweepIntervalMs, retentionDays } = checkExpiry(options);
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
   if (!Number.isSafeInteger(lockWaitMs) || lockWaitMs < 0) throw new Error('lockWaitMs must be an integer ≥ 0.');
   return new SqliteStore(openDatabase(path), checkLimits(limits), {
     expiryMs,
     sweepIntervalMs,
+    retentionDays,
     lockWaitMs,
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
     warn: options.warn ?? ((line) => void process.stderr.write(`decide: ${line}\n`)),
@@ -58,6 +61,7 @@ export class SqliteStore implements Store {
   readonly idempotency: SqliteIdempotency;
   readonly metrics: SqliteMetrics;
   readonly calibrations: SqliteCalibrations;
+  readonly decisions: SqliteDecisions;
 
   private readonly tx: Transactions;
   private readonly reservations: Reservations;
@@ -74,8 +78,15 @@ export class SqliteStore implements Store {
   constructor(
     private readonly db: Db,
     limits: Limits,
-    /** `expiryMs`: lifetime of a reservation and of a running idempotency record. */
-    timing: { expiryMs: number; sweepIntervalMs: number; lockWaitMs: number; heartbeatMs?: number; warn?: (line: string) => void },
+    /** `expiryMs`: lifetime of a reservation and of a running idempotency record; `retentionDays`: of a decision log entry (30 when absent). */
+    timing: {
+      expiryMs: number;
+      sweepIntervalMs: number;
+      lockWaitMs: number;
+      retentionDays?: number;
+      heartbeatMs?: number;
+      warn?: (line: string) => void;
+    },
   ) {
     ({ expiryMs: this.expiryMs, sweepIntervalMs: this.sweepIntervalMs } = timing);
     this.heartbeatMs = timing.heartbeatMs ?? HEARTBEAT_MS;
@@ -89,7 +100,8 @@ export class SqliteStore implements Store {
     this.web = new SqliteWeb(db, this.tx, known);
     this.idempotency = new SqliteIdempotency(db, this.tx);
     this.metrics = new SqliteMetrics(db, this.tx);
-    this.charges = new SqliteCharges(this.tx, this.reservations, this.metrics, this.idempotency, () => this.leaseLost);
+    this.decisions = new SqliteDecisions(db, this.tx, timing.retentionDays ?? DEFAULT_DECISION_RETENTION_DAYS);
+    this.charges = new SqliteCharges(this.tx, this.reservations, this.metrics, this.idempotency, this.decisions, () => this.leaseLost);
     this.calibrations = new SqliteCalibrations(db, this.tx);
     // Operator commands note no uses: their flush finds nothing and writes nothing.
     this.every(LAST_USE_FLUSH_MS, () => this.keys.flushUse());
@@ -133,11 +145,15 @@ export class SqliteStore implements Store {
     this.warn(`${this.leaseLost}; this server takes no new decisions: stop it (one server per SQLite file)`);
   }
 
-  /** Releases expired reservations and drops lapsed running idempotency records; returns how many reservations. */
+  /**
+   * Releases expired reservations, drops lapsed running idempotency records and the
+   * decision log's entries past their retention; returns how many reservations.
+   */
   async sweep(): Promise<number> {
     return this.tx.write(() => {
       const now = new Date();
       this.idempotency.dropLapsed(now, this.expiryMs);
+      this.decisions.forget(now);
       return this.reservations.releaseExpired(now);
     });
   }

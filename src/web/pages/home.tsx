@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { documentOf, Layout, type PageProps } from './layout.js';
+import { Snippets } from './snippets.js';
 
 function curlSnippet(base: string): string {
   return `export DECIDE_API_KEY=dcd_api_…   # your key, from "Get an API key" above
@@ -109,6 +110,8 @@ export function homePage(props: PageProps): Promise<string> {
             </button>
           </div>
           <p id="copy-state" class="muted" aria-live="polite"></p>
+          <p>With it, a first decision over HTTP, or from TypeScript with the typed client:</p>
+          <Snippets id="key-code" origin={baseUrl} />
           <p>
             <a href="/pass">Your pass page</a> lists your keys and today's free use, and has a form to make a decision.
           </p>

@@ -32,6 +32,7 @@ export function Layout(props: { title: string; page: 'home' | 'pass'; withWidget
         <script src={props.assets.answer} defer></script>
         <script src={props.assets.js} defer></script>
         <script src={props.assets.home} defer></script>
+        <script src={props.assets.snippets} defer></script>
         {widget ? <script src={widget.scriptUrl} defer></script> : null}
       </head>
       <body data-page={props.page}>

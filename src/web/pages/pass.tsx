@@ -1,6 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { PassRecord } from '../../contract/index.js';
+import { DecisionLogSection, type DecisionLogView } from './decision-log.js';
 import { documentOf, Layout, type PageProps } from './layout.js';
+import { CodePanel } from './snippets.js';
 
 /** `2026-11-22 10:15 UTC`: the page speaks UTC, as the free allowance does. */
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
@@ -199,8 +201,8 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
   );
 }
 
-/** `/pass`: the pass's balance, its keys (revocable), today's free use, and a decision form. */
-export function passPage(props: PageProps): Promise<string> {
+/** `/pass`: the pass's balance, its keys (revocable), today's free use, a decision form, and its recent decisions when they are logged. */
+export function passPage(props: PageProps & { log?: DecisionLogView | null }): Promise<string> {
   const { pass } = props;
   return documentOf(
     <Layout {...props} title="decide: your pass" page="pass" withWidget={false}>
@@ -210,6 +212,8 @@ export function passPage(props: PageProps): Promise<string> {
           <Summary pass={pass} />
           <Keys pass={pass} />
           <DecisionForm pass={pass} />
+          <CodePanel origin={props.baseUrl} />
+          {props.log ? <DecisionLogSection log={props.log} /> : null}
         </>
       ) : (
         <section class="card" id="no-pass">

@@ -1,0 +1,57 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { type DecisionEntry, type DecisionLog, type LoggedDecision, retentionCutoff } from '../decisions.js';
+import type { Transactions } from './transactions.js';
+import { type DecisionRow, loggedDecision } from '../decision-rows.js';
+
+/** The decision log in the SQLite file: `record` runs inside a commit's transaction (charges.ts). */
+export class SqliteDecisions implements DecisionLog {
+  private readonly s: Record<string, Statement>;
+
+  constructor(
+    db: Database,
+    private readonly tx: Transactions,
+    private readonly retentionDays: number,
+  ) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      insert: p(`INSERT INTO decisions (pass_id, key_id, decided_at, door, mode, depth, credits, signal, top, confidence,
+                   question, context, choices, answer)
+                 VALUES (@passId, @keyId, @decidedAt, @door, @mode, @depth, @credits, @signal, @top, @confidence,
+                   @question, @context, @choices, @answer)`),
+      // The id breaks ties of one millisecond: the later insert is the newer decision.
+      recent: p(`SELECT d.decided_at, k.hint AS key_hint, d.door, d.mode, d.depth, d.credits, d.signal, d.top, d.confidence,
+                   d.question, d.context, d.choices, d.answer
+                 FROM decisions d JOIN keys k ON k.id = d.key_id
+                 WHERE d.pass_id = ? ORDER BY d.decided_at DESC, d.id DESC LIMIT ?`),
+      sweep: p('DELETE FROM decisions WHERE decided_at < ?'),
+    };
+  }
+
+  /** Writes one entry; the caller holds the commit's transaction. */
+  record(entry: DecisionEntry, now: Date): void {
+    const { text, ...meta } = entry;
+    this.s.insert.run({
+      ...meta,
+      decidedAt: now.toISOString(),
+      question: text?.question ?? null,
+      context: text?.context ?? null,
+      choices: text?.choices ? JSON.stringify(text.choices) : null,
+      answer: text?.answer ?? null,
+    });
+  }
+
+  async recent(passId: string, limit: number): Promise<LoggedDecision[]> {
+    const rows = await this.tx.read(() => this.s.recent.all(passId, limit) as DecisionRow[]);
+    return rows.map(loggedDecision);
+  }
+
+  async sweep(now: Date): Promise<number> {
+    return this.tx.write(() => this.forget(now));
+  }
+
+  /** The sweep's delete, inside the caller's transaction (the store's periodic sweep shares one). */
+  forget(now: Date): number {
+    // ISO 8601 UTC strings of one fixed width sort as the instants they name.
+    return this.s.sweep.run(retentionCutoff(now, this.retentionDays).toISOString()).changes;
+  }
+}
