@@ -84,7 +84,10 @@ function initRevoke() {
       say(status, `not revoked: ${messageOf(answer)}`);
       return button.focus();
     }
-    status.textContent = `revoked ${answer.body.revokedAt.slice(0, 10)} ${answer.body.revokedAt.slice(11, 16)} UTC`;
+    // In the words the server uses (src/web/pages/when.tsx): revoked just now is "today", the exact time its title.
+    const at = answer.body.revokedAt;
+    const time = Object.assign(document.createElement('time'), { dateTime: at, title: `${at.slice(0, 10)} ${at.slice(11, 16)} UTC`, textContent: 'today' });
+    status.replaceChildren('revoked ', time);
     row.classList.add('revoked');
     button.remove();
     status.focus(); // the button is gone: the focus goes to what became of the key
@@ -222,6 +225,16 @@ function initDecisionForm() {
     }
   });
 }
+
+/** A key made on the pass page of a pass without a live key (home.js makes it): the form pays with it at once. */
+document.addEventListener('decide:key-created', (event) => {
+  const select = $('#decide-form select[name="keyId"]');
+  if (!select) return;
+  select.append(new Option(event.detail.keyHint, event.detail.id, true, true));
+  const reason = $('#no-key-reason');
+  if (reason) say(reason, '');
+  refreshSubmit();
+});
 
 document.addEventListener('DOMContentLoaded', () => {
   initRevoke();

@@ -6,12 +6,22 @@ import {
   type PassRecord,
   type WebDecisionRequest,
 } from '../contract/index.js';
-import type { Store } from '../ledger/store.js';
+import type { DayUsage, Store } from '../ledger/store.js';
 import { secondsToMidnight } from '../service/clock.js';
 import { KEYS_PER_IP_PER_DAY, PASSES_PER_IP_PER_DAY } from '../service/limits.js';
 import type { DecideAnswer, DecisionService } from '../service/service.js';
 import type { Caller } from '../contract/caller.js';
 import { utcDay } from '../contract/utc-day.js';
+
+/** What the pass page shows beyond the pass's record. */
+export interface PassDashboard {
+  /** When the page is drawn: its words ("today", "3 days ago") count from it. */
+  now: Date;
+  /** Each key's name (given by the operator) and last use, by key id. */
+  keys: Record<string, { name: string | null; lastUsedAt: string | null }>;
+  /** The pass's decisions and credits of the last 30 UTC days, oldest first. */
+  usage: DayUsage[];
+}
 
 /**
  * What the browser's routes do with a pass: create it (at most 5 per IP per UTC day),
@@ -37,6 +47,18 @@ export class PassDesk {
       freeLimit: this.service.limits.freePerKey,
       day: utcDay(now),
     };
+  }
+
+  /**
+   * The pass page's figures. The uses this server noted are written first (as the
+   * operator's listing does), so a key used a moment ago does not read "never"; a
+   * failed write leaves them for the next flush and the page a minute behind.
+   */
+  async dashboard(passId: string): Promise<PassDashboard> {
+    const now = this.service.now();
+    await this.store.keys.flushUse().catch(() => undefined);
+    const [keys, usage] = await Promise.all([this.store.keys.list({ passId }), this.store.web.history(passId, now)]);
+    return { now, keys: Object.fromEntries(keys.map((k) => [k.id, { name: k.name, lastUsedAt: k.lastUsedAt }])), usage };
   }
 
   async createPass(ip: string): Promise<string> {

@@ -131,7 +131,8 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
   web.all('/', methodNotAllowed(['GET']));
   web.get('/pass', headers, async (c) => {
     const pass = await currentPass(c);
-    return c.html(await passPage({ assets, verifier, pass, baseUrl: c.get('origin') }));
+    const dashboard = pass && (await desk.dashboard(pass.passId));
+    return c.html(await passPage({ assets, verifier, pass, dashboard, baseUrl: c.get('origin') }));
   });
   web.all('/pass', methodNotAllowed(['GET']));
   return web;
