@@ -89,7 +89,7 @@ describe('GET /pass as a dashboard', () => {
     expect(row(used.id)).toContain(
       '<td class="last-used" data-label="Last used"><time datetime="2026-11-23T12:00:00.000Z" title="2026-11-23 12:00 UTC">today</time>',
     );
-    expect(row(named.keyId)).toContain('<span class="key-name breakable">ci runner &lt;staging&gt;</span>');
+    expect(row(named.keyId)).toContain('<span class="key-name breakable">ci runner &lt;staging&gt;</span><br/><code>');
     expect(row(named.keyId)).toContain('<time datetime="2026-11-19T07:30:00.000Z" title="2026-11-19 07:30 UTC">4 days ago</time>');
     expect(row(named.keyId)).toMatch(/data-label="Last used">never</);
 

@@ -67,7 +67,13 @@ export function Keys({ pass, dashboard }: Props) {
               return (
                 <tr data-key-id={k.id} class={k.revokedAt ? 'revoked' : undefined}>
                   <td class="key" data-label="Key">
-                    {name === null ? null : <span class="key-name breakable">{name}</span>} <code>{k.keyHint}</code>
+                    {name === null ? null : (
+                      <>
+                        <span class="key-name breakable">{name}</span>
+                        <br />
+                      </>
+                    )}
+                    <code>{k.keyHint}</code>
                   </td>
                   <td data-label="Created">
                     <Ago at={k.createdAt} now={now} />
