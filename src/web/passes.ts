@@ -25,8 +25,9 @@ export interface PassDashboard {
 
 /**
  * What the browser's routes do with a pass: create it (at most 5 per IP per UTC day),
- * its record, its keys (created at most 2 per IP per UTC day, revoked by id), and
- * decisions paid by one of its keys through the one decision path every channel shares.
+ * its record and the pass page's figures, its keys (created at most 2 per IP per UTC
+ * day, or as a funded pass's replacement, revoked by id), and decisions paid by one of
+ * its keys through the one decision path every channel shares.
  */
 export class PassDesk {
   constructor(
