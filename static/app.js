@@ -97,6 +97,51 @@ function initRevoke() {
   });
 }
 
+// ---- The pass page: naming keys ----
+
+/** The name shown above the key's hint in its row: set, replaced, or removed with the line break after it. */
+function showName(cell, name) {
+  let shown = $('.key-name', cell);
+  if (!name) {
+    shown?.nextElementSibling?.remove();
+    return shown?.remove();
+  }
+  if (!shown) {
+    shown = Object.assign(document.createElement('span'), { className: 'key-name breakable' });
+    cell.prepend(shown, document.createElement('br'));
+  }
+  shown.textContent = name;
+}
+
+function initNaming() {
+  $$('form.name-key').forEach((form) => {
+    const button = $('button', form);
+    const input = form.elements.namedItem('name');
+    const error = $('.field-error', form);
+    button.disabled = false;
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const name = input.value.trim(); // the rule refuses surrounding spaces: they are never meant
+      button.disabled = true;
+      const answer = await api('PATCH', `/v1/keys/${encodeURIComponent(form.dataset.keyId)}`, { name: name || null });
+      button.disabled = false;
+      if (answer.status !== 200) {
+        input.setAttribute('aria-invalid', 'true');
+        say(error, answer.body?.issues?.[0]?.message ?? messageOf(answer));
+        return input.focus(); // its aria-describedby reads the error out
+      }
+      input.removeAttribute('aria-invalid');
+      say(error, '');
+      input.value = answer.body.name ?? '';
+      showName(form.closest('td'), answer.body.name);
+      const details = form.closest('details');
+      details.open = false;
+      $('summary', details).firstChild.textContent = answer.body.name ? 'Rename' : 'Name it';
+      $('summary', details).focus();
+    });
+  });
+}
+
 // ---- The pass page: the decision form ----
 
 /** The request the form describes, and which input each field of the contract names. */
@@ -238,5 +283,6 @@ document.addEventListener('decide:key-created', (event) => {
 
 document.addEventListener('DOMContentLoaded', () => {
   initRevoke();
+  initNaming();
   initDecisionForm();
 });

@@ -38,6 +38,11 @@ export interface Web {
   createKey(request: { passId: string; ip: string; perIpLimit: number }, now: Date): Promise<CreatedKey | null>;
   /** Revokes an active key of `passId`; null when the pass has no such active key. */
   revokeKey(passId: string, keyId: string, now: Date): Promise<RevokedKey | null>;
+  /**
+   * Names an active key of `passId` (`name` checked: rules.ts `checkKeyName`), or clears
+   * its name (null); false when the pass has no such active key, and nothing changes.
+   */
+  nameKey(passId: string, keyId: string, name: string | null): Promise<boolean>;
   /** The caller of an active key of `passId` (a web decision spends it), or null. */
   caller(passId: string, keyId: string): Promise<Caller | null>;
   /** Free decisions used on the UTC day of `now` by each key of `passId` (keys without any are left out). */

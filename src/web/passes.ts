@@ -2,6 +2,7 @@ import {
   ServiceError,
   type DecisionRequest,
   type KeyCreated,
+  type KeyNamed,
   type KeyRevoked,
   type PassRecord,
   type WebDecisionRequest,
@@ -26,7 +27,7 @@ export interface PassDashboard {
 /**
  * What the browser's routes do with a pass: create it (at most 5 per IP per UTC day),
  * its record and the pass page's figures, its keys (created at most 2 per IP per UTC
- * day, or as a funded pass's replacement, revoked by id), and decisions paid by one of
+ * day, or as a funded pass's replacement; named and revoked by id), and decisions paid by one of
  * its keys through the one decision path every channel shares.
  */
 export class PassDesk {
@@ -96,6 +97,12 @@ export class PassDesk {
     const revoked = await this.store.web.revokeKey(passId, keyId, this.service.now());
     if (!revoked) throw new ServiceError('not_found', `this pass has no active key ${keyId}`);
     return { revoked: true, ...revoked };
+  }
+
+  /** Names an active key of the pass, or clears its name (null); 404 for any other id. */
+  async nameKey(passId: string, keyId: string, name: string | null): Promise<KeyNamed> {
+    if (!(await this.store.web.nameKey(passId, keyId, name))) throw new ServiceError('not_found', `this pass has no active key ${keyId}`);
+    return { id: keyId, name };
   }
 
   /** The caller of the key that pays for a web decision; 400 naming `keyId` when it is not an active key of the pass. */

@@ -87,6 +87,35 @@ describe('the pass page as a dashboard, in headless Chromium', () => {
     await page.close();
   });
 
+  it('a key named on the page: the name shows in its row at once; a refused name is said beside the field, which takes the focus', async () => {
+    time.set('2026-11-23T09:00:00.000Z');
+    const { page, problems } = await withKey();
+    await page.setViewportSize({ width: 360, height: 800 });
+    const row = page.locator('#keys tbody tr').first();
+    await row.locator('summary').click();
+    await expect(row.locator('summary').textContent()).resolves.toMatch(/^Name it dcd_api_…/);
+    await row.locator('input[name="name"]').fill('tab\there');
+    await row.locator('button[type="submit"]').click();
+    await focusOnce(page, '#keys input[name="name"][aria-invalid="true"]');
+    await expect(row.locator('.field-error').textContent()).resolves.toBe(
+      '1 to 100 characters, without control characters or surrounding spaces',
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await sideways(page)).toBe(0);
+
+    await row.locator('input[name="name"]').fill('  laptop of the night shift  ');
+    await row.locator('input[name="name"]').press('Enter');
+    await textOnce(page, '#keys tbody tr .key-name', /^laptop of the night shift$/);
+    await focusOnce(page, '#keys summary');
+    expect(await row.locator('details').getAttribute('open')).toBeNull();
+    await expect(row.locator('summary').textContent()).resolves.toMatch(/^Rename dcd_api_…/);
+    expect(await row.locator('.field-error').isHidden()).toBe(true);
+    await page.reload(); // kept by the ledger
+    await expect(page.locator('#keys tbody tr .key-name').textContent()).resolves.toBe('laptop of the night shift');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('keys and usage at 1280 and 360 px, light and dark: no serious axe violation, no sideways scroll, the chart in the page’s colours', {
     timeout: scaled(120_000),
   }, async () => {

@@ -7,7 +7,7 @@ import type { Caller } from '../../src/contract/caller.js';
 /**
  * What the pass page reads and lets a pass do beyond the rest of the browser's side:
  * a replacement key for a funded pass whose keys are all revoked, past the IP's daily
- * count and within its bounds, and the pass's usage by day and key. storeSuite runs it
+ * count and within its bounds, naming its keys, and the pass's usage by day and key. storeSuite runs it
  * for SQLite and PostgreSQL alike.
  */
 export function dashboardStoreSuite(h: LedgerHarness): void {
@@ -74,6 +74,27 @@ export function dashboardStoreSuite(h: LedgerHarness): void {
       expect(made.filter((k) => k !== null)).toHaveLength(1);
       expect(await activeKeys(passId)).toHaveLength(1);
       expect(await counted()).toBe(1);
+    });
+  });
+
+  describe(`${h.name}: naming a key of the pass`, () => {
+    it('names an active key of the pass, or clears its name; not another pass’s, not a revoked one; the name checked', async () => {
+      const a = await store.keys.create(EARLIER);
+      const b = await store.keys.create(EARLIER);
+      const name = async (keyId: string) => (await store.keys.list()).find((k) => k.id === keyId)?.name;
+      expect(await store.web.nameKey(a.passId, a.keyId, 'laptop “ünïcode” ✓')).toBe(true);
+      expect(await name(a.keyId)).toBe('laptop “ünïcode” ✓');
+      expect(await store.web.nameKey(b.passId, a.keyId, 'stolen')).toBe(false);
+      expect(await store.web.nameKey(a.passId, 'key_unknown', 'x')).toBe(false);
+      for (const bad of ['', ' padded', 'tab\there', 'x'.repeat(101)]) {
+        await expect(store.web.nameKey(a.passId, a.keyId, bad)).rejects.toThrow(/key name/);
+      }
+      expect(await name(a.keyId)).toBe('laptop “ünïcode” ✓');
+      expect(await store.web.nameKey(a.passId, a.keyId, null)).toBe(true);
+      expect(await name(a.keyId)).toBeNull();
+      await store.keys.revoke(a.keyId, NOW);
+      expect(await store.web.nameKey(a.passId, a.keyId, 'too late')).toBe(false);
+      expect(await name(a.keyId)).toBeNull();
     });
   });
 

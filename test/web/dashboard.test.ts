@@ -101,6 +101,53 @@ describe('GET /pass as a dashboard', () => {
     expect(shown(html)).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
   });
 
+  it('PATCH /v1/keys/{id} names an active key of the pass (the page shows it), clears it with null; refusals name the field', async () => {
+    time.set('2026-11-24T10:00:00.000Z');
+    const b = browser();
+    const key = await b.newKey();
+    const name = (json: unknown, id = key.id) => b.call('PATCH', `/v1/keys/${id}`, { json });
+    const named = await name({ name: 'build server <b>' });
+    expect(named.status).toBe(200);
+    expect(named.body).toEqual({ id: key.id, name: 'build server <b>' });
+    expect(named.headers['cache-control']).toBe('no-store');
+    expect(await page(b)).toContain('<span class="key-name breakable">build server &lt;b&gt;</span>');
+
+    for (const bad of <Record<string, unknown>[]>[
+      { name: ' padded' },
+      { name: 'x'.repeat(101) },
+      { name: 'line\nbreak' },
+      { name: '' },
+      { name: 3 },
+      {},
+      { name: 'a', extra: 1 },
+    ]) {
+      const refused = await name(bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(refused.body.code).toBe('invalid_request');
+      expect(
+        refused.body.issues.map((i: { field: string }) => i.field),
+        JSON.stringify(bad),
+      ).toEqual(['extra' in bad ? 'extra' : 'name']);
+    }
+    expect((await name({ name: 'a'.repeat(100) })).status).toBe(200);
+    expect((await name({ name: null })).body).toEqual({ id: key.id, name: null });
+    expect(await page(b)).not.toContain('class="key-name');
+
+    const stranger = browser();
+    await stranger.newKey();
+    expect((await stranger.call('PATCH', `/v1/keys/${key.id}`, { json: { name: 'mine' } })).status).toBe(404);
+    expect(
+      (
+        await svc.call('PATCH', `/v1/keys/${key.id}`, {
+          json: { name: 'x' },
+          headers: { origin: 'http://evil.example', cookie: b.cookie! },
+        })
+      ).status,
+    ).toBe(403);
+    await b.call('DELETE', `/v1/keys/${key.id}`);
+    expect((await name({ name: 'after' })).status).toBe(404);
+  });
+
   it('usage: an SVG bar chart of 30 UTC days with a title and description, and the figures by day and key', async () => {
     time.set('2026-11-24T10:00:00.000Z');
     const b = browser();

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { freshKey, ipFingerprint, newId } from '../ids.js';
 import type { CreatedKey, RevokedKey } from '../keys.js';
-import { checkPerIpLimit, checkSettingName } from '../rules.js';
+import { checkKeyName, checkPerIpLimit, checkSettingName } from '../rules.js';
 import { historyDays, usageHistory, type DayUsage, type KeyDayUsage } from '../usage.js';
 import type { Web } from '../web.js';
 import { transaction } from './database.js';
@@ -35,6 +35,7 @@ const SQL = {
   insertKey: 'INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ($1, $2, $3, $4, $5)',
   revoke: `UPDATE keys SET revoked_at = $1 WHERE id = $2 AND pass_id = $3 AND revoked_at IS NULL
            RETURNING hint, revoked_at`,
+  name: 'UPDATE keys SET name = $1 WHERE id = $2 AND pass_id = $3 AND revoked_at IS NULL',
   caller: 'SELECT id, pass_id, hint FROM keys WHERE id = $1 AND pass_id = $2 AND revoked_at IS NULL',
   freeUsage: `SELECT f.key_id, f.used FROM free_usage f JOIN keys k ON k.id = f.key_id
               WHERE k.pass_id = $1 AND f.day = $2 AND f.used > 0`,
@@ -100,6 +101,11 @@ export class PgWeb implements Web {
     const row = (await this.pool.query<{ hint: string; revoked_at: Date }>(SQL.revoke, [now.toISOString(), keyId, passId])).rows[0];
     this.known.forget(keyId);
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at.toISOString() } : null;
+  }
+
+  async nameKey(passId: string, keyId: string, name: string | null): Promise<boolean> {
+    checkKeyName(name ?? undefined);
+    return (await this.pool.query(SQL.name, [name, keyId, passId])).rowCount === 1;
   }
 
   async caller(passId: string, keyId: string): Promise<Caller | null> {

@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { freshKey, ipFingerprint, newId } from '../ids.js';
 import type { CreatedKey, RevokedKey } from '../keys.js';
 import type { KnownKeys } from '../known-keys.js';
-import { checkPerIpLimit, checkSettingName } from '../rules.js';
+import { checkKeyName, checkPerIpLimit, checkSettingName } from '../rules.js';
 import { historyDays, usageHistory, type DayUsage, type KeyDayUsage } from '../usage.js';
 import type { Web } from '../web.js';
 import type { Transactions } from './transactions.js';
@@ -48,6 +48,7 @@ export class SqliteWeb implements Web {
       insertKey: p('INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES (?, ?, ?, ?, ?)'),
       revoke: p(`UPDATE keys SET revoked_at = ? WHERE id = ? AND pass_id = ? AND revoked_at IS NULL
                  RETURNING hint, revoked_at`),
+      name: p('UPDATE keys SET name = ? WHERE id = ? AND pass_id = ? AND revoked_at IS NULL'),
       caller: p('SELECT id, pass_id, hint FROM keys WHERE id = ? AND pass_id = ? AND revoked_at IS NULL'),
       freeUsage: p(`SELECT f.key_id, f.used FROM free_usage f JOIN keys k ON k.id = f.key_id
                     WHERE k.pass_id = ? AND f.day = ? AND f.used > 0`),
@@ -108,6 +109,11 @@ export class SqliteWeb implements Web {
       | undefined;
     this.known.forget(keyId);
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at } : null;
+  }
+
+  async nameKey(passId: string, keyId: string, name: string | null): Promise<boolean> {
+    checkKeyName(name ?? undefined);
+    return (await this.tx.unlocked(() => this.s.name.run(name, keyId, passId))).changes === 1;
   }
 
   async caller(passId: string, keyId: string): Promise<Caller | null> {

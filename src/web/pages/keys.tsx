@@ -39,7 +39,34 @@ function NoLiveKey({ pass }: { pass: PassRecord }) {
   );
 }
 
-/** The pass's keys, oldest first: name and hint, when made and last used (in words), today's free use, revocation. */
+/**
+ * Names an active key (app.js sends it; the ledger checks it, the field-level error
+ * comes back beside the input). Closed until asked for; Save is disabled until the
+ * script runs, so without it nothing is sent.
+ */
+function NameForm({ keyId, keyHint, name }: { keyId: string; keyHint: string; name: string | null }) {
+  const errorId = `name-error-${keyId}`;
+  return (
+    <details class="rename">
+      <summary>
+        {name === null ? 'Name it' : 'Rename'}
+        <span class="visually-hidden"> {keyHint}</span>
+      </summary>
+      <form class="name-key" data-key-id={keyId} method="post" novalidate>
+        <label>
+          Name <span class="muted">(up to 100 characters; empty clears it)</span>
+          <input name="name" type="text" maxlength={100} value={name ?? ''} autocomplete="off" aria-describedby={errorId} />
+        </label>
+        <p class="field-error" id={errorId} hidden></p>
+        <button type="submit" disabled>
+          Save
+        </button>
+      </form>
+    </details>
+  );
+}
+
+/** The pass's keys, oldest first: name (which the page changes) and hint, when made and last used (in words), today's free use, revocation. */
 export function Keys({ pass, dashboard }: Props) {
   const live = pass.keys.some((k) => !k.revokedAt);
   const { now } = dashboard;
@@ -74,6 +101,7 @@ export function Keys({ pass, dashboard }: Props) {
                       </>
                     )}
                     <code>{k.keyHint}</code>
+                    {k.revokedAt ? null : <NameForm keyId={k.id} keyHint={k.keyHint} name={name} />}
                   </td>
                   <td data-label="Created">
                     <Ago at={k.createdAt} now={now} />
