@@ -18,7 +18,7 @@ import { utcDay } from '../contract/utc-day.js';
 export interface PassDashboard {
   /** When the page is drawn: its words ("today", "3 days ago") count from it. */
   now: Date;
-  /** Each key's name (given by the operator) and last use, by key id. */
+  /** Each key's name (the operator's, or the page's) and last use, by key id. */
   keys: Record<string, { name: string | null; lastUsedAt: string | null }>;
   /** The pass's decisions and credits of the last 30 UTC days, oldest first. */
   usage: DayUsage[];
