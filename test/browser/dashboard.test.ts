@@ -29,6 +29,17 @@ describe('the pass page as a dashboard, in headless Chromium', () => {
     await svc?.close();
   });
 
+  /** axe's serious and critical violations of the page as it is, in light and in dark. */
+  async function bothSchemes(page: Page): Promise<Record<string, Violation[]>> {
+    const found: Record<string, Violation[]> = {};
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      found[colorScheme] = await seriousViolations(page);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    return found;
+  }
+
   /** A page of a browser of its own, with a key made on the home page; its pass and the key's caller. */
   async function withKey(): Promise<{ page: Page; problems: string[]; caller: Caller }> {
     const { page, problems } = await newPage(browser, svc, `198.51.100.${nextIp++}`);
@@ -53,8 +64,10 @@ describe('the pass page as a dashboard, in headless Chromium', () => {
     );
     expect(await page.isVisible('#no-key-reason')).toBe(true);
     expect(await page.isDisabled('#decide-form button[type="submit"]')).toBe(true);
+    expect(await bothSchemes(page)).toEqual({ light: [], dark: [] });
     await page.click('#create-key');
     await focusOnce(page, '#copy-key');
+    expect(await bothSchemes(page)).toEqual({ light: [], dark: [] });
     const key = (await page.textContent('#new-key-value'))!;
     expect(key).toMatch(/^dcd_api_/);
     expect(await page.isHidden('#no-key-reason')).toBe(true);
