@@ -84,13 +84,61 @@ function initRevoke() {
       say(status, `not revoked: ${messageOf(answer)}`);
       return button.focus();
     }
-    status.textContent = `revoked ${answer.body.revokedAt.slice(0, 10)} ${answer.body.revokedAt.slice(11, 16)} UTC`;
+    // In the words the server uses (src/web/pages/when.tsx): revoked just now is "today", the exact time its title.
+    const at = answer.body.revokedAt;
+    const time = Object.assign(document.createElement('time'), { dateTime: at, title: `${at.slice(0, 10)} ${at.slice(11, 16)} UTC`, textContent: 'today' });
+    status.replaceChildren('revoked ', time);
     row.classList.add('revoked');
     button.remove();
     status.focus(); // the button is gone: the focus goes to what became of the key
     const select = $('#decide-form select[name="keyId"]');
     $(`option[value="${CSS.escape(row.dataset.keyId)}"]`, select ?? document.createElement('select'))?.remove();
     refreshSubmit();
+  });
+}
+
+// ---- The pass page: naming keys ----
+
+/** The name shown above the key's hint in its row: set, replaced, or removed with the line break after it. */
+function showName(cell, name) {
+  let shown = $('.key-name', cell);
+  if (!name) {
+    shown?.nextElementSibling?.remove();
+    return shown?.remove();
+  }
+  if (!shown) {
+    shown = Object.assign(document.createElement('span'), { className: 'key-name breakable' });
+    cell.prepend(shown, document.createElement('br'));
+  }
+  shown.textContent = name;
+}
+
+function initNaming() {
+  $$('form.name-key').forEach((form) => {
+    const button = $('button', form);
+    const input = form.elements.namedItem('name');
+    const error = $('.field-error', form);
+    button.disabled = false;
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const name = input.value.trim(); // the rule refuses surrounding spaces: they are never meant
+      button.disabled = true;
+      const answer = await api('PATCH', `/v1/keys/${encodeURIComponent(form.dataset.keyId)}`, { name: name || null });
+      button.disabled = false;
+      if (answer.status !== 200) {
+        input.setAttribute('aria-invalid', 'true');
+        say(error, answer.body?.issues?.[0]?.message ?? messageOf(answer));
+        return input.focus(); // its aria-describedby reads the error out
+      }
+      input.removeAttribute('aria-invalid');
+      say(error, '');
+      input.value = answer.body.name ?? '';
+      showName(form.closest('td'), answer.body.name);
+      const details = form.closest('details');
+      details.open = false;
+      $('summary', details).firstChild.textContent = answer.body.name ? 'Rename' : 'Name it';
+      $('summary', details).focus();
+    });
   });
 }
 
@@ -223,7 +271,18 @@ function initDecisionForm() {
   });
 }
 
+/** A key made on the pass page of a pass without a live key (home.js makes it): the form pays with it at once. */
+document.addEventListener('decide:key-created', (event) => {
+  const select = $('#decide-form select[name="keyId"]');
+  if (!select) return;
+  select.append(new Option(event.detail.keyHint, event.detail.id, true, true));
+  const reason = $('#no-key-reason');
+  if (reason) say(reason, '');
+  refreshSubmit();
+});
+
 document.addEventListener('DOMContentLoaded', () => {
   initRevoke();
+  initNaming();
   initDecisionForm();
 });

@@ -1,5 +1,6 @@
 // The home page's part of decide's pages: the verification widget's callbacks and
-// "Create a key" with its one key panel. Loaded after app.js, whose helpers it uses
+// "Create a key" with its one key panel (which the pass page of a pass without a live
+// key has too). Loaded after app.js, whose helpers it uses
 // ($, api, say, fail), and before the widget's script, which calls its callbacks.
 'use strict';
 
@@ -88,6 +89,7 @@ async function createKey(button) {
     return refuse(`No key was created: ${messageOf(made)}`);
   }
   showKey(made.body.key);
+  document.dispatchEvent(new CustomEvent('decide:key-created', { detail: made.body })); // the pass page's form takes it (app.js)
   $('#copy-key').focus();
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KeyName } from './admin.js';
 import { ChoiceRequest, NoulRequest, ScoreRequest } from './decision.js';
 
 /**
@@ -59,6 +60,14 @@ export const KeyCreated = z
   })
   .meta({ id: 'KeyCreated' });
 export type KeyCreated = z.infer<typeof KeyCreated>;
+
+/** Body of `PATCH /v1/keys/{id}`: the key's new name, or null to clear it; nothing else of a key changes. */
+export const KeyNameChange = z.strictObject({ name: KeyName.nullable() }).meta({ id: 'KeyNameChange' });
+export type KeyNameChange = z.infer<typeof KeyNameChange>;
+
+/** Body of the 200 of `PATCH /v1/keys/{id}`. */
+export const KeyNamed = z.strictObject({ id: z.string(), name: z.string().nullable() }).meta({ id: 'KeyNamed' });
+export type KeyNamed = z.infer<typeof KeyNamed>;
 
 /** Body of `POST /v1/web/decisions`: a DecisionRequest plus the key that pays. */
 export const WebDecisionRequest = z

@@ -14,6 +14,7 @@ export type * from './idempotency.js';
 export type * from './keys.js';
 export type * from './metrics.js';
 export type * from './passes.js';
+export type * from './usage.js';
 export type * from './web.js';
 
 /**

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { DecisionResponse, KeyCreated, KeyRevoked, PassCreate, PassRecord, WebDecisionRequest } from '../contract/index.js';
+import {
+  DecisionResponse,
+  KeyCreated,
+  KeyNameChange,
+  KeyNamed,
+  KeyRevoked,
+  PassCreate,
+  PassRecord,
+  WebDecisionRequest,
+} from '../contract/index.js';
 import { bodyFailures, decisionFailures, failure, json, retryAfter } from '../http/openapi-parts.js';
 
 /**
@@ -54,7 +63,8 @@ export function webPaths(): ZodOpenApiPathsObject {
     '/v1/keys': {
       post: {
         operationId: 'createKey',
-        summary: "Create a key linked to the browser's pass (2 per IP per UTC day); the key is shown this once",
+        summary:
+          "Create a key linked to the browser's pass (2 per IP per UTC day, besides a funded pass's replacement of its revoked keys); the key is shown this once",
         security,
         responses: {
           '201': {
@@ -73,6 +83,21 @@ export function webPaths(): ZodOpenApiPathsObject {
       },
     },
     '/v1/keys/{id}': {
+      patch: {
+        operationId: 'namePassKey',
+        summary: "Name one of the pass's active keys, or clear its name",
+        security,
+        requestParams: { path: z.object({ id: z.string().meta({ description: 'The key id, from GET /v1/pass.' }) }) },
+        requestBody: { required: true, ...json(KeyNameChange) },
+        responses: {
+          '200': { description: 'Key named', ...json(KeyNamed) },
+          '400': failure('Invalid body, or a name outside the rule', ['invalid_json', 'invalid_request']),
+          '401': noPass,
+          '403': foreign,
+          '404': failure('The pass has no active key with this id', ['not_found']),
+          ...bodyFailures,
+        },
+      },
       delete: {
         operationId: 'deletePassKey',
         summary: "Revoke one of the pass's keys",

@@ -1,6 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { ServiceError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
+import { KeyNameChange, ServiceError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
@@ -110,7 +110,12 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
   });
   web.all('/v1/keys', methodNotAllowed(['POST']));
   web.delete('/v1/keys/:id', origin, requirePass, async (c) => c.json(await desk.revokeKey(c.get('pass').passId, c.req.param('id'))));
-  web.all('/v1/keys/:id', methodNotAllowed(['DELETE']));
+  web.patch('/v1/keys/:id', origin, requirePass, ...json, async (c) => {
+    const parsed = KeyNameChange.safeParse(c.get('body'));
+    if (!parsed.success) throw invalidRequest(parsed.error);
+    return c.json(await desk.nameKey(c.get('pass').passId, c.req.param('id'), parsed.data.name));
+  });
+  web.all('/v1/keys/:id', methodNotAllowed(['DELETE', 'PATCH']));
 
   web.post('/v1/web/decisions', origin, requirePass, ...json, async (c) => {
     const parsed = WebDecisionRequest.safeParse(c.get('body'));
@@ -131,8 +136,8 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
   web.all('/', methodNotAllowed(['GET']));
   web.get('/pass', headers, async (c) => {
     const pass = await currentPass(c);
-    const log = pass && (await desk.recentDecisions(pass.passId));
-    return c.html(await passPage({ assets, verifier, pass, baseUrl: c.get('origin'), log }));
+    const [log, dashboard] = pass ? await Promise.all([desk.recentDecisions(pass.passId), desk.dashboard(pass.passId)]) : [null, null];
+    return c.html(await passPage({ assets, verifier, pass, dashboard, baseUrl: c.get('origin'), log }));
   });
   web.all('/pass', methodNotAllowed(['GET']));
   return web;

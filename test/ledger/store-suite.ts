@@ -14,6 +14,7 @@ import type {
 import { DAY, IP, NEXT, newCaller, NOW } from './helpers.js';
 import { unitsStoreSuite } from './units-suite.js';
 import { webStoreSuite } from './web-suite.js';
+import { dashboardStoreSuite } from './dashboard-suite.js';
 import { operatorStoreSuite } from './operator-suite.js';
 import { decisionLogSuite } from './decisions-suite.js';
 import type { Caller, Channel } from '../../src/contract/caller.js';
@@ -827,6 +828,8 @@ export function storeSuite(h: LedgerHarness): void {
   });
 
   describe(`${h.name}: the browser's side`, () => webStoreSuite(h));
+
+  describe(`${h.name}: the pass page's side`, () => dashboardStoreSuite(h));
 
   describe(`${h.name}: several units in one reservation`, () => unitsStoreSuite(h));
 

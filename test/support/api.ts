@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { DecisionResponse, ErrorBody, KeyCreated, KeyRevoked, Metrics, PassRecord, Usage } from '../../src/contract/index.js';
+import { DecisionResponse, ErrorBody, KeyCreated, KeyNamed, KeyRevoked, Metrics, PassRecord, Usage } from '../../src/contract/index.js';
 import { ModelList, SystemOneResponse } from '../../src/contract/systemone.js';
 import {
   AdminKeyCreated,
@@ -24,6 +24,7 @@ const SUCCESS: Record<string, z.ZodType> = {
   'GET /v1/pass': PassRecord,
   'POST /v1/keys': KeyCreated,
   'DELETE /v1/keys/{id}': KeyRevoked,
+  'PATCH /v1/keys/{id}': KeyNamed,
   'POST /v1/web/decisions': DecisionResponse,
   'POST /v1/systemone': SystemOneResponse,
   'GET /v1/models': ModelList,

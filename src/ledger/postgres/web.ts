@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { freshKey, ipFingerprint, newId } from '../ids.js';
 import type { CreatedKey, RevokedKey } from '../keys.js';
-import { checkPerIpLimit, checkSettingName } from '../rules.js';
+import { checkKeyName, checkPerIpLimit, checkSettingName } from '../rules.js';
+import { historyDays, usageHistory, type DayUsage, type KeyDayUsage } from '../usage.js';
 import type { Web } from '../web.js';
 import { transaction } from './database.js';
 import type { KnownKeys } from '../known-keys.js';
@@ -28,12 +29,22 @@ const SQL = {
              ON CONFLICT (ip_fingerprint, day) DO UPDATE SET created = key_creations.created + 1
              WHERE $3::int = 0 OR key_creations.created < $3::int
              RETURNING created`,
+  // A replacement (web.ts): a funded pass with keys, none active, none made since $2.
+  replaces: `SELECT 1 FROM passes p WHERE p.id = $1 AND p.funded_ever AND EXISTS (SELECT 1 FROM keys k WHERE k.pass_id = p.id)
+             AND NOT EXISTS (SELECT 1 FROM keys k WHERE k.pass_id = p.id AND (k.revoked_at IS NULL OR k.created_at >= $2::timestamptz))`,
   insertKey: 'INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ($1, $2, $3, $4, $5)',
   revoke: `UPDATE keys SET revoked_at = $1 WHERE id = $2 AND pass_id = $3 AND revoked_at IS NULL
            RETURNING hint, revoked_at`,
+  name: 'UPDATE keys SET name = $1 WHERE id = $2 AND pass_id = $3 AND revoked_at IS NULL',
   caller: 'SELECT id, pass_id, hint FROM keys WHERE id = $1 AND pass_id = $2 AND revoked_at IS NULL',
   freeUsage: `SELECT f.key_id, f.used FROM free_usage f JOIN keys k ON k.id = f.key_id
               WHERE k.pass_id = $1 AND f.day = $2 AND f.used > 0`,
+  history: `SELECT day::text AS day, key_id AS "keyId",
+              count(*) FILTER (WHERE kind = 'free')::int AS free,
+              count(*) FILTER (WHERE kind = 'credits')::int AS paid,
+              coalesce(sum(cost) FILTER (WHERE kind = 'credits'), 0)::int AS credits
+            FROM charges WHERE pass_id = $1 AND state = 'committed' AND day BETWEEN $2::date AND $3::date
+            GROUP BY day, key_id ORDER BY day, key_id`,
 };
 
 /** The browser's side of the PostgreSQL ledger; the same rules as SQLite's (sqlite/web.ts). */
@@ -72,6 +83,10 @@ export class PgWeb implements Web {
       if ((await client.query(SQL.lockPass, [request.passId])).rowCount === 0) {
         throw new Error(`Pass ${request.passId} does not exist.`);
       }
+      if ((await client.query(SQL.replaces, [request.passId, `${day}T00:00:00.000Z`])).rowCount) {
+        await client.query(SQL.insertKey, [created.keyId, created.passId, fingerprint, created.keyHint, created.createdAt]);
+        return created; // not counted against the IP
+      }
       const counted = await client.query(SQL.countKey, [ipFingerprint(request.ip), day, request.perIpLimit]);
       if (counted.rowCount === 0) {
         await client.query(SQL.dropEmptyPass, [request.passId]); // made for this key, it would stay empty
@@ -88,6 +103,11 @@ export class PgWeb implements Web {
     return row ? { keyHint: row.hint, revokedAt: row.revoked_at.toISOString() } : null;
   }
 
+  async nameKey(passId: string, keyId: string, name: string | null): Promise<boolean> {
+    checkKeyName(name ?? undefined);
+    return (await this.pool.query(SQL.name, [name, keyId, passId])).rowCount === 1;
+  }
+
   async caller(passId: string, keyId: string): Promise<Caller | null> {
     const row = (await this.pool.query<{ id: string; pass_id: string; hint: string }>(SQL.caller, [keyId, passId])).rows[0];
     return row ? { keyId: row.id, passId: row.pass_id, keyHint: row.hint } : null;
@@ -96,5 +116,11 @@ export class PgWeb implements Web {
   async freeUsage(passId: string, now: Date): Promise<Record<string, number>> {
     const { rows } = await this.pool.query<{ key_id: string; used: number }>(SQL.freeUsage, [passId, utcDay(now)]);
     return Object.fromEntries(rows.map((r) => [r.key_id, r.used]));
+  }
+
+  async history(passId: string, now: Date): Promise<DayUsage[]> {
+    const { first, last } = historyDays(now);
+    const { rows } = await this.pool.query<KeyDayUsage & { day: string }>(SQL.history, [passId, first, last]);
+    return usageHistory(rows, now);
   }
 }

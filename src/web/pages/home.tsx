@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { documentOf, Layout, type PageProps } from './layout.js';
 import { Snippets } from './snippets.js';
+import { NewKeyPanel } from './new-key.js';
 
 function curlSnippet(base: string): string {
   return `export DECIDE_API_KEY=dcd_api_…   # your key, from "Get an API key" above
@@ -94,28 +95,13 @@ export function homePage(props: PageProps): Promise<string> {
             Create a key
           </button>
         </p>
-        {/* Shown when "Create a key" would replace a key not yet copied; the next click replaces it. */}
-        <p id="replace-warning" class="warning" role="alert" hidden></p>
-        {/* One panel: a refusal takes the place of the last key (home.js hides one when it shows the other). */}
-        <p id="create-error" class="error" role="alert" tabindex={-1} hidden></p>
-        <div id="new-key" class="new-key" hidden>
-          <p class="warning">
-            <strong>Copy this key now: it will not be shown again.</strong> The service keeps only its fingerprint, so nobody can show it to
-            you later.
-          </p>
-          <div class="key-row">
-            <code id="new-key-value"></code>
-            <button id="copy-key" type="button">
-              Copy
-            </button>
-          </div>
-          <p id="copy-state" class="muted" aria-live="polite"></p>
+        <NewKeyPanel>
           <p>With it, a first decision over HTTP, or from TypeScript with the typed client:</p>
           <Snippets id="key-code" origin={baseUrl} />
           <p>
             <a href="/pass">Your pass page</a> lists your keys and today's free use, and has a form to make a decision.
           </p>
-        </div>
+        </NewKeyPanel>
       </section>
 
       <section class="card">

@@ -1,11 +1,11 @@
 /** @jsxImportSource hono/jsx */
 import type { PassRecord } from '../../contract/index.js';
+import type { PassDashboard } from '../passes.js';
 import { DecisionLogSection, type DecisionLogView } from './decision-log.js';
+import { Keys } from './keys.js';
 import { documentOf, Layout, type PageProps } from './layout.js';
 import { CodePanel } from './snippets.js';
-
-/** `2026-11-22 10:15 UTC`: the page speaks UTC, as the free allowance does. */
-const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+import { Usage } from './usage.js';
 
 /** The id of the slot where a validation error of `field` is shown, beside its input. */
 const errorId = (field: string) => `error-${field}`;
@@ -43,61 +43,6 @@ function Summary({ pass }: { pass: PassRecord }) {
           </span>
         )}
       </p>
-    </section>
-  );
-}
-
-function Keys({ pass }: { pass: PassRecord }) {
-  return (
-    <section class="card">
-      <h2>Keys</h2>
-      {pass.keys.length === 0 ? (
-        <p>
-          No keys yet: <a href="/">create one on the home page</a>.
-        </p>
-      ) : (
-        <table id="keys" class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              <th scope="col">Free today</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span class="visually-hidden">Action</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {pass.keys.map((k) => (
-              <tr data-key-id={k.id} class={k.revokedAt ? 'revoked' : undefined}>
-                <td data-label="Key">
-                  <code>{k.keyHint}</code>
-                </td>
-                <td data-label="Created">{when(k.createdAt)}</td>
-                <td class="free-used" data-label="Free today">
-                  <meter min={0} max={pass.freeLimit} value={k.freeUsed}></meter> <span>{k.freeUsed}</span> / {pass.freeLimit}
-                </td>
-                {/* tabindex: focus moves here once the key is revoked and its button gone. */}
-                <td class="status" data-label="Status" tabindex={-1}>
-                  {k.revokedAt ? `revoked ${when(k.revokedAt)}` : 'active'}
-                </td>
-                <td class="action">
-                  {/* Both labels, one hidden, in the same place: the button is as wide armed as not, so arming moves no column. */}
-                  {k.revokedAt ? null : (
-                    <button type="button" class="revoke" data-key-id={k.id} disabled>
-                      <span class="idle">Revoke</span>
-                      <span class="armed">
-                        Confirm: revoke<span class="visually-hidden"> {k.keyHint}</span>
-                      </span>
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
     </section>
   );
 }
@@ -189,6 +134,11 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
           ))}
           <ErrorFor field="depth" />
         </fieldset>
+        {active.length ? null : (
+          <p id="no-key-reason" class="muted">
+            Decide needs a live key of this pass to pay with: create one above.
+          </p>
+        )}
         <p>
           <button type="submit" data-keys={active.length} disabled>
             Decide
@@ -201,16 +151,17 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
   );
 }
 
-/** `/pass`: the pass's balance, its keys (revocable), today's free use, a decision form, and its recent decisions when they are logged. */
-export function passPage(props: PageProps & { log?: DecisionLogView | null }): Promise<string> {
-  const { pass } = props;
+/** `/pass`: the pass's balance, its keys (revocable), today's free use, its usage of 30 days, a decision form, and its recent decisions when they are logged. */
+export function passPage(props: PageProps & { dashboard: PassDashboard | null; log?: DecisionLogView | null }): Promise<string> {
+  const { pass, dashboard } = props;
   return documentOf(
     <Layout {...props} title="decide: your pass" page="pass" withWidget={false}>
-      {pass ? (
+      {pass && dashboard ? (
         <>
           <h1>Your pass</h1>
           <Summary pass={pass} />
-          <Keys pass={pass} />
+          <Keys pass={pass} dashboard={dashboard} />
+          <Usage pass={pass} dashboard={dashboard} />
           <DecisionForm pass={pass} />
           <CodePanel origin={props.baseUrl} />
           {props.log ? <DecisionLogSection log={props.log} /> : null}
