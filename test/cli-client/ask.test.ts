@@ -105,7 +105,7 @@ describe('decide ask / stress against the service', () => {
     expect(run.stdout).toMatch(/Check\s+Agrees\s+Shift\s+Answer/);
     expect(run.stdout).toMatch(/order reversed\s+yes\s+0\.0%\s+PostgreSQL/);
     expect(run.stdout).toMatch(/» without fact 2: "The service needs transactions\s+no\s+50\.0%\s+MongoDB\n {2}across several tables\."\n/);
-    expect(run.stdout).toContain('» Pivot fact 2: "The service needs transactions across several tables."');
+    expect(run.stdout).toContain('» Decisive fact 2: "The service needs transactions across several tables."');
     expect(run.stdout).toContain('Without it the answer shifts by 50.0% and flips');
     // The engine doubted its context (40 %), but the answer rests on fact 2: weighed with
     // the checks, the context suffices (67 %) and the lead of 60 points signals.

@@ -1,11 +1,14 @@
 import type { DecisionResponse, DecisionResult, Signal, Stress, StressCheck } from '../../contract/index.js';
-import { PIVOT_MIN_SHIFT } from '../../decision/stress.js';
+import * as wording from '../../contract/wording.js';
 import { percent, shares, wholePercent } from './percent.js';
 
 /**
  * The words and numbers of the human output, apart from the components that lay them
- * out, so both are tested on their own and the thresholds live in one place.
+ * out, so both are tested on their own. The words the pass page prints too, and
+ * their thresholds, are the contract's (contract/wording.ts).
  */
+
+export { noPivotWords, stressHeadline, sufficiencyLevel, sufficiencyWords, verdictOf, VERDICTS } from '../../contract/wording.js';
 
 /** Cells of a bar of `width` for probability p: [filled, empty]. */
 export function barCells(p: number, width: number): [number, number] {
@@ -68,26 +71,10 @@ export function topAnswer(result: DecisionResult): string {
 
 /** The signal and what it means for this answer. */
 export function signalWords(response: Pick<DecisionResponse, 'signal' | 'result'>): string {
-  const words: Record<Signal, string> = {
-    directional: `directional: "${topAnswer(response.result)}" leads the next answer by 15 points or more`,
-    yes: 'yes: the probability of yes is 60% or more',
-    no: 'no: the probability of yes is 40% or less',
-    unclear:
-      'yesProbability' in response.result
-        ? 'unclear: the probability of yes lies between 40% and 60%'
-        : 'unclear: no answer leads by 15 points or more',
-    'needs-context': 'needs context: the facts given are not enough to decide; add facts and ask again',
-  };
-  return words[response.signal];
+  return wording.signalWords(response.signal, response.result);
 }
 
-/** Context sufficiency in words, with its value. */
-export function sufficiencyWords(sufficiency: number): string {
-  const words = sufficiency >= 0.8 ? 'sufficient' : sufficiency >= 0.5 ? 'partly sufficient' : 'insufficient, more facts are needed';
-  return `${words} (${wholePercent(sufficiency)})`;
-}
-
-export type Tone = 'good' | 'bad' | 'doubt';
+export type Tone = wording.Tone;
 export function signalTone(signal: Signal): Tone {
   return signal === 'directional' || signal === 'yes' ? 'good' : signal === 'no' ? 'bad' : 'doubt';
 }
@@ -114,20 +101,6 @@ export function quote(text: string, maxChars: number): string {
   const space = room.lastIndexOf(' ');
   const kept = space >= room.length / 2 ? room.slice(0, space) : room;
   return `"${kept.join('').trimEnd()}…"`;
-}
-
-/**
- * Why a stress test names no pivot. The service names none unless leaving a fact out
- * flips the answer or moves it by PIVOT_MIN_SHIFT; the reason is said only when the
- * checks show it.
- */
-export function noPivotWords(checks: readonly StressCheck[]): string {
-  const withoutFact = checks.filter((check) => check.kind === 'without-fact');
-  if (withoutFact.length === 0) return 'No single fact decides it: the context holds a single fact.';
-  if (withoutFact.every((check) => check.agrees && check.shift < PIVOT_MIN_SHIFT)) {
-    return `No single fact decides it: leaving one out never flips the answer or moves it ${wholePercent(PIVOT_MIN_SHIFT)} or more.`;
-  }
-  return 'No single fact decides it.';
 }
 
 /** Facts (0-based) whose leaving out moves the answer exactly as much as the pivot's: the service names the first. */
