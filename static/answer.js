@@ -85,7 +85,7 @@
     table.tHead.append(head);
     for (const check of stress.checks) {
       const row = el('tr', check.agrees ? '' : 'disagrees');
-      const what = check.kind === 'reversed' ? 'options in reverse order' : `without fact ${check.factIndex + 1}: ${check.fact}`;
+      const what = check.kind === 'reversed' ? words.checkLabel(check) : `${words.checkLabel(check)}: ${check.fact}`;
       [what, topOf(check.result), check.agrees ? 'yes' : 'no', pct(check.shift)].forEach((text, i) => {
         const cell = el('td', '', text);
         cell.dataset.label = titles[i];

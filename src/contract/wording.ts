@@ -112,6 +112,11 @@ export function sufficiencyWords(sufficiency: number): string {
   return `${sufficiencyLevel(sufficiency).words} (${wholePercent(sufficiency)})`;
 }
 
+/** A check of a stress test by what it changed: "order reversed", "without fact 2" (facts numbered from 1 for people). */
+export function checkLabel(check: StressCheck): string {
+  return check.kind === 'reversed' ? 'order reversed' : `without fact ${check.factIndex + 1}`;
+}
+
 /** "Stress test: 2 of 5 checks agree with the answer (agreement 40%)". */
 export function stressHeadline(stress: Pick<Stress, 'checks' | 'agreement'>): string {
   const agreeing = stress.checks.filter((check) => check.agrees).length;

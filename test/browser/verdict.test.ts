@@ -104,6 +104,13 @@ describe("the pass page's verdict, progress and engine failures, in headless Chr
       if (response.signal === 'needs-context') expect(badge).toBe('needs context');
       expect(cli).toContain(await text('#answer .sufficiency'));
       expect(cli).toContain(await text('#answer .stress h3'));
+      // Each check named alike (the CLI quotes the fact; the page shows it whole).
+      const checks = await page.locator('#answer .checks tbody tr td:first-child').allTextContents();
+      expect(checks[0]).toBe('order reversed');
+      for (const [i, name] of checks.slice(1).entries()) {
+        expect(name).toMatch(new RegExp(`^without fact ${i + 1}: `));
+        expect(cli).toContain(`without fact ${i + 1}: "${name.slice(name.indexOf(': ') + 2)}"`);
+      }
       const pivot = response.stress?.pivot;
       if (pivot) {
         await expect(text('#answer .pivot')).resolves.toMatch(new RegExp(`^Decisive fact ${pivot.factIndex + 1} `));

@@ -85,8 +85,8 @@ export function signalTone(signal: Signal): Tone {
  * table). Facts are numbered from 1 for people.
  */
 export function checkName(check: StressCheck, factChars = 90): string {
-  if (check.kind === 'reversed') return 'order reversed';
-  return `without fact ${check.factIndex + 1}: ${quote(check.fact, factChars)}`;
+  if (check.kind === 'reversed') return wording.checkLabel(check);
+  return `${wording.checkLabel(check)}: ${quote(check.fact, factChars)}`;
 }
 
 /**
