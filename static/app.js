@@ -26,7 +26,9 @@ async function api(method, path, body) {
   } catch {
     // not JSON: described by its status below
   }
-  return { status: response.status, body: json };
+  // Seconds to wait before trying again, when the service says (a busy or unavailable engine).
+  const retryAfter = /^\d+$/.test(response.headers.get('retry-after') ?? '') ? Number(response.headers.get('retry-after')) : undefined;
+  return { status: response.status, body: json, retryAfter };
 }
 
 const messageOf = (answer) => (answer.body && answer.body.error) || `the service answered HTTP ${answer.status}`;
@@ -196,7 +198,7 @@ function refreshSubmit() {
  */
 function failureWords(answer) {
   const code = answer.body?.code;
-  return window.decideWording.engineFailureWords(code ?? '') ?? `${messageOf(answer)}${code ? ` (${code})` : ''}`;
+  return window.decideWording.engineFailureWords(code ?? '', answer.retryAfter) ?? `${messageOf(answer)}${code ? ` (${code})` : ''}`;
 }
 
 /**

@@ -166,10 +166,21 @@ export function noPivotWords(checks: readonly StressCheck[]): string {
   return 'No single fact decides it.';
 }
 
-/** "The model did not answer in time. Nothing was charged; try again in 5 s."; undefined for any other code. */
-export function engineFailureWords(code: string, wait?: string): string | undefined {
+/** "45 s", "12 min", "5 h 3 min": a wait (a Retry-After) as a person reads it. */
+export function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/**
+ * "The model is busy with other decisions. Nothing was charged; try again in 5 s.",
+ * with the service's Retry-After when it gave one; undefined for any other code.
+ */
+export function engineFailureWords(code: string, retryAfter?: number): string | undefined {
   const words = (ENGINE_FAILURES as Record<string, string | undefined>)[code];
-  return words === undefined ? undefined : `${words}${wait ? ` in ${wait}` : ''}.`;
+  if (words === undefined) return undefined;
+  return retryAfter === undefined || retryAfter <= 0 ? `${words}.` : `${words} in ${duration(retryAfter)}.`;
 }
 
 /** "Deciding… 4 s": the time a decision has taken so far, in whole seconds. */

@@ -160,17 +160,29 @@ describe("the pass page's verdict, progress and engine failures, in headless Chr
     expect(found).toEqual(clean(found));
   });
 
-  it("an engine's unreadable answer is said in plain words too, and nothing was charged", async () => {
+  it("an engine's other failures are said in plain words too, with the service's wait; nothing was charged", {
+    timeout: scaled(60_000),
+  }, async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
+    const found: Record<string, unknown> = {};
     const credits = await page.textContent('#pass-credits');
-    svc.fake.respond(() => ({ garbage: true }));
-    await fillDecision(page, { ...CHOICE, depth: 'stress' });
-    await page.click('#decide-form button[type="submit"]');
-    await textOnce(page, '#decide-error', /./);
-    await expect(page.textContent('#decide-error')).resolves.toBe(
-      'The model gave an answer that could not be read. Nothing was charged; try again.',
-    );
+    const failures = [
+      { engine: { garbage: true }, words: /^The model gave an answer that could not be read\. Nothing was charged; try again\.$/ },
+      {
+        engine: { status: 500, body: '{"error":"boom"}' },
+        words: /^The model cannot be reached just now\. Nothing was charged; try again in \d+ s\.$/,
+      },
+    ];
+    for (const { engine, words } of failures) {
+      svc.fake.respond(() => engine);
+      await fillDecision(page, { ...CHOICE, depth: 'stress' });
+      await page.click('#decide-form button[type="submit"]');
+      await expect(textOnce(page, '#decide-error', /./)).resolves.toMatch(words);
+      await check(`after ${JSON.stringify(engine)}`, found);
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
     await expect(page.textContent('#pass-credits')).resolves.toBe(credits);
-    expect(problems.filter((p) => !/status of (502|504)/.test(p))).toEqual([]);
+    expect(found).toEqual(clean(found));
+    expect(problems.filter((p) => !/status of (502|503|504)/.test(p))).toEqual([]);
   });
 });

@@ -82,9 +82,13 @@ describe('the shared words', () => {
 
   it("an engine's failure in plain words, with the wait when the service gave one; other codes have none", () => {
     expect(wording.engineFailureWords('engine_timeout')).toBe('The model did not answer in time. Nothing was charged; try again.');
-    expect(wording.engineFailureWords('engine_busy', '5 s')).toBe(
+    expect(wording.engineFailureWords('engine_busy', 5)).toBe(
       'The model is busy with other decisions. Nothing was charged; try again in 5 s.',
     );
+    expect(wording.engineFailureWords('engine_unavailable', 0)).toBe(
+      'The model cannot be reached just now. Nothing was charged; try again.',
+    );
+    expect(wording.engineFailureWords('engine_unavailable', 300)).toMatch(/try again in 5 min\.$/);
     expect(wording.engineFailureWords('pass_required')).toBeUndefined();
   });
 });
@@ -107,7 +111,7 @@ describe("the page's copy of the words", () => {
       expect(page.signalWords(answer.signal, result)).toBe(wording.signalWords(answer.signal, result));
     }
     for (const s of [0, 0.49, 0.5, 0.77, 0.8, 1]) expect(page.sufficiencyWords(s)).toBe(wording.sufficiencyWords(s));
-    expect(page.engineFailureWords('engine_unavailable')).toBe(wording.engineFailureWords('engine_unavailable'));
+    expect(page.engineFailureWords('engine_unavailable', 180)).toBe(wording.engineFailureWords('engine_unavailable', 180));
     expect(page.decidingFor(4.7)).toBe('Deciding… 4 s');
   });
 });
