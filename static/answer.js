@@ -44,10 +44,8 @@
         { label: 'No', p: Math.round((1 - yes) * 1e4) / 1e4, top: yes < 0.5 },
       ];
     }
-    const entries = Object.entries(result.probabilities);
-    let best = result.selected;
-    if (best === undefined) for (const [label, p] of entries) if (best === undefined || p > result.probabilities[best]) best = label;
-    return entries.map(([label, p]) => ({ label, p, top: label === best }));
+    const best = words.leadingAnswer(result);
+    return Object.entries(result.probabilities).map(([label, p]) => ({ label, p, top: label === best }));
   }
 
   const topOf = (result) => rowsOf(result).find((row) => row.top)?.label ?? '';

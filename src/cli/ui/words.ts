@@ -38,7 +38,7 @@ export function rowsOf(result: DecisionResult): Row[] {
       { label: 'No', p: Math.round((1 - yes) * 1e4) / 1e4, top: yes < 0.5 },
     ];
   } else {
-    const best = 'selected' in result ? result.selected : topKey(result.probabilities);
+    const best = wording.leadingAnswer(result);
     rows = Object.entries(result.probabilities).map(([label, p]) => ({ label, p, top: label === best }));
   }
   const shown = shares(rows.map((row) => row.p));
@@ -53,20 +53,13 @@ export function resultLine(result: DecisionResult): [label: string, value: strin
   return ['Score', `${result.score.toFixed(2)} on 0 (${levels[0]}) to 2 (${levels[2]}), confidence ${wholePercent(result.confidence)}`];
 }
 
-function topKey(probabilities: Record<string, number>): string | undefined {
-  let best: string | undefined;
-  for (const [key, p] of Object.entries(probabilities)) if (best === undefined || p > probabilities[best]) best = key;
-  return best;
-}
-
 /** The top answer of a result in a few words: an option, a level, or "yes 62.5%" ("even 50.0%" at exactly 50%). */
 export function topAnswer(result: DecisionResult): string {
   if ('yesProbability' in result) {
     const yes = result.yesProbability;
     return `${yes > 0.5 ? 'yes' : yes < 0.5 ? 'no' : 'even'} ${percent(yes)}`;
   }
-  if ('selected' in result) return result.selected;
-  return topKey(result.probabilities) ?? '';
+  return wording.leadingAnswer(result);
 }
 
 /** The signal and what it means for this answer. */
