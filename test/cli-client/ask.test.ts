@@ -90,7 +90,7 @@ describe('decide ask / stress against the service', () => {
     expect(run.stdout).toContain('free decisions left today: 19 · model fake-logprobs-1');
   });
 
-  it('human output of a stress test: the checks as a table, the pivot fact marked', async () => {
+  it('human output of a stress test: its verdict, the checks as a table, the decisive fact marked', async () => {
     const { key } = await client.svc.newKey(5);
     const facts = ['The team knows SQL well.', 'The service needs transactions across several tables.'];
     client.svc.fake.respond((body) => {
@@ -111,6 +111,10 @@ describe('decide ask / stress against the service', () => {
     // the checks, the context suffices (67 %) and the lead of 60 points signals.
     expect(run.stdout).toContain('Signal:   directional: "PostgreSQL" leads the next answer by 15 points or more');
     expect(run.stdout).toContain('Context:  partly sufficient (67%)');
+    // One verdict, before the table it sums up: the answer leads, but fact 2 decides it.
+    expect(run.stdout).toContain(
+      'Context:  partly sufficient (67%)\nVerdict:  fragile: one fact decides it (without fact 2 the answer changes)\n',
+    );
     expect(run.stdout).toContain('pass credits left: 0');
   });
 
