@@ -5,9 +5,9 @@ import { wordingScript } from './wording-script.js';
 
 /**
  * The pages' static files (static/ at the package root: the client scripts, the style
- * sheet, the icon), read once at start, and the contract's words as a script. Each is served under a name carrying a hash
- * of its content, cached for a year: a new version is a new URL, so a browser never
- * runs an old script against a new page.
+ * sheet, the icon), read once at start, and the contract's words as a script. Each is
+ * served under a name carrying a hash of its content, cached for a year: a new
+ * version is a new URL, so a browser never runs an old script against a new page.
  */
 const ROOT = new URL('../../static/', import.meta.url); // from src/web/ and from dist/web/ alike
 
