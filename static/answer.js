@@ -1,9 +1,12 @@
 // Draws a DecisionResponse on the pass page: one bar per option or level (or yes and
 // no), the signal and the context sufficiency in words, and for a stress test the
-// checks and the fact the answer hangs on. Loaded before app.js, which calls it.
+// overall verdict, the checks and the fact the answer hangs on. The words are the
+// CLI's: window.decideWording, which the server writes from contract/wording.ts and
+// loads first. Loaded before app.js, which calls it.
 'use strict';
 
 (() => {
+  const words = window.decideWording;
   const pct = (p) => `${(p * 100).toFixed(1)}%`;
 
   /**
@@ -41,30 +44,11 @@
         { label: 'No', p: Math.round((1 - yes) * 1e4) / 1e4, top: yes < 0.5 },
       ];
     }
-    const entries = Object.entries(result.probabilities);
-    let best = result.selected;
-    if (best === undefined) for (const [label, p] of entries) if (best === undefined || p > result.probabilities[best]) best = label;
-    return entries.map(([label, p]) => ({ label, p, top: label === best }));
+    const best = words.leadingAnswer(result);
+    return Object.entries(result.probabilities).map(([label, p]) => ({ label, p, top: label === best }));
   }
 
   const topOf = (result) => rowsOf(result).find((row) => row.top)?.label ?? '';
-
-  function signalWords(response) {
-    const noul = 'yesProbability' in response.result;
-    return {
-      directional: `"${topOf(response.result)}" leads the next answer by 15 points or more`,
-      yes: 'the probability of yes is 60% or more',
-      no: 'the probability of yes is 40% or less',
-      unclear: noul ? 'the probability of yes lies between 40% and 60%' : 'no answer leads by 15 points or more',
-      'needs-context': 'the facts given are not enough to decide: add facts and ask again',
-    }[response.signal];
-  }
-
-  function sufficiencyWords(s) {
-    if (s < 0.5) return 'too few facts to rely on';
-    if (s < 0.75) return 'some facts are missing';
-    return 'the facts given are enough';
-  }
 
   function bars(result) {
     const list = el('div', 'bars');
@@ -85,7 +69,7 @@
 
   function stressPart(stress) {
     const part = el('div', 'stress');
-    part.append(el('h3', '', `Stress test: ${Math.round(stress.agreement * 100)}% of the checks agree`));
+    part.append(el('h3', '', words.stressHeadline(stress)));
     // On a phone the table stacks, each cell labelled by its column (data-label, app.css).
     const titles = ['Check', 'Answer', 'Agrees', 'Shift'];
     const table = el('table', 'checks stack');
@@ -99,7 +83,7 @@
     table.tHead.append(head);
     for (const check of stress.checks) {
       const row = el('tr', check.agrees ? '' : 'disagrees');
-      const what = check.kind === 'reversed' ? 'options in reverse order' : `without fact ${check.factIndex + 1}: ${check.fact}`;
+      const what = check.kind === 'reversed' ? words.checkLabel(check) : `${words.checkLabel(check)}: ${check.fact}`;
       [what, topOf(check.result), check.agrees ? 'yes' : 'no', pct(check.shift)].forEach((text, i) => {
         const cell = el('td', '', text);
         cell.dataset.label = titles[i];
@@ -109,15 +93,13 @@
     }
     part.append(table);
     if (stress.pivot) {
+      const { factIndex, flips, fact, shift } = stress.pivot;
       const pivot = el('p', 'pivot');
-      pivot.append(el('strong', '', `Decisive fact (${stress.pivot.flips ? 'removing it changes the answer' : 'the largest shift'}): `));
-      pivot.append(el('q', '', stress.pivot.fact), document.createTextNode(` shift ${pct(stress.pivot.shift)}`));
+      pivot.append(el('strong', '', `${words.PIVOT_NAME} ${factIndex + 1} (${flips ? 'removing it changes the answer' : 'the largest shift'}): `));
+      pivot.append(el('q', '', fact), document.createTextNode(` shift ${pct(shift)}`));
       part.append(pivot);
     } else {
-      const single = !stress.checks.some((check) => check.kind === 'without-fact');
-      part.append(
-        el('p', 'muted', single ? 'No single fact decides it: the context holds a single fact.' : 'No single fact decides it: leaving out any one of them neither changes the answer nor moves it by 10% or more.'),
-      );
+      part.append(el('p', 'muted', words.noPivotWords(stress.checks)));
     }
     return part;
   }
@@ -129,10 +111,25 @@
     heading.tabIndex = -1; // the form moves the focus here once the answer is drawn
     box.append(heading);
     const signal = el('p', 'signal');
-    signal.append(el('span', `badge signal-${response.signal}`, response.signal), document.createTextNode(` ${signalWords(response)}`));
-    box.append(signal, bars(response.result));
+    signal.append(
+      el('span', `badge signal-${response.signal}`, words.SIGNAL_NAMES[response.signal]),
+      document.createTextNode(` ${words.signalMeaning(response.signal, response.result)}`),
+    );
+    box.append(signal);
+    // A stress test's one-line verdict, before the detail it sums up.
+    const verdict = words.verdictOf(response);
+    if (verdict) {
+      const line = el('p', 'verdict');
+      line.append(
+        el('strong', '', 'Verdict: '),
+        el('span', `badge tone-${words.VERDICTS[verdict.verdict].tone}`, words.VERDICTS[verdict.verdict].words),
+        document.createTextNode(` (${verdict.reason})`),
+      );
+      box.append(line);
+    }
+    box.append(bars(response.result));
     const s = response.contextSufficiency;
-    box.append(el('p', 'sufficiency', `Context sufficiency ${pct(s)}: ${sufficiencyWords(s)}.`));
+    box.append(el('p', 'sufficiency', `Context: ${words.sufficiencyWords(s)}`));
     if (response.stress) box.append(stressPart(response.stress));
     const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`;
     const access = response.access.type === 'free'

@@ -26,7 +26,9 @@ async function api(method, path, body) {
   } catch {
     // not JSON: described by its status below
   }
-  return { status: response.status, body: json };
+  // Seconds to wait before trying again, when the service says (a busy or unavailable engine).
+  const retryAfter = /^\d+$/.test(response.headers.get('retry-after') ?? '') ? Number(response.headers.get('retry-after')) : undefined;
+  return { status: response.status, body: json, retryAfter };
 }
 
 const messageOf = (answer) => (answer.body && answer.body.error) || `the service answered HTTP ${answer.status}`;
@@ -238,6 +240,38 @@ function refreshSubmit() {
   submit.disabled = submit.dataset.busy === '1' || form.elements.namedItem('keyId').options.length === 0;
 }
 
+/**
+ * A refusal in words: an engine's failure as the CLI says it (the engine's own wording
+ * is for the operator's log), anything else as the service words it, with its code.
+ */
+function failureWords(answer) {
+  const code = answer.body?.code;
+  return window.decideWording.engineFailureWords(code ?? '', answer.retryAfter) ?? `${messageOf(answer)}${code ? ` (${code})` : ''}`;
+}
+
+/**
+ * What a decision in progress is doing, below the button: the time so far, ticking,
+ * beside what the model is asked. Only the latter is in the live region, so a screen
+ * reader reads it once and not every second. Returns what ends it.
+ */
+function showProgress(depth) {
+  const wording = window.decideWording;
+  const elapsed = $('#decide-elapsed');
+  const started = Date.now();
+  const tick = () => {
+    elapsed.textContent = `${wording.decidingFor((Date.now() - started) / 1000)}: `;
+  };
+  const status = $('#decide-progress'); // never hidden: a live region shown with its text may go unread
+  tick();
+  const timer = setInterval(tick, 1000);
+  status.textContent = wording.PROGRESS[depth === 'stress' ? 'stress' : 'standard'];
+  return () => {
+    clearInterval(timer);
+    elapsed.textContent = '';
+    status.textContent = '';
+  };
+}
+
 function initDecisionForm() {
   const form = $('#decide-form');
   if (!form) return;
@@ -252,6 +286,7 @@ function initDecisionForm() {
     submit.dataset.busy = '1';
     refreshSubmit();
     submit.textContent = 'Deciding…';
+    const stopProgress = showProgress(request.depth);
     try {
       const answer = await api('POST', '/v1/web/decisions', request);
       if (answer.status === 200) {
@@ -260,10 +295,11 @@ function initDecisionForm() {
       } else if (answer.status === 400 && answer.body?.issues) {
         showIssues(form, answer.body.issues, inputOf);
       } else {
-        fail($('#decide-error'), `${messageOf(answer)}${answer.body?.code ? ` (${answer.body.code})` : ''}`);
+        fail($('#decide-error'), failureWords(answer));
       }
       await refreshPass(); // the balance and the free use, whatever the outcome
     } finally {
+      stopProgress();
       submit.dataset.busy = '0';
       refreshSubmit();
       submit.textContent = 'Decide';

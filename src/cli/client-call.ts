@@ -1,6 +1,7 @@
 import { DecideClient, type RetryEvent } from '../client/client.js';
 import { DecideError } from '../client/errors.js';
 import { DEFAULT_RETRY } from '../client/retry.js';
+import { duration, engineFailureWords } from '../contract/wording.js';
 import { CLIENT_EXIT, exitFor, Failure, type FailureDetail } from './exit-codes.js';
 import { resolveKey, resolveUrl, shownUrl, type ConnectionFlags } from './config.js';
 
@@ -20,12 +21,8 @@ export function connect(flags: ConnectionFlags, onRetry?: (event: RetryEvent) =>
   return { client: new DecideClient({ url, apiKey: key, onRetry }), url, key, keySource };
 }
 
-/** "45 s", "12 min", "5 h 3 min": a Retry-After as a person reads it. */
-export function duration(seconds: number): string {
-  if (seconds < 120) return `${seconds} s`;
-  const minutes = Math.round(seconds / 60);
-  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
+/** "45 s", "12 min", "5 h 3 min": a Retry-After as a person reads it (the pass page says it alike). */
+export { duration };
 
 /** "the engine is busy (429 engine_busy); retrying in 5 s (attempt 2 of 3)" */
 export function retryNotice(event: RetryEvent): string {
@@ -58,8 +55,11 @@ export function explain(error: unknown, connection: Pick<Connection, 'url' | 'ke
       detail,
     );
   }
-  const later = error.retryAfter !== undefined && error.status === 429 ? `; try again in ${duration(error.retryAfter)}` : '';
   // A failure on the service's side is the operator's to look into: the id finds its log lines.
   const traced = error.status >= 500 && error.requestId !== undefined ? `; request id ${error.requestId}` : '';
+  // The engine's own wording is for the operator's log; the user reads what happened and what to do, as on the pass page.
+  const plain = engineFailureWords(error.code, error.retryAfter);
+  if (plain) return new Failure(`${plain} (${error.status} ${error.code})${traced}`, code, detail);
+  const later = error.retryAfter !== undefined && error.status === 429 ? `; try again in ${duration(error.retryAfter)}` : '';
   return new Failure(`${error.message} (${error.status} ${error.code})${later}${traced}`, code, detail);
 }

@@ -1,4 +1,5 @@
 import type { Stress, StressCheck } from '../contract/answer.js';
+import { PIVOT_MIN_SHIFT } from '../contract/wording.js';
 import type { Fact } from './facts.js';
 import { round4, totalVariation, type Weighed } from './outcome.js';
 
@@ -31,12 +32,6 @@ export function stressOf(base: Weighed, reversed: Weighed, withoutFacts: Readonl
 export function compare(base: Weighed, check: Weighed): { agrees: boolean; shift: number } {
   return { agrees: base.top === check.top, shift: totalVariation(base, check) };
 }
-
-/**
- * Below this shift (total variation distance) a fact that does not flip the answer
- * is not said to decide it: removing it moved less than a tenth of the probability.
- */
-export const PIVOT_MIN_SHIFT = 0.1;
 
 /**
  * The without-fact check that decides the answer: of those that flip it or shift it

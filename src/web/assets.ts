@@ -1,22 +1,27 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Hono } from 'hono';
+import { wordingScript } from './wording-script.js';
 
 /**
  * The pages' static files (static/ at the package root: the client scripts, the style
- * sheet, the icon), read once at start. Each is served under a name carrying a hash
- * of its content, cached for a year: a new version is a new URL, so a browser never
- * runs an old script against a new page.
+ * sheet, the icon), read once at start, and the contract's words as a script. Each is
+ * served under a name carrying a hash of its content, cached for a year: a new
+ * version is a new URL, so a browser never runs an old script against a new page.
  */
 const ROOT = new URL('../../static/', import.meta.url); // from src/web/ and from dist/web/ alike
 
+const JS = 'text/javascript; charset=utf-8';
+
+/** Each asset: a file of static/, or a script the server writes from the contract (`wording`, before the others). */
 const FILES = {
-  answer: { file: 'answer.js', type: 'text/javascript; charset=utf-8' },
-  js: { file: 'app.js', type: 'text/javascript; charset=utf-8' },
-  home: { file: 'home.js', type: 'text/javascript; charset=utf-8' },
-  snippets: { file: 'snippets.js', type: 'text/javascript; charset=utf-8' },
-  css: { file: 'app.css', type: 'text/css; charset=utf-8' },
-  icon: { file: 'icon.svg', type: 'image/svg+xml' },
+  wording: { name: 'wording.js', type: JS, body: () => Buffer.from(wordingScript()) },
+  answer: { name: 'answer.js', type: JS },
+  js: { name: 'app.js', type: JS },
+  home: { name: 'home.js', type: JS },
+  snippets: { name: 'snippets.js', type: JS },
+  css: { name: 'app.css', type: 'text/css; charset=utf-8' },
+  icon: { name: 'icon.svg', type: 'image/svg+xml' },
 } as const;
 
 export type AssetUrls = Record<keyof typeof FILES, string>;
@@ -24,15 +29,15 @@ export type AssetUrls = Record<keyof typeof FILES, string>;
 // biome-ignore lint/suspicious/noExplicitAny: an app of any environment; Hono's type parameter admits no wider one
 export function mountAssets(app: Hono<any>): AssetUrls {
   const urls = {} as AssetUrls;
-  for (const [name, { file, type }] of Object.entries(FILES) as [keyof typeof FILES, (typeof FILES)[keyof typeof FILES]][]) {
-    const body = fs.readFileSync(new URL(file, ROOT));
+  for (const [key, asset] of Object.entries(FILES) as [keyof typeof FILES, (typeof FILES)[keyof typeof FILES]][]) {
+    const body = 'body' in asset ? asset.body() : fs.readFileSync(new URL(asset.name, ROOT));
     const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-    const [base, ext] = file.split('.');
+    const [base, ext] = asset.name.split('.');
     const url = `/assets/${base}.${hash}.${ext}`;
-    urls[name] = url;
+    urls[key] = url;
     app.get(url, (c) =>
       c.body(new Uint8Array(body), 200, {
-        'Content-Type': type,
+        'Content-Type': asset.type,
         'Cache-Control': 'public, max-age=31536000, immutable',
         'X-Content-Type-Options': 'nosniff',
       }),

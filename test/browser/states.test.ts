@@ -60,7 +60,7 @@ describe('the pass page after each outcome, in headless Chromium', () => {
     await page.waitForSelector('#answer .stress');
     expect(await page.locator('#answer .pivot').count()).toBe(0);
     await expect(page.locator('#answer .stress > p').textContent()).resolves.toBe(
-      'No single fact decides it: leaving out any one of them neither changes the answer nor moves it by 10% or more.',
+      'No single fact decides it: leaving one out never flips the answer or moves it 10% or more.',
     );
     await textOnce(page, '#pass-credits', /^0$/);
   });

@@ -90,7 +90,7 @@ describe('decide ask / stress against the service', () => {
     expect(run.stdout).toContain('free decisions left today: 19 · model fake-logprobs-1');
   });
 
-  it('human output of a stress test: the checks as a table, the pivot fact marked', async () => {
+  it('human output of a stress test: its verdict, the checks as a table, the decisive fact marked', async () => {
     const { key } = await client.svc.newKey(5);
     const facts = ['The team knows SQL well.', 'The service needs transactions across several tables.'];
     client.svc.fake.respond((body) => {
@@ -105,12 +105,16 @@ describe('decide ask / stress against the service', () => {
     expect(run.stdout).toMatch(/Check\s+Agrees\s+Shift\s+Answer/);
     expect(run.stdout).toMatch(/order reversed\s+yes\s+0\.0%\s+PostgreSQL/);
     expect(run.stdout).toMatch(/» without fact 2: "The service needs transactions\s+no\s+50\.0%\s+MongoDB\n {2}across several tables\."\n/);
-    expect(run.stdout).toContain('» Pivot fact 2: "The service needs transactions across several tables."');
+    expect(run.stdout).toContain('» Decisive fact 2: "The service needs transactions across several tables."');
     expect(run.stdout).toContain('Without it the answer shifts by 50.0% and flips');
     // The engine's own view of its context (67 %) stands at stress depth too, and the
     // lead of 60 points signals.
     expect(run.stdout).toContain('Signal:   directional: "PostgreSQL" leads the next answer by 15 points or more');
     expect(run.stdout).toContain('Context:  partly sufficient (67%)');
+    // One verdict, before the table it sums up: the answer leads, but fact 2 decides it.
+    expect(run.stdout).toContain(
+      'Context:  partly sufficient (67%)\nVerdict:  fragile: one fact decides it (without fact 2 the answer changes)\n',
+    );
     expect(run.stdout).toContain('pass credits left: 0');
   });
 

@@ -164,7 +164,10 @@ describe('decide ask: exit codes for every error class', () => {
       const { key } = await svc.newKey();
       svc.fake.respond(() => ({ garbage: true }));
       const run = await fails(5, noul, { DECIDE_URL: svc.url, DECIDE_API_KEY: key }, key);
-      expect(run.stderr).toContain('(502 engine_bad_response)');
+      // In plain words, as the pass page says it; the engine's own wording is for the operator's log.
+      expect(run.stderr).toMatch(
+        /^decide: The model gave an answer that could not be read\. Nothing was charged; try again\. \(502 engine_bad_response\); request id \S+\n$/,
+      );
     });
 
     it('the engine stays unavailable: 503 retried twice (notices on stderr), then 5; nothing charged', async () => {
@@ -182,7 +185,19 @@ describe('decide ask: exit codes for every error class', () => {
     it('the engine is busy for longer than the client waits: 429 engine_busy → 5 at once', async () => {
       stub.script({ status: 429, body: { error: 'the decision engine is busy', code: 'engine_busy' }, headers: { 'retry-after': '60' } });
       const run = await fails(5, noul, { DECIDE_URL: stub.url, DECIDE_API_KEY: generateKey() });
-      expect(run.stderr).toContain('(429 engine_busy)');
+      expect(run.stderr).toBe(
+        'decide: The model is busy with other decisions. Nothing was charged; try again in 60 s. (429 engine_busy)\n',
+      );
+      expect(stub.requests).toHaveLength(1);
+    });
+
+    it('the engine did not answer in time: 504 engine_timeout → 5, said in plain words, not retried', async () => {
+      stub.script({
+        status: 504,
+        body: { error: 'the decision engine did not answer in time: no answer within 30000 ms', code: 'engine_timeout' },
+      });
+      const run = await fails(5, noul, { DECIDE_URL: stub.url, DECIDE_API_KEY: generateKey() });
+      expect(run.stderr).toBe('decide: The model did not answer in time. Nothing was charged; try again. (504 engine_timeout)\n');
       expect(stub.requests).toHaveLength(1);
     });
 
@@ -207,7 +222,9 @@ describe('decide ask: exit codes for every error class', () => {
         headers: { 'retry-after': '60' },
       });
       const fromBody = await fails(5, [...noul, '--url', stub.url], { DECIDE_API_KEY: generateKey() });
-      expect(fromBody.stderr).toContain('maintenance (503 engine_unavailable); request id req-in-body');
+      expect(fromBody.stderr).toContain(
+        'The model cannot be reached just now. Nothing was charged; try again in 60 s. (503 engine_unavailable); request id req-in-body',
+      );
       stub.script({
         status: 500,
         body: { error: 'broken', code: 'internal_error' },

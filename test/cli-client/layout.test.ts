@@ -94,7 +94,7 @@ describe.each([60, 80, 120])('at %i columns', (columns) => {
   });
 
   it('the pivot stands apart from a close second: 30.12% against 30.09%, and its sentence wraps flush', () => {
-    const start = lines.findIndex((line) => line.startsWith('» Pivot fact 2: "Billing is where 80%'));
+    const start = lines.findIndex((line) => line.startsWith('» Decisive fact 2: "Billing is where 80%'));
     expect(start).toBeGreaterThan(0);
     const sentence = lines.slice(start + 1, lines.indexOf('', start));
     expect(sentence.join(' ')).toContain('Without it the answer shifts by 30.12% and flips');

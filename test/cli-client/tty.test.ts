@@ -120,7 +120,7 @@ describe('decide ask on a terminal', () => {
     for (const text of [...facts.map((fact) => `"${fact}"`), ...options]) {
       for (const word of text.split(' ')) expect(words, `"${word}" whole in:\n${table.join('\n')}`).toContain(word);
     }
-    expect(screen.join('\n')).toContain('» Pivot fact 2: "The service needs transactions');
+    expect(screen.join('\n')).toContain('» Decisive fact 2: "The service needs transactions');
   });
 
   it('an answer taller than an 80×24 terminal scrolls: the screen and the earlier output stay, and it ends with a newline', async () => {

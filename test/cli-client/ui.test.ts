@@ -81,9 +81,24 @@ describe('ink components', () => {
     expect(frame).toContain('Stress test: 1 of 2 checks agree with the answer (agreement 50%)');
     expect(frame).toMatch(/ {2}order reversed\s+yes\s+4\.0%\s+PostgreSQL/);
     expect(frame).toMatch(/» without fact 2: "The service needs transactions."\s+no\s+41\.0%\s+MongoDB/);
-    expect(frame).toContain('» Pivot fact 2: "The service needs transactions."');
+    expect(frame).toContain('» Decisive fact 2: "The service needs transactions."');
     expect(frame).toContain('Without it the answer shifts by 41.0% and flips');
     expect(frame).toContain('pass credits left: 3');
+  });
+
+  it('a stress test has one verdict, beside the signal and the context; a standard answer none', () => {
+    const fragile = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: STRESS }, columns: 100 }));
+    expect(fragile).toContain('\nContext:  sufficient (88%)\nVerdict:  fragile: one fact decides it (without fact 2 the answer changes)\n');
+    const agreeing = { ...STRESS, checks: STRESS.checks.map((c) => ({ ...c, agrees: true, shift: 0.02 })), agreement: 1, pivot: null };
+    const stable = plainFrame(h(DecisionView, { response: { ...CHOICE, stress: agreeing }, columns: 100 }));
+    expect(stable).toContain('Verdict:  stable (every check agrees with the answer)');
+    const short = { ...CHOICE, signal: 'needs-context', contextSufficiency: 0.3, stress: STRESS } as const;
+    const needs = plainFrame(h(DecisionView, { response: short, columns: 100 }));
+    expect(needs).toContain('Signal:   needs context: the facts given are not enough to decide; add facts and ask again');
+    expect(needs).toContain(
+      'Context:  insufficient, more facts are needed (30%)\nVerdict:  needs more facts (the context sufficiency is under 50%)',
+    );
+    expect(plainFrame(h(DecisionView, { response: CHOICE, columns: 100 }))).not.toContain('Verdict');
   });
 
   it('a stress test where no single fact decides it says so, not "a single fact"', () => {
@@ -117,8 +132,8 @@ describe('ink components', () => {
     // renderToString uses chalk's level for this process; force one so the test means something.
     const coloured = withChalkLevel(() => renderToString(h(ColorScope, { color: true }, h(DecisionView, { response, columns: 80 }))));
     expect(coloured).toMatch(STYLE);
-    const pivotLine = coloured.split('\n').find((line) => plain(line).includes('Pivot fact 2'));
-    expect(pivotLine).toMatch(/\x1b\[33mPivot\b/);
+    const pivotLine = coloured.split('\n').find((line) => plain(line).includes('Decisive fact 2'));
+    expect(pivotLine).toMatch(/\x1b\[33mDecisive\b/);
     const uncoloured = withChalkLevel(() => renderToString(h(ColorScope, { color: false }, h(DecisionView, { response, columns: 80 }))));
     expect(uncoloured).not.toMatch(ESCAPE);
   });

@@ -31,7 +31,7 @@ describe('the pages', () => {
     expect(res.text).toContain(`&quot;url&quot;: &quot;${svc.url}/mcp&quot;`);
     // Nothing inline: every script is a file of ours.
     const scripts = [...res.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
-    expect(scripts).toHaveLength(4); // answer.js, app.js, home.js, snippets.js
+    expect(scripts).toHaveLength(5); // wording.js (written from the contract), answer.js, app.js, home.js, snippets.js
     for (const [, attributes, body] of scripts) {
       expect(attributes).toMatch(/ src="\/assets\/[a-z]+\.[0-9a-f]{12}\.js"/);
       expect(body).toBe('');

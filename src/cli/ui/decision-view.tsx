@@ -4,18 +4,29 @@ import { Bars } from './bars.js';
 import { Fields } from './fields.js';
 import { Prose } from './prose.js';
 import { StressView } from './stress-view.js';
-import { footerWords, resultLine, rowsOf, signalTone, signalWords, sufficiencyWords } from './words.js';
+import {
+  footerWords,
+  resultLine,
+  rowsOf,
+  signalTone,
+  signalWords,
+  sufficiencyLevel,
+  sufficiencyWords,
+  VERDICTS,
+  verdictOf,
+} from './words.js';
 
 const TOP_MARK = { choice: 'selected', score: 'likeliest', noul: 'leans' } as const;
 
 /**
  * A decision, laid out for a terminal `columns` wide: the question, one bar per
- * answer, the result, the signal and the context check in words, and a stress test's
- * checks when there are any.
+ * answer, the result, the signal and the context check in words, and for a stress test
+ * the overall verdict and the checks.
  */
 export function DecisionView({ response, columns }: { response: DecisionResponse; columns: number }) {
   const [label, value] = resultLine(response.result);
   const sufficiency = response.contextSufficiency;
+  const verdict = verdictOf(response);
   return (
     <Box flexDirection="column">
       <Prose bold>{response.question}</Prose>
@@ -34,12 +45,19 @@ export function DecisionView({ response, columns }: { response: DecisionResponse
                 </Prose>
               ),
             },
-            {
-              label: 'Context',
-              value: (
-                <Prose tone={sufficiency >= 0.8 ? 'good' : sufficiency >= 0.5 ? 'doubt' : 'bad'}>{sufficiencyWords(sufficiency)}</Prose>
-              ),
-            },
+            { label: 'Context', value: <Prose tone={sufficiencyLevel(sufficiency).tone}>{sufficiencyWords(sufficiency)}</Prose> },
+            ...(verdict
+              ? [
+                  {
+                    label: 'Verdict',
+                    value: (
+                      <Prose tone={VERDICTS[verdict.verdict].tone} bold>
+                        {verdict.words}
+                      </Prose>
+                    ),
+                  },
+                ]
+              : []),
           ]}
         />
       </Box>

@@ -11,10 +11,8 @@ const steps = (p: number): number => Math.round(p * 10_000);
 /** Tenths of a per cent as text: 691 → "69.1%". */
 const tenthsText = (tenths: number): string => `${Math.floor(tenths / 10)}.${tenths % 10}%`;
 
-/** One value, to a whole per cent (half up): 0.145 → "15%" (Math.round(0.145 * 100) gives 14). */
-export function wholePercent(p: number): string {
-  return `${Math.floor((steps(p) + 50) / 100)}%`;
-}
+/** One value, to a whole per cent (half up): 0.145 → "15%"; the pass page shows it alike. */
+export { wholePercent } from '../../contract/wording.js';
 
 /** One value, to a tenth of a per cent (half up): 0.6905 → "69.1%". */
 export function percent(p: number): string {

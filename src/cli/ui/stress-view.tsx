@@ -3,8 +3,9 @@ import type { Stress } from '../../contract/index.js';
 import { AGREES_WIDTH, GAP, MARKER_WIDTH, tableWidths } from './layout.js';
 import { Paint } from './paint.js';
 import { Prose } from './prose.js';
-import { columnDecimals, percentTo, wholePercent } from './percent.js';
-import { checkName, noPivotWords, quote, tiedWithPivot, topAnswer } from './words.js';
+import { columnDecimals, percentTo } from './percent.js';
+import { PIVOT_NAME } from '../../contract/wording.js';
+import { checkName, noPivotWords, quote, stressHeadline, tiedWithPivot, topAnswer } from './words.js';
 
 interface CellsProps {
   name: string;
@@ -53,7 +54,7 @@ function Cells({ name, agrees, shift, answer, widths, pivot, disagrees }: CellsP
 }
 
 /**
- * The checks of a stress test as a table, and the pivot fact below it. Shifts show a
+ * The checks of a stress test as a table, and the decisive fact (the pivot) below it. Shifts show a
  * tenth of a per cent, or a hundredth when a tenth would show two of them alike, so
  * the pivot (the largest shift) never looks tied with a fact it beat.
  */
@@ -63,11 +64,10 @@ export function StressView({ stress, columns }: { stress: Stress; columns: numbe
   const shifts = checks.map((check) => percentTo(check.shift, decimals));
   const answers = checks.map((check) => topAnswer(check.result));
   const widths = tableWidths(shifts, answers, columns);
-  const agreeing = checks.filter((check) => check.agrees).length;
   const tied = tiedWithPivot(stress);
   return (
     <Box flexDirection="column" marginTop={1}>
-      <Prose>{`Stress test: ${agreeing} of ${checks.length} checks agree with the answer (agreement ${wholePercent(stress.agreement)})`}</Prose>
+      <Prose>{stressHeadline(stress)}</Prose>
       <Cells name="Check" agrees="Agrees" shift="Shift" answer="Answer" widths={widths} />
       {checks.map((check, i) => (
         <Cells
@@ -85,7 +85,7 @@ export function StressView({ stress, columns }: { stress: Stress; columns: numbe
         <Marker shown={pivot !== null} />
         {pivot ? (
           <Box flexDirection="column" flexGrow={1} flexShrink={1} flexBasis={0}>
-            <Prose color="yellow" bold>{`Pivot fact ${pivot.factIndex + 1}: ${quote(pivot.fact, 200)}`}</Prose>
+            <Prose color="yellow" bold>{`${PIVOT_NAME} ${pivot.factIndex + 1}: ${quote(pivot.fact, 200)}`}</Prose>
             <Prose>
               {`Without it the answer shifts by ${percentTo(pivot.shift, decimals)}` +
                 (pivot.flips ? ' and flips: the decision rests on this fact.' : ' but does not flip.') +

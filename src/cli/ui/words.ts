@@ -1,11 +1,14 @@
 import type { DecisionResponse, DecisionResult, Signal, Stress, StressCheck } from '../../contract/index.js';
-import { PIVOT_MIN_SHIFT } from '../../decision/stress.js';
+import * as wording from '../../contract/wording.js';
 import { percent, shares, wholePercent } from './percent.js';
 
 /**
  * The words and numbers of the human output, apart from the components that lay them
- * out, so both are tested on their own and the thresholds live in one place.
+ * out, so both are tested on their own. The words the pass page prints too, and
+ * their thresholds, are the contract's (contract/wording.ts).
  */
+
+export { noPivotWords, stressHeadline, sufficiencyLevel, sufficiencyWords, verdictOf, VERDICTS } from '../../contract/wording.js';
 
 /** Cells of a bar of `width` for probability p: [filled, empty]. */
 export function barCells(p: number, width: number): [number, number] {
@@ -35,7 +38,7 @@ export function rowsOf(result: DecisionResult): Row[] {
       { label: 'No', p: Math.round((1 - yes) * 1e4) / 1e4, top: yes < 0.5 },
     ];
   } else {
-    const best = 'selected' in result ? result.selected : topKey(result.probabilities);
+    const best = wording.leadingAnswer(result);
     rows = Object.entries(result.probabilities).map(([label, p]) => ({ label, p, top: label === best }));
   }
   const shown = shares(rows.map((row) => row.p));
@@ -50,44 +53,21 @@ export function resultLine(result: DecisionResult): [label: string, value: strin
   return ['Score', `${result.score.toFixed(2)} on 0 (${levels[0]}) to 2 (${levels[2]}), confidence ${wholePercent(result.confidence)}`];
 }
 
-function topKey(probabilities: Record<string, number>): string | undefined {
-  let best: string | undefined;
-  for (const [key, p] of Object.entries(probabilities)) if (best === undefined || p > probabilities[best]) best = key;
-  return best;
-}
-
 /** The top answer of a result in a few words: an option, a level, or "yes 62.5%" ("even 50.0%" at exactly 50%). */
 export function topAnswer(result: DecisionResult): string {
   if ('yesProbability' in result) {
     const yes = result.yesProbability;
     return `${yes > 0.5 ? 'yes' : yes < 0.5 ? 'no' : 'even'} ${percent(yes)}`;
   }
-  if ('selected' in result) return result.selected;
-  return topKey(result.probabilities) ?? '';
+  return wording.leadingAnswer(result);
 }
 
 /** The signal and what it means for this answer. */
 export function signalWords(response: Pick<DecisionResponse, 'signal' | 'result'>): string {
-  const words: Record<Signal, string> = {
-    directional: `directional: "${topAnswer(response.result)}" leads the next answer by 15 points or more`,
-    yes: 'yes: the probability of yes is 60% or more',
-    no: 'no: the probability of yes is 40% or less',
-    unclear:
-      'yesProbability' in response.result
-        ? 'unclear: the probability of yes lies between 40% and 60%'
-        : 'unclear: no answer leads by 15 points or more',
-    'needs-context': 'needs context: the facts given are not enough to decide; add facts and ask again',
-  };
-  return words[response.signal];
+  return wording.signalWords(response.signal, response.result);
 }
 
-/** Context sufficiency in words, with its value. */
-export function sufficiencyWords(sufficiency: number): string {
-  const words = sufficiency >= 0.8 ? 'sufficient' : sufficiency >= 0.5 ? 'partly sufficient' : 'insufficient, more facts are needed';
-  return `${words} (${wholePercent(sufficiency)})`;
-}
-
-export type Tone = 'good' | 'bad' | 'doubt';
+export type Tone = wording.Tone;
 export function signalTone(signal: Signal): Tone {
   return signal === 'directional' || signal === 'yes' ? 'good' : signal === 'no' ? 'bad' : 'doubt';
 }
@@ -98,8 +78,8 @@ export function signalTone(signal: Signal): Tone {
  * table). Facts are numbered from 1 for people.
  */
 export function checkName(check: StressCheck, factChars = 90): string {
-  if (check.kind === 'reversed') return 'order reversed';
-  return `without fact ${check.factIndex + 1}: ${quote(check.fact, factChars)}`;
+  if (check.kind === 'reversed') return wording.checkLabel(check);
+  return `${wording.checkLabel(check)}: ${quote(check.fact, factChars)}`;
 }
 
 /**
@@ -114,20 +94,6 @@ export function quote(text: string, maxChars: number): string {
   const space = room.lastIndexOf(' ');
   const kept = space >= room.length / 2 ? room.slice(0, space) : room;
   return `"${kept.join('').trimEnd()}…"`;
-}
-
-/**
- * Why a stress test names no pivot. The service names none unless leaving a fact out
- * flips the answer or moves it by PIVOT_MIN_SHIFT; the reason is said only when the
- * checks show it.
- */
-export function noPivotWords(checks: readonly StressCheck[]): string {
-  const withoutFact = checks.filter((check) => check.kind === 'without-fact');
-  if (withoutFact.length === 0) return 'No single fact decides it: the context holds a single fact.';
-  if (withoutFact.every((check) => check.agrees && check.shift < PIVOT_MIN_SHIFT)) {
-    return `No single fact decides it: leaving one out never flips the answer or moves it ${wholePercent(PIVOT_MIN_SHIFT)} or more.`;
-  }
-  return 'No single fact decides it.';
 }
 
 /** Facts (0-based) whose leaving out moves the answer exactly as much as the pivot's: the service names the first. */

@@ -29,6 +29,7 @@ export function Layout(props: { title: string; page: 'home' | 'pass'; withWidget
         <title>{props.title}</title>
         <link rel="icon" href={props.assets.icon} type="image/svg+xml" />
         <link rel="stylesheet" href={props.assets.css} />
+        <script src={props.assets.wording} defer></script>
         <script src={props.assets.answer} defer></script>
         <script src={props.assets.js} defer></script>
         <script src={props.assets.home} defer></script>

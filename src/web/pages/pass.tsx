@@ -144,6 +144,11 @@ function DecisionForm({ pass }: { pass: PassRecord }) {
             Decide
           </button>
         </p>
+        {/* While deciding (app.js): the time so far, ticking, out of the live region, so it is read once. */}
+        <p class="progress">
+          <span id="decide-elapsed" aria-hidden="true"></span>
+          <span id="decide-progress" role="status"></span>
+        </p>
         <p id="decide-error" class="error" role="alert" tabindex={-1} hidden></p>
       </form>
       <section id="answer" class="answer" aria-live="polite" hidden></section>

@@ -1,0 +1,117 @@
+import vm from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import type { Signal, Stress, StressCheck } from '../../src/contract/index.js';
+import * as wording from '../../src/contract/wording.js';
+import { wordingScript } from '../../src/web/wording-script.js';
+
+/** The words of an answer, shared by the CLI and the pass page, and the verdict's rule. */
+
+const result = { selected: 'PostgreSQL', confidence: 0.4, probabilities: { PostgreSQL: 0.7, MongoDB: 0.3 } };
+const reversed = (agrees: boolean): StressCheck => ({ kind: 'reversed', agrees, shift: agrees ? 0.02 : 0.4, result });
+const without = (factIndex: number, agrees: boolean, shift = agrees ? 0.02 : 0.4): StressCheck => ({
+  kind: 'without-fact',
+  factIndex,
+  fact: `Fact ${factIndex + 1}.`,
+  agrees,
+  shift,
+  result,
+});
+const stress = (...checks: StressCheck[]): Stress => ({
+  agreement: checks.filter((c) => c.agrees).length / checks.length,
+  checks,
+  pivot: null,
+});
+
+describe('the verdict on a stress answer', () => {
+  const verdict = (signal: Signal, s: Stress | null) => wording.verdictOf({ signal, stress: s })?.words ?? null;
+
+  it('is stable when every check agrees with an answer that leads', () => {
+    expect(verdict('directional', stress(reversed(true), without(0, true), without(1, true)))).toBe(
+      'stable (every check agrees with the answer)',
+    );
+    expect(verdict('yes', stress(reversed(true), without(0, true)))).toMatch(/^stable /);
+  });
+
+  it('is fragile when leaving out one fact changes the answer, naming each such fact', () => {
+    // 4 of 5 checks agree: a high agreement, and still one fact decides it.
+    const s = stress(reversed(true), without(0, true), without(1, false), without(2, true), without(3, true));
+    expect(verdict('directional', s)).toBe('fragile: one fact decides it (without fact 2 the answer changes)');
+    expect(verdict('directional', stress(reversed(true), without(0, false), without(2, false)))).toBe(
+      'fragile: one fact decides it (without fact 1 or 3 the answer changes)',
+    );
+  });
+
+  it('a fact that shifts the answer without flipping it leaves it stable', () => {
+    expect(verdict('directional', stress(reversed(true), without(0, true, 0.3)))).toMatch(/^stable /);
+  });
+
+  it('needs more facts when the context falls short, no answer leads, or the order of the options decides: before fragile', () => {
+    const flips = stress(reversed(true), without(0, false));
+    expect(verdict('needs-context', flips)).toBe('needs more facts (the context sufficiency is under 50%)');
+    expect(verdict('unclear', flips)).toBe('needs more facts (no answer leads clearly)');
+    expect(verdict('directional', stress(reversed(false), without(0, false)))).toBe(
+      'needs more facts (the answer changes when the options are given in reverse order)',
+    );
+  });
+
+  it('is none at standard depth, which has no checks', () => {
+    expect(verdict('directional', null)).toBeNull();
+  });
+});
+
+describe('the shared words', () => {
+  it('context sufficiency: sufficient from 80%, partly from 50% (where the signal turns needs-context), else insufficient', () => {
+    expect([0.8, 0.7999, 0.5, 0.4999, 0].map(wording.sufficiencyWords)).toEqual([
+      'sufficient (80%)',
+      'partly sufficient (80%)',
+      'partly sufficient (50%)',
+      'insufficient, more facts are needed (50%)',
+      'insufficient, more facts are needed (0%)',
+    ]);
+    expect(wording.sufficiencyLevel(0.77).tone).toBe('doubt');
+  });
+
+  it('the signal by name, needs-context without its hyphen', () => {
+    expect(wording.signalWords('needs-context', result)).toBe(
+      'needs context: the facts given are not enough to decide; add facts and ask again',
+    );
+    expect(wording.signalWords('directional', { score: 1.2, confidence: 0.3, probabilities: { low: 0.1, mid: 0.6, high: 0.3 } })).toBe(
+      'directional: "mid" leads the next answer by 15 points or more',
+    );
+  });
+
+  it("an engine's failure in plain words, with the wait when the service gave one; other codes have none", () => {
+    expect(wording.engineFailureWords('engine_timeout')).toBe('The model did not answer in time. Nothing was charged; try again.');
+    expect(wording.engineFailureWords('engine_busy', 5)).toBe(
+      'The model is busy with other decisions. Nothing was charged; try again in 5 s.',
+    );
+    expect(wording.engineFailureWords('engine_unavailable', 0)).toBe(
+      'The model cannot be reached just now. Nothing was charged; try again.',
+    );
+    expect(wording.engineFailureWords('engine_unavailable', 300)).toMatch(/try again in 5 min\.$/);
+    expect(wording.engineFailureWords('pass_required')).toBeUndefined();
+  });
+});
+
+describe("the page's copy of the words", () => {
+  it('is the module itself: the script the server sends gives the same words for the same answers', () => {
+    const window: { decideWording?: typeof wording } = {};
+    vm.runInNewContext(wordingScript(), { window });
+    const page = window.decideWording!;
+    expect(Object.keys(page).sort()).toEqual(Object.keys(wording).sort());
+    const answers = [
+      { signal: 'directional' as const, stress: stress(reversed(true), without(0, false)) },
+      { signal: 'unclear' as const, stress: stress(reversed(true)) },
+      { signal: 'yes' as const, stress: stress(reversed(true), without(0, true)) },
+    ];
+    for (const answer of answers) {
+      expect(page.verdictOf(answer)).toEqual(wording.verdictOf(answer));
+      expect(page.noPivotWords(answer.stress.checks)).toBe(wording.noPivotWords(answer.stress.checks));
+      expect(page.stressHeadline(answer.stress)).toBe(wording.stressHeadline(answer.stress));
+      expect(page.signalWords(answer.signal, result)).toBe(wording.signalWords(answer.signal, result));
+    }
+    for (const s of [0, 0.49, 0.5, 0.77, 0.8, 1]) expect(page.sufficiencyWords(s)).toBe(wording.sufficiencyWords(s));
+    expect(page.engineFailureWords('engine_unavailable', 180)).toBe(wording.engineFailureWords('engine_unavailable', 180));
+    expect(page.decidingFor(4.7)).toBe('Deciding… 4 s');
+  });
+});
