@@ -37,7 +37,7 @@ export function evalCommand(): Command {
     .addOption(threadsOption())
     .addOption(debiasOption())
     .addOption(
-      new Option('--depth <depth>', 'ask every decision at this depth: stress adds the checks, and its contextSufficiency weighs them')
+      new Option('--depth <depth>', "ask every decision at this depth: stress adds the checks, and the records keep each check's shift")
         .choices(['standard', 'stress'])
         .default('standard'),
     )

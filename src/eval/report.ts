@@ -35,7 +35,7 @@ export const EvalReport = z.object({
     /** With `--db`: the offsets applied with them, by target, where a fit has any (decision/scaling.ts). */
     offsets: z.record(z.string(), z.array(z.number())).optional(),
   }),
-  /** The depth every decision was asked at: at `stress`, `contextSufficiency` weighs the checks. */
+  /** The depth every decision was asked at: at `stress`, the records keep each without-fact check's shift. */
   depth: Depth,
   /** Distinct decisions asked (as written, in other orders, without the decisive fact). */
   asked: z.int(),
