@@ -81,5 +81,11 @@ async function takeDown(app: Instance): Promise<void> {
   await app.waitUntilExit();
 }
 
+/** A view printed once, laid out at the terminal's width (80 columns on a pipe or a file), coloured only on a terminal. */
+export function printView(view: (columns: number) => ReactElement, terminal: Terminal = terminalOf()): void {
+  const { columns, color } = terminal;
+  process.stdout.write(`${renderToString(<ColorScope color={color}>{view(columns)}</ColorScope>, { columns })}\n`);
+}
+
 export const decisionView = (response: DecisionResponse, columns: number) => <DecisionView response={response} columns={columns} />;
 export const usageView = (usage: Usage, columns: number) => <UsageView usage={usage} columns={columns} />;
