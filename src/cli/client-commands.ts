@@ -57,6 +57,10 @@ function decisionCommand(name: string, depth: 'standard' | 'stress', description
           'unclear',
         ]),
       )
+      .option(
+        '--idempotency-key <key>',
+        'the Idempotency-Key sent with the decision (default: a new random one): the same key and the same question replay the first answer without a new charge',
+      )
       .option('--json', JSON_HELP),
   ).action((words: string[], flags, command: Command) =>
     runAction(CLIENT_EXIT, command, async () => (await import('./ask.js')).runAsk(words, flags, depth)),

@@ -35,6 +35,8 @@ export interface Presentation<T> {
   work: (notify: (message: string) => void) => Promise<T>;
   /** The result, laid out for the terminal's width. */
   view: (value: T, columns: number) => ReactElement;
+  /** Ctrl-C typed while the spinner shows (the keyboard read as keys then, so no SIGINT comes). */
+  onInterrupt?: () => void;
 }
 
 /** Longer than ink's 33 ms between frames: by then the last frame asked for is drawn. */
@@ -47,15 +49,16 @@ const FRAME_SETTLE_MS = 50;
  * ink clear the screen and the scrollback, and leaves the last line without its newline.
  * Elsewhere (a pipe, a file, TERM=dumb) there is no spinner and no escape code.
  */
-export async function present<T>({ terminal, label, work, view }: Presentation<T>): Promise<T> {
+export async function present<T>({ terminal, label, work, view, onInterrupt }: Presentation<T>): Promise<T> {
   const scoped = (node: ReactElement) => <ColorScope color={terminal.color}>{node}</ColorScope>;
   let value: T;
   if (!terminal.interactive) {
     value = await work((message) => process.stderr.write(`decide: ${message}\n`));
   } else {
-    const app = render(scoped(<Waiting label={label} />), { patchConsole: false });
+    const waiting = (text: string) => scoped(<Waiting label={text} onInterrupt={onInterrupt} />);
+    const app = render(waiting(label), { patchConsole: false, exitOnCtrlC: false });
     try {
-      value = await work((message) => app.rerender(scoped(<Waiting label={`${label} ${message}`} />)));
+      value = await work((message) => app.rerender(waiting(`${label} ${message}`)));
     } finally {
       await takeDown(app);
     }
