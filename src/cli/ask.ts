@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DecisionResponse } from '../contract/answer.js';
 import { buildRequest, type RequestFlags } from './ask-request.js';
-import { connect, explain, retryNotice } from './client-call.js';
+import { connect, explain, type Notice, retryWait } from './client-call.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
 import { parseSetting } from '../config/parse.js';
 import { IdempotencyKey } from '../contract/records.js';
@@ -27,8 +27,8 @@ export function tripsGate(failOn: 'no' | 'unclear', signal: DecisionResponse['si
 /** `decide ask` and `decide stress`: one decision, printed as JSON or for people. */
 export async function runAsk(words: string[], flags: AskFlags, depth: 'standard' | 'stress'): Promise<void> {
   const request = buildRequest(words.join(' '), await readContext(flags.context), flags, depth);
-  let notify: (message: string) => void = (message) => process.stderr.write(`decide: ${message}\n`);
-  const connection = connect(flags, (event) => notify(retryNotice(event)));
+  let notify: (notice: Notice) => void = (notice) => process.stderr.write(`decide: ${notice.say()}\n`);
+  const connection = connect(flags, (event) => notify(retryWait(event)));
   // Chosen here, not by the client, so an interrupted decision can be replayed with it.
   const idempotencyKey = flags.idempotencyKey === undefined ? randomUUID() : checkedKey(flags.idempotencyKey);
   const interrupt = listenForInterrupt();

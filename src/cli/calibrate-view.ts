@@ -2,7 +2,7 @@ import { describeScalings, type Target } from '../decision/scaling.js';
 import type { Halves } from '../eval/calibration-readings.js';
 import { signed, type Fit } from '../eval/calibrate.js';
 import type { Calibration } from '../ledger/store.js';
-import { clockWords } from './ui/when.js';
+import { clockWords } from './when.js';
 
 /** What `decide calibrate` prints as text: the fits as a table (its header first), laid out by ui/calibrate-report.tsx. */
 export function fitRows(fits: readonly Fit[]): string[][] {

@@ -168,6 +168,9 @@ const SMALL: Usage = {
 const LARGE: Usage = { ...SMALL, freeLimit: 10_000, freeUsed: 766, freeRemaining: 9234, passCredits: 123_456 };
 const WIDTHS = Array.from({ length: 61 }, (_, i) => 60 + i);
 
+// The machine's clock reads UTC here; another zone's local time is added, as account.test.ts shows.
+process.env.TZ = 'UTC';
+
 describe.each([
   ['13 of 20', SMALL],
   ['9234 of 10000', LARGE],
@@ -192,10 +195,11 @@ describe.each([
     expect(bars[0].length).toBeGreaterThanOrEqual(10);
     expect(filled).toBe(Math.round((usage.freeRemaining / usage.freeLimit) * bars[0].length));
     expect(lines).toContain(`Pass credits: ${usage.passCredits}`);
-    // The reset sentence may wrap, between words, but never inside "(in 5 h 12 min).".
-    expect(lines.some((line) => line.endsWith('(in 5 h 12 min).'))).toBe(true);
+    // The reset sentence may wrap, between words, but never inside "00:00 UTC" or "in 5 h 12 min.".
+    expect(lines.some((line) => line.endsWith('in 5 h 12 min.'))).toBe(true);
+    expect(lines.some((line) => line.endsWith('00:00') || line.startsWith('UTC'))).toBe(false);
     expect(lines.slice(lines.indexOf(`Pass credits: ${usage.passCredits}`) + 1).join(' ')).toBe(
-      'The free allowance resets at 2026-11-23T00:00:00.000Z (in 5 h 12 min).',
+      'The free allowance resets at 00:00 UTC, in 5 h 12 min.',
     );
   });
 });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Instance, render, renderToString } from 'ink';
 import type { ReactElement } from 'react';
 import type { DecisionResponse, Usage } from '../../contract/index.js';
+import type { Notice } from '../client-call.js';
 import { DecisionView } from './decision-view.js';
 import { ColorScope } from './paint.js';
 import { UsageView } from './usage-view.js';
@@ -31,8 +32,8 @@ export interface Presentation<T> {
   terminal: Terminal;
   /** What the spinner says while `work` runs. */
   label: string;
-  /** The call; `notify` tells the user about a retry (beside the spinner, or on stderr). */
-  work: (notify: (message: string) => void) => Promise<T>;
+  /** The call; `notify` tells the user about a retry (beside the spinner, counting down, or on stderr). */
+  work: (notify: (notice: Notice) => void) => Promise<T>;
   /** The result, laid out for the terminal's width. */
   view: (value: T, columns: number) => ReactElement;
   /** Ctrl-C typed while the spinner shows (the keyboard read as keys then, so no SIGINT comes). */
@@ -53,12 +54,12 @@ export async function present<T>({ terminal, label, work, view, onInterrupt }: P
   const scoped = (node: ReactElement) => <ColorScope color={terminal.color}>{node}</ColorScope>;
   let value: T;
   if (!terminal.interactive) {
-    value = await work((message) => process.stderr.write(`decide: ${message}\n`));
+    value = await work((notice) => process.stderr.write(`decide: ${notice.say()}\n`));
   } else {
-    const waiting = (text: string) => scoped(<Waiting label={text} onInterrupt={onInterrupt} />);
-    const app = render(waiting(label), { patchConsole: false, exitOnCtrlC: false });
+    const waiting = (notice?: Notice) => scoped(<Waiting label={label} notice={notice} onInterrupt={onInterrupt} />);
+    const app = render(waiting(), { patchConsole: false, exitOnCtrlC: false });
     try {
-      value = await work((message) => app.rerender(waiting(`${label} ${message}`)));
+      value = await work((notice) => app.rerender(waiting(notice)));
     } finally {
       await takeDown(app);
     }

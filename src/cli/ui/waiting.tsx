@@ -1,4 +1,6 @@
 import { Box, Text, useInput, useStdin } from 'ink';
+import { useEffect, useState } from 'react';
+import type { Notice } from '../client-call.js';
 import Spinner from 'ink-spinner';
 import { useColor } from './paint.js';
 
@@ -8,8 +10,9 @@ import { useColor } from './paint.js';
  * and handed to `onInterrupt`, so the command can take the spinner down and say what
  * became of the call, rather than die mid-frame.
  */
-export function Waiting({ label, onInterrupt }: { label: string; onInterrupt?: () => void }) {
+export function Waiting({ label, notice, onInterrupt }: { label: string; notice?: Notice; onInterrupt?: () => void }) {
   const color = useColor();
+  const seconds = useSecondsLeft(notice?.until);
   const { isRawModeSupported } = useStdin();
   useInput(
     (input, key) => {
@@ -22,7 +25,20 @@ export function Waiting({ label, onInterrupt }: { label: string; onInterrupt?: (
       <Text color={color ? 'cyan' : undefined}>
         <Spinner type="dots" />
       </Text>
-      <Text>{` ${label}`}</Text>
+      <Text>{` ${label}${notice ? ` ${notice.say(seconds)}` : ''}`}</Text>
     </Box>
   );
+}
+
+/** Whole seconds left until `until`, redrawn as they pass: a retry's wait counted down. */
+function useSecondsLeft(until: number | undefined): number | undefined {
+  const left = () => (until === undefined ? undefined : Math.max(0, Math.ceil((until - Date.now()) / 1000)));
+  const [seconds, setSeconds] = useState(left);
+  useEffect(() => {
+    setSeconds(left());
+    if (until === undefined) return;
+    const timer = setInterval(() => setSeconds(left()), 200);
+    return () => clearInterval(timer);
+  }, [until]);
+  return seconds;
 }
