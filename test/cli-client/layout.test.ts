@@ -93,6 +93,17 @@ describe.each([60, 80, 120])('at %i columns', (columns) => {
     }
   });
 
+  it('Shift is said in words above the table: how far the answer moves, 0% to 100%, its lines flush', () => {
+    const header = lines.findIndex((line) => /^ {2}Check\s+Agrees\s+Shift\s+Answer$/.test(line));
+    const start = lines.findIndex((line) => line.startsWith('Shift: how far the answer moves'));
+    expect(start, lines.join('\n')).toBeGreaterThan(0);
+    expect(start).toBeLessThan(header);
+    expect(lines.slice(start, header).join(' ')).toBe(
+      'Shift: how far the answer moves in that check, from 0% (not at all) to 100% (wholly onto other answers): ' +
+        'the share of probability that moves between the answers (their total variation distance).',
+    );
+  });
+
   it('the pivot stands apart from a close second: 30.12% against 30.09%, and its sentence wraps flush', () => {
     const start = lines.findIndex((line) => line.startsWith('» Pivot fact 2: "Billing is where 80%'));
     expect(start).toBeGreaterThan(0);

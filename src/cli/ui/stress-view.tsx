@@ -4,7 +4,7 @@ import { AGREES_WIDTH, GAP, MARKER_WIDTH, tableWidths } from './layout.js';
 import { Paint } from './paint.js';
 import { Prose } from './prose.js';
 import { columnDecimals, percentTo, wholePercent } from './percent.js';
-import { checkName, noPivotWords, quote, tiedWithPivot, topAnswer } from './words.js';
+import { checkName, noPivotWords, quote, SHIFT_WORDS, tiedWithPivot, topAnswer } from './words.js';
 
 interface CellsProps {
   name: string;
@@ -68,6 +68,7 @@ export function StressView({ stress, columns }: { stress: Stress; columns: numbe
   return (
     <Box flexDirection="column" marginTop={1}>
       <Prose>{`Stress test: ${agreeing} of ${checks.length} checks agree with the answer (agreement ${wholePercent(stress.agreement)})`}</Prose>
+      <Prose dim>{SHIFT_WORDS}</Prose>
       <Cells name="Check" agrees="Agrees" shift="Shift" answer="Answer" widths={widths} />
       {checks.map((check, i) => (
         <Cells

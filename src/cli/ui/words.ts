@@ -117,6 +117,15 @@ export function quote(text: string, maxChars: number): string {
 }
 
 /**
+ * What a stress table's Shift is, in words: the total variation distance between the
+ * answer's probabilities and the check's (half the sum of their differences), which
+ * is the share of probability that moved from some answers to others.
+ */
+export const SHIFT_WORDS =
+  'Shift: how far the answer moves in that check, from 0% (not at all) to 100% (wholly onto other answers): ' +
+  "the share of probability that moves between the answers (their total variation distance).";
+
+/**
  * Why a stress test names no pivot. The service names none unless leaving a fact out
  * flips the answer or moves it by PIVOT_MIN_SHIFT; the reason is said only when the
  * checks show it.
