@@ -123,7 +123,7 @@ export function quote(text: string, maxChars: number): string {
  */
 export const SHIFT_WORDS =
   'Shift: how far the answer moves in that check, from 0% (not at all) to 100% (wholly onto other answers): ' +
-  "the share of probability that moves between the answers (their total variation distance).";
+  'the share of probability that moves between the answers (their total variation distance).';
 
 /**
  * Why a stress test names no pivot. The service names none unless leaving a fact out
