@@ -19,7 +19,10 @@ describe('Ctrl-C during a decision', () => {
   const args = ['ask', CHOICE.question, '--context', CHOICE.context, '--option', 'PostgreSQL', '--option', 'MongoDB'];
   const freeUsed = async (key: string) => (await client.svc.call('GET', '/v1/usage', { key })).body.freeUsed as number;
 
-  /** The engine holds its answer until `release` opens; Ctrl-C is typed once it has the request in hand. */
+  /**
+   * The engine holds its answers until `release` opens; Ctrl-C is typed each time it
+   * has a question in hand (a decision asks two at once: twice, quickly, as a person might).
+   */
   const slowEngine = () => {
     const release = gate();
     let type: (text: string) => void = () => {};

@@ -16,7 +16,8 @@ export function Waiting({ label, notice, onInterrupt }: { label: string; notice?
   const { isRawModeSupported } = useStdin();
   useInput(
     (input, key) => {
-      if (key.ctrl && input === 'c') onInterrupt?.();
+      // Ctrl-C pressed twice before a read comes as one chunk, "\x03\x03", which ink parses as no key.
+      if ((key.ctrl && input === 'c') || input.includes('\x03')) onInterrupt?.();
     },
     { isActive: isRawModeSupported && onInterrupt !== undefined },
   );
