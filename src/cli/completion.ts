@@ -27,19 +27,23 @@ interface Node {
 
 /** Every command of `program`, each with the words and flags that may follow it. */
 function nodesOf(command: Command, path = ''): Node[] {
-  const flags: Flag[] = [
+  // Commander adds --help to every command without listing it among its options.
+  const options = [
     ...command.options,
     command
       .createHelp()
       .visibleOptions(command)
-      .find((o) => o.long === '--help'),
-  ]
-    .filter((option, i, all) => option !== undefined && !option.hidden && all.findIndex((o) => o?.long === option.long) === i)
-    .map((option) => ({
-      names: [option!.long, option!.short].filter((name): name is string => name !== undefined),
-      description: option!.description,
-      value: option!.required || option!.optional ? { choices: option!.argChoices } : undefined,
-    }));
+      .find((option) => option.long === '--help'),
+  ];
+  const flags: Flag[] = [];
+  for (const option of options) {
+    if (!option || option.hidden || flags.some((flag) => flag.names.includes(option.long ?? ''))) continue;
+    flags.push({
+      names: [option.long, option.short].filter((name): name is string => name !== undefined),
+      description: option.description,
+      value: option.required || option.optional ? { choices: option.argChoices } : undefined,
+    });
+  }
   const subcommands = command.commands.map((sub) => sub.name());
   const words = subcommands.length ? subcommands : [...(command.registeredArguments[0]?.argChoices ?? [])];
   return [{ path, words, flags }, ...command.commands.flatMap((sub) => nodesOf(sub, path ? `${path} ${sub.name()}` : sub.name()))];
