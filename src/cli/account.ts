@@ -1,8 +1,9 @@
 import { keyHint } from '../contract/key.js';
-import { connect, explain, retryNotice } from './client-call.js';
+import { connect, explain, type Notice, retryWait } from './client-call.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
 import { shownUrl, type ConnectionFlags } from './config.js';
 import { confirm } from './input.js';
+import { clockWords } from './when.js';
 
 export interface UsageFlags extends ConnectionFlags {
   json?: boolean;
@@ -10,8 +11,8 @@ export interface UsageFlags extends ConnectionFlags {
 
 /** `decide usage`: today's free allowance and the pass's credits. */
 export async function runUsage(flags: UsageFlags): Promise<void> {
-  let notify: (message: string) => void = (message) => process.stderr.write(`decide: ${message}\n`);
-  const connection = connect(flags, (event) => notify(retryNotice(event)));
+  let notify: (notice: Notice) => void = (notice) => process.stderr.write(`decide: ${notice.say()}\n`);
+  const connection = connect(flags, (event) => notify(retryWait(event)));
   try {
     if (flags.json) {
       process.stdout.write((await connection.client.raw.usage()).text + '\n');
@@ -54,7 +55,10 @@ export async function runRevoke(flags: RevokeFlags): Promise<void> {
   try {
     const answer = await connection.client.raw.revoke();
     if (flags.json) process.stdout.write(answer.text + '\n');
-    else process.stdout.write(`Revoked ${answer.data.keyHint} at ${answer.data.revokedAt}; calls with this key are now refused (401).\n`);
+    else
+      process.stdout.write(
+        `Revoked ${answer.data.keyHint} at ${clockWords(answer.data.revokedAt)}; calls with this key are now refused (401).\n`,
+      );
   } catch (error) {
     throw explain(error, connection);
   }

@@ -1,13 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import type { DecisionResponse } from '../contract/answer.js';
 import { buildRequest, type RequestFlags } from './ask-request.js';
-import { connect, explain, retryNotice } from './client-call.js';
-import { CLIENT_EXIT } from './exit-codes.js';
+import { connect, explain, type Notice, retryWait } from './client-call.js';
+import { CLIENT_EXIT, Failure } from './exit-codes.js';
+import { parseSetting } from '../config/parse.js';
+import { IdempotencyKey } from '../contract/records.js';
 import type { ConnectionFlags } from './config.js';
 import { readContext } from './input.js';
+import { listenForInterrupt } from './interrupt.js';
 
 export interface AskFlags extends RequestFlags, ConnectionFlags {
   context: string;
   json?: boolean;
+  /** The Idempotency-Key to send (`--idempotency-key`); a random one by default. */
+  idempotencyKey?: string;
 }
 
 /**
@@ -21,13 +27,22 @@ export function tripsGate(failOn: 'no' | 'unclear', signal: DecisionResponse['si
 /** `decide ask` and `decide stress`: one decision, printed as JSON or for people. */
 export async function runAsk(words: string[], flags: AskFlags, depth: 'standard' | 'stress'): Promise<void> {
   const request = buildRequest(words.join(' '), await readContext(flags.context), flags, depth);
-  let notify: (message: string) => void = (message) => process.stderr.write(`decide: ${message}\n`);
-  const connection = connect(flags, (event) => notify(retryNotice(event)));
+  let notify: (notice: Notice) => void = (notice) => process.stderr.write(`decide: ${notice.say()}\n`);
+  const connection = connect(flags, (event) => notify(retryWait(event)));
+  // Chosen here, not by the client, so an interrupted decision can be replayed with it.
+  const idempotencyKey = flags.idempotencyKey === undefined ? randomUUID() : checkedKey(flags.idempotencyKey);
+  const interrupt = listenForInterrupt();
+  let replayed = false;
+  const call = async () => {
+    const answer = await connection.client.raw.decide(request, { idempotencyKey, signal: interrupt.signal });
+    replayed = answer.replayed;
+    return answer;
+  };
 
   let response: DecisionResponse;
   try {
     if (flags.json) {
-      const answer = await connection.client.raw.decide(request);
+      const answer = await call();
       // Exactly the API's body: a script parses what the service said, not our re-encoding.
       process.stdout.write(answer.text + '\n');
       response = answer.data;
@@ -36,19 +51,32 @@ export async function runAsk(words: string[], flags: AskFlags, depth: 'standard'
       response = await present({
         terminal: terminalOf(),
         label: depth === 'stress' ? 'Stress-testing: reversed order, then each fact left out…' : 'Deciding…',
-        work: (tell) => {
+        work: async (tell) => {
           notify = tell;
-          return connection.client.decide(request);
+          return (await call()).data;
         },
         view: decisionView,
+        onInterrupt: interrupt.abort,
       });
     }
   } catch (error) {
-    throw explain(error, connection);
+    throw interrupt.signal.aborted ? interrupt.failure(idempotencyKey) : explain(error, connection);
+  } finally {
+    interrupt.dispose();
   }
+  if (replayed) process.stderr.write(`decide: the answer of --idempotency-key ${idempotencyKey}, replayed: not charged again\n`);
 
   if (flags.failOn && tripsGate(flags.failOn, response.signal)) {
     process.stderr.write(`decide: the answer's signal is "${response.signal}" and --fail-on ${flags.failOn} was given\n`);
     process.exitCode = CLIENT_EXIT.gate;
+  }
+}
+
+/** `--idempotency-key`, checked against the contract's rule before anything is sent (exit 2). */
+function checkedKey(value: string): string {
+  try {
+    return parseSetting('--idempotency-key', value, IdempotencyKey);
+  } catch (error) {
+    throw new Failure((error as Error).message, CLIENT_EXIT.usage);
   }
 }

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { runParsed } from './actions.js';
 import { CALIBRATE_EXIT_HELP, CLIENT_EXIT } from './exit-codes.js';
-import { helpText } from './help-text.js';
+import { examples, helpText } from './help-text.js';
 import type { CalibrateFlags } from './calibrate.js';
 import { dbOption, debiasOption, modelOption, threadsOption } from './options.js';
 
@@ -24,6 +24,7 @@ export function calibrateCommand(): Command {
     .addHelpText(
       'after',
       helpText(
+        examples('decide calibrate --db decide.db --debias reverse', 'decide calibrate --show --db decide.db'),
         'The engine is configured as for decide serve (flags and DECIDE_* variables); fit with the --debias you ' +
           'serve with. The even half of the set fits, per mode and for the sufficiency probe, a temperature ' +
           'within [0.25, 8] and offsets within ±3 for the first and last places (choice, score) or for yes (yes/no, the probe); ' +

@@ -2,9 +2,10 @@ import { describeScalings, type Target } from '../decision/scaling.js';
 import type { Halves } from '../eval/calibration-readings.js';
 import { signed, type Fit } from '../eval/calibrate.js';
 import type { Calibration } from '../ledger/store.js';
+import { clockWords } from './when.js';
 
-/** What `decide calibrate` prints as text: the fits as a table, then each target's verdict in one line. */
-export function fitReport(fits: readonly Fit[]): string {
+/** What `decide calibrate` prints as text: the fits as a table (its header first), laid out by ui/calibrate-report.tsx. */
+export function fitRows(fits: readonly Fit[]): string[][] {
   const f = (x: number | null, digits = 3) => (x === null ? '–' : x.toFixed(digits));
   const rows = fits.map((fit) => [
     fit.target,
@@ -18,7 +19,7 @@ export function fitReport(fits: readonly Fit[]): string {
       : `${signed(fit.logLossDifference!)} [${signed(fit.logLossInterval.low)}, ${signed(fit.logLossInterval.high)}]`,
   ]);
   const header = ['target', 'temperature', 'kept', 'fitted / held out', 'held-out ECE', 'held-out log loss', 'change [95 %]'];
-  return table([header, ...rows]) + '\n\n' + fits.map((fit) => `${fit.target}: ${fit.reason}`).join('\n');
+  return [header, ...rows];
 }
 
 /** The closing line: what serve now applies, and what was left as it was. */
@@ -44,8 +45,8 @@ export function describeSizes(sizes: ReadonlyMap<Target, Halves<number>>): strin
   return [...sizes].map(([target, { even, odd }]) => `${target} ${even} / ${odd}`).join(', ') || 'none';
 }
 
-/** What `--show` prints: every temperature the ledger holds, a stored 1 marked as applying nothing. */
-export function calibrationTable(all: readonly Calibration[]): string {
+/** What `--show` prints: every temperature the ledger holds, a stored 1 marked as applying nothing (its header first). */
+export function calibrationRows(all: readonly Calibration[]): string[][] {
   const rows = all.map((c) => [
     c.engine,
     c.model,
@@ -54,19 +55,7 @@ export function calibrationTable(all: readonly Calibration[]): string {
       ? '1 (not kept: none applied)'
       : describeScalings({ [c.target]: { temperature: c.temperature, offsets: c.offsets ?? undefined } }).replace(`${c.target} `, ''),
     `${c.eceBefore.toFixed(3)} → ${c.eceAfter.toFixed(3)}`,
-    c.fittedAt,
+    clockWords(c.fittedAt),
   ]);
-  return table([['engine', 'model', 'target', 'temperature', 'held-out ECE', 'fitted at'], ...rows]);
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => [...r[i]].length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell + ' '.repeat(widths[i] - [...cell].length))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return [['engine', 'model', 'target', 'temperature', 'held-out ECE', 'fitted at'], ...rows];
 }

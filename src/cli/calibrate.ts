@@ -3,7 +3,7 @@ import { fitAll, MIN_READINGS, type Fit } from '../eval/calibrate.js';
 import { sizesOf, slotsOf } from '../eval/calibration-readings.js';
 import { planEval } from '../eval/plan.js';
 import type { Outcome } from '../eval/run.js';
-import { calibrationTable, describeSizes, fitReport, keptLine } from './calibrate-view.js';
+import { describeSizes, keptLine } from './calibrate-view.js';
 import { defaultDebias } from '../decision/debias.js';
 import { calibrationModel, engineIdentity } from './engine-identity.js';
 import { engineEnv } from './engine-startup.js';
@@ -77,13 +77,11 @@ export async function runCalibrate(flags: CalibrateFlags): Promise<void> {
     );
     return;
   }
-  process.stdout.write(
+  const intro =
     `${engine}, model ${model}, debias ${debias}: ${items.length} items of ${file}, fitted on the even half and judged on the odd half` +
-      (failed ? ` (${failed} readings failed)` : '') +
-      '\n\n' +
-      fitReport(fits) +
-      `\n\n${keptLine(fits, flags.db, engine, model)}\n`,
-  );
+    (failed ? ` (${failed} readings failed)` : '');
+  const kept = keptLine(fits, flags.db, engine, model);
+  (await import('./ui/calibrate-report.js')).printFitReport(intro, fits, kept);
 }
 
 /**
@@ -124,7 +122,9 @@ async function show(flags: CalibrateFlags): Promise<void> {
   if (flags.json) process.stdout.write(JSON.stringify(all) + '\n');
   else if (all.length === 0)
     process.stdout.write(`No temperatures in ${flags.db}: answers are served as the engines read them. Fit some with decide calibrate.\n`);
-  else process.stdout.write(calibrationTable(all) + '\n');
+  else {
+    (await import('./ui/calibrate-report.js')).printCalibrations(all);
+  }
 }
 
 /** Removes the temperatures of the engine and model this configuration names, without starting the engine. */

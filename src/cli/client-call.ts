@@ -24,12 +24,28 @@ export function connect(flags: ConnectionFlags, onRetry?: (event: RetryEvent) =>
 /** "45 s", "12 min", "5 h 3 min": a Retry-After as a person reads it (the pass page says it alike). */
 export { duration };
 
-/** "the engine is busy (429 engine_busy); retrying in 5 s (attempt 2 of 3)" */
-export function retryNotice(event: RetryEvent): string {
+/**
+ * "the engine is busy (429 engine_busy); retrying in 5 s (attempt 2 of 3)": `seconds`
+ * left of the wait (all of it unless told; 0 once it is over: "retrying now").
+ */
+export function retryNotice(event: RetryEvent, seconds = Math.max(1, Math.round(event.delayMs / 1000))): string {
   const { error } = event;
-  const seconds = Math.max(1, Math.round(event.delayMs / 1000));
-  return `${error.message} (${error.status} ${error.code}); retrying in ${seconds} s (attempt ${event.attempt + 1} of ${DEFAULT_RETRY.retries + 1})`;
+  const when = seconds > 0 ? `retrying in ${seconds} s` : 'retrying now';
+  return `${error.message} (${error.status} ${error.code}); ${when} (attempt ${event.attempt + 1} of ${DEFAULT_RETRY.retries + 1})`;
 }
+
+/** What a command tells its user while it waits: a sentence, or one that counts down the seconds to `until`. */
+export interface Notice {
+  say(secondsLeft?: number): string;
+  /** When the wait ends (ms since the epoch): a live terminal counts down to it. */
+  until?: number;
+}
+
+/** A retry's wait as a Notice, counted down on a terminal. */
+export const retryWait = (event: RetryEvent, now = Date.now()): Notice => ({
+  say: (seconds) => retryNotice(event, seconds),
+  until: now + event.delayMs,
+});
 
 /** A failed call as the CLI reports it: a sentence that says what to do, the exit code, and the error's fields for `--json`. */
 export function explain(error: unknown, connection: Pick<Connection, 'url' | 'keySource'>): unknown {

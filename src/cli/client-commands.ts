@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { MODES } from '../contract/modes.js';
 import { runAction } from './actions.js';
 import { CLIENT_EXIT, CLIENT_EXIT_HELP } from './exit-codes.js';
-import { helpText } from './help-text.js';
+import { examples, helpText } from './help-text.js';
 
 /**
  * The client commands: `ask`, `stress`, `usage`, `revoke`, talking to a running service
@@ -22,9 +22,9 @@ function connectionOptions(command: Command): Command {
     .option('--key-file <path>', 'file holding the API key (default: the DECIDE_API_KEY variable)');
 }
 
-/** A client command, its help ending with the client's exit codes (main.ts makes its usage errors exit 2). */
-function clientCommand(name: string): Command {
-  return new Command(name).addHelpText('after', helpText(...CLIENT_EXIT_HELP));
+/** A client command, its help ending with examples and the client's exit codes (main.ts makes its usage errors exit 2). */
+function clientCommand(name: string, ...lines: string[]): Command {
+  return new Command(name).addHelpText('after', helpText(examples(...lines), ...CLIENT_EXIT_HELP));
 }
 
 /**
@@ -38,10 +38,10 @@ function requireContext(context: Option) {
   };
 }
 
-function decisionCommand(name: string, depth: 'standard' | 'stress', description: string): Command {
+function decisionCommand(name: string, depth: 'standard' | 'stress', description: string, lines: string[]): Command {
   const context = new Option('--context <text|@file|->', 'the facts: text, @file for a file, - for standard input');
   return connectionOptions(
-    clientCommand(name)
+    clientCommand(name, ...lines)
       .description(description)
       .argument('<question...>', 'the question (8 to 300 characters; quoting it is optional)')
       .addOption(context)
@@ -57,6 +57,10 @@ function decisionCommand(name: string, depth: 'standard' | 'stress', description
           'unclear',
         ]),
       )
+      .option(
+        '--idempotency-key <key>',
+        'the Idempotency-Key sent with the decision (default: a new random one): the same key and the same question replay the first answer without a new charge',
+      )
       .option('--json', JSON_HELP),
   ).action((words: string[], flags, command: Command) =>
     runAction(CLIENT_EXIT, command, async () => (await import('./ask.js')).runAsk(words, flags, depth)),
@@ -64,16 +68,29 @@ function decisionCommand(name: string, depth: 'standard' | 'stress', description
 }
 
 export function clientCommands(): Command[] {
-  const ask = decisionCommand('ask', 'standard', 'Ask for a decision: probabilities, a signal and a context check');
+  const ask = decisionCommand('ask', 'standard', 'Ask for a decision: probabilities, a signal and a context check', [
+    'decide ask "Which database should we adopt?" --context @facts.txt \\',
+    '  --option PostgreSQL --option MongoDB',
+    'git diff | decide ask "Is this change safe to ship?" --context - --fail-on no',
+  ]);
   const stress = decisionCommand(
     'stress',
     'stress',
     'A stress-tested decision: re-asked with the order reversed and each fact left out; names the pivot fact (5 credits)',
+    ['decide stress "Which database should we adopt?" --context @facts.txt \\', '  --option PostgreSQL --option MongoDB'],
   );
-  const usage = connectionOptions(clientCommand('usage').description("Today's free decisions left and the pass's credits"))
+  const usage = connectionOptions(
+    clientCommand('usage', 'decide usage', 'decide usage --json | jq .freeRemaining').description(
+      "Today's free decisions left and the pass's credits",
+    ),
+  )
     .option('--json', JSON_HELP)
     .action((flags, command: Command) => runAction(CLIENT_EXIT, command, async () => (await import('./account.js')).runUsage(flags)));
-  const revoke = connectionOptions(clientCommand('revoke').description('Revoke the API key in use (asks first on a terminal)'))
+  const revoke = connectionOptions(
+    clientCommand('revoke', 'decide revoke', 'decide revoke --yes --key-file ~/.config/decide/key').description(
+      'Revoke the API key in use (asks first on a terminal)',
+    ),
+  )
     .option('--yes', 'revoke without asking (required when standard input is not a terminal)')
     .option('--json', JSON_HELP)
     .action((flags, command: Command) => runAction(CLIENT_EXIT, command, async () => (await import('./account.js')).runRevoke(flags)));

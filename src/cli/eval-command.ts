@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { runParsed } from './actions.js';
 import { CLIENT_EXIT, EVAL_EXIT_HELP } from './exit-codes.js';
-import { helpText } from './help-text.js';
+import { examples, helpText } from './help-text.js';
 import type { EvalFlags } from './eval.js';
 import { debiasOption, modelOption, threadsOption } from './options.js';
 
@@ -48,6 +48,11 @@ export function evalCommand(): Command {
     .addHelpText(
       'after',
       helpText(
+        examples(
+          'decide eval --limit 60 --out eval-out',
+          'decide eval --json > a.json; decide eval --json --debias none > b.json',
+          'decide eval --compare a.json b.json',
+        ),
         'Without --url the engine is the one `decide serve` would run, from the same flags and environment ' +
           '(DECIDE_ENGINE, DECIDE_MODEL, …), in this process and without a ledger. Failed decisions are counted ' +
           'by code in the report; they end the run only with --url when the key is refused or its pass runs out.',

@@ -27,7 +27,7 @@ export async function runCompare(files: readonly string[], flags: { json?: boole
   const [a, b] = files.map(readReport);
   const comparison = compare(files, a, b, flags.targetAccuracy);
   if (flags.json) process.stdout.write(JSON.stringify(comparison) + '\n');
-  else process.stdout.write(describe(comparison));
+  else (await import('./ui/compare-view.js')).printComparison(comparisonText(comparison));
 }
 
 export function compare(files: readonly string[], a: EvalReport, b: EvalReport, targetAccuracy?: number): Comparison {
@@ -85,31 +85,22 @@ function readReport(file: string): EvalReport {
   return parsed.data;
 }
 
-function describe(c: Comparison): string {
+/** What `--compare` prints for people: the two runs, then each figure's difference as a table (its header first). */
+export function comparisonText(c: Comparison): { intro: string[]; rows: string[][] } {
   const engine = (s: Comparison['a']) =>
     `${s.engine.name} ${s.engine.model}${s.engine.debias ? `, debias ${s.engine.debias}` : ''}, ${s.depth}`;
-  const lines = [
+  const intro = [
     `A: ${c.a.file} (${engine(c.a)})`,
     `B: ${c.b.file} (${engine(c.b)})`,
     `${c.paired} items read by both${c.onlyA || c.onlyB ? ` (${c.onlyA} only in A, ${c.onlyB} only in B, left out)` : ''}; B − A with its 95 % interval:`,
-    '',
   ];
   const rows = Object.entries(c.figures).map(([name, d]) => [
     name,
     d.a.toFixed(4),
     d.b.toFixed(4),
     `${d.difference >= 0 ? '+' : ''}${d.difference.toFixed(4)}`,
-    `[${d.interval.low.toFixed(4)}, ${d.interval.high.toFixed(4)}]`,
-    d.verdict,
+    // The verdict after the interval, in its column: one column less, so the table fits 60 columns.
+    `[${d.interval.low.toFixed(4)}, ${d.interval.high.toFixed(4)}] ${d.verdict}`,
   ]);
-  const all = [['figure', 'A', 'B', 'B − A', 'interval', ''], ...rows];
-  const widths = all[0].map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  for (const row of all)
-    lines.push(
-      row
-        .map((cell, i) => (i === 0 || i === 5 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
-        .join('  ')
-        .trimEnd(),
-    );
-  return lines.join('\n') + '\n';
+  return { intro, rows: [['figure', 'A', 'B', 'B − A', 'interval'], ...rows] };
 }

@@ -54,6 +54,8 @@ export const CLIENT_EXIT = {
   limit: 4,
   /** The engine or the service failed, or could not be reached (429 engine_busy, 5xx, network). */
   service: 5,
+  /** Interrupted (Ctrl-C, SIGINT) while a decision was under way: 128 + 2, as a shell reports it. */
+  interrupted: 130,
   /** A bug in the CLI itself (sysexits EX_SOFTWARE), never 1, which --fail-on owns. */
   internal: 70,
 } as const;
@@ -103,6 +105,7 @@ const EXIT_WORDS: Record<number, string> = {
   [CLIENT_EXIT.auth]: 'auth',
   [CLIENT_EXIT.limit]: 'limit',
   [CLIENT_EXIT.service]: 'service',
+  [CLIENT_EXIT.interrupted]: 'interrupted',
   [CLIENT_EXIT.internal]: 'internal',
   [EXIT.usage]: 'usage',
   [EXIT.dataErr]: 'data_error',
@@ -146,6 +149,10 @@ export const CLIENT_EXIT_HELP: HelpBlock[] = [
       [CLIENT_EXIT.limit, 'payment or limit: 402 pass_required / insufficient_credits, 429 free_limit_reached / rate_limited'],
       [CLIENT_EXIT.service, 'engine or service failure: 429 engine_busy, 5xx, not a decide service, unreachable'],
       [CLIENT_EXIT.internal, 'an internal error of the CLI (a bug)'],
+      [
+        CLIENT_EXIT.interrupted,
+        'ask and stress interrupted (Ctrl-C) while deciding: the decision may have been charged; the message names the --idempotency-key that replays it',
+      ],
     ],
   },
   'Environment: DECIDE_URL (default http://127.0.0.1:8787) and DECIDE_API_KEY, or --url and ' +

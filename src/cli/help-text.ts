@@ -13,8 +13,16 @@ export interface HelpList {
   items: ReadonlyArray<readonly [term: string | number, text: string]>;
 }
 
-/** A paragraph (one string, wrapped at spaces) or a list. */
-export type HelpBlock = string | HelpList;
+/** Command lines to copy, one a line, never wrapped: each is written to fit 80 columns. */
+export interface HelpExamples {
+  examples: readonly string[];
+}
+
+/** `Examples:` and the command lines, for the top of a command's epilog. */
+export const examples = (...lines: string[]): HelpExamples => ({ examples: lines });
+
+/** A paragraph (one string, wrapped at spaces), a list, or examples. */
+export type HelpBlock = string | HelpList | HelpExamples;
 
 /** For `addHelpText('after', …)`: the blocks, a blank line before each. */
 export function helpText(...blocks: HelpBlock[]): (context: AddHelpTextContext) => string {
@@ -25,6 +33,7 @@ export function helpText(...blocks: HelpBlock[]): (context: AddHelpTextContext) 
     const width = helper.helpWidth ?? 80;
     const formatted = blocks.map((block) => {
       if (typeof block === 'string') return helper.boxWrap(block, width);
+      if ('examples' in block) return [helper.styleTitle('Examples:'), ...block.examples.map((line) => `  ${line}`)].join('\n');
       // Codes right-aligned, so 2 and 70 end in one column.
       const termWidth = Math.max(...block.items.map(([term]) => String(term).length));
       const items = block.items.map(([term, text]) => helper.formatItem(String(term).padStart(termWidth), termWidth, text, helper));

@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { usageExits } from './actions.js';
 import { commandsFor } from './commands.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
-import { helpText } from './help-text.js';
+import { completionCommand } from './completion-command.js';
+import { examples, helpText } from './help-text.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -18,6 +19,14 @@ usageExits(program, EXIT);
 
 // Usage errors exit 64 or 2, by the command's family (exit-codes.ts).
 for (const { command, scheme } of await commandsFor(process.argv[2])) program.addCommand(usageExits(command, scheme));
-program.addHelpText('after', helpText(...EXIT_CODES_HELP));
+// Its script lists every command: commandsFor loads them all for a name it does not know, as "completion".
+program.addCommand(usageExits(completionCommand(program), EXIT));
+program.addHelpText(
+  'after',
+  helpText(
+    examples('decide serve', 'decide ask "Should we ship on Friday?" --context @facts.txt', 'source <(decide completion bash)'),
+    ...EXIT_CODES_HELP,
+  ),
+);
 
 await program.parseAsync();

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../config/variables.js';
 import { runParsed } from './actions.js';
 import { EXIT } from './exit-codes.js';
-import { helpText } from './help-text.js';
+import { examples, helpText } from './help-text.js';
 import type { ServeFlags } from './serve.js';
 import { dbOption, debiasOption, modelOption, threadsOption } from './options.js';
 
@@ -20,6 +20,7 @@ export function serveCommand(): Command {
     .addHelpText(
       'after',
       helpText(
+        examples('decide serve --db decide.db', 'DECIDE_ENGINE=openai OPENAI_API_KEY=sk-… decide serve --check-engine'),
         'Engine: DECIDE_ENGINE=local (the default: --model, else a small model fetched once into your cache), ' +
           'openai, systemone or anthropic; see docs/configuration.md.',
       ),

@@ -32,4 +32,4 @@ export const KeyRevoked = z
 export type KeyRevoked = z.infer<typeof KeyRevoked>;
 
 /** `Idempotency-Key`: 1 to 255 printable ASCII characters. */
-export const IdempotencyKey = z.string().regex(/^[\x20-\x7e]{1,255}$/);
+export const IdempotencyKey = z.string().regex(/^[\x20-\x7e]{1,255}$/, '1 to 255 printable ASCII characters');

@@ -25,7 +25,15 @@ describe('decide usage / revoke', () => {
     expect(human.stdout).not.toMatch(ESCAPE);
     expect(human.stdout).toMatch(/^Free decisions today \(\d{4}-\d\d-\d\d\): 19 of 20 left {2}█+░+\n/);
     expect(human.stdout).toContain('Pass credits: 12');
-    expect(human.stdout).toMatch(/resets at \S+Z \(in \d+ (h \d+ )?min\)/);
+    expect(human.stdout).toMatch(/resets at 00:00 UTC, in \d+ (h \d+ )?min\.\n$/);
+    expect(human.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d/);
+  });
+
+  it("usage where the machine's clock is not UTC: the reset said in UTC and in local time", async () => {
+    const { key } = await client.svc.newKey();
+    const tokyo = await decide(['usage'], { env: { ...env(key), TZ: 'Asia/Tokyo' } });
+    expect(tokyo.code).toBe(0);
+    expect(tokyo.stdout.replace(/\s+/g, ' ')).toMatch(/resets at 00:00 UTC \(09:00 GMT\+9 here\), in \d+ (h \d+ )?min\. $/);
   });
 
   it('usage with the key from --key-file, the file trimmed', async () => {
@@ -74,7 +82,9 @@ describe('decide usage / revoke', () => {
     const yes = await decideInPty(['revoke'], { env: env(gone.key), answer: { waitFor: '[y/N]', text: 'y\r' } });
     expect(yes.code).toBe(0);
     expect(plain(yes.stdout)).toMatch(
-      new RegExp(`Revoked ${gone.keyHint.replace('…', '.')} at \\S+Z; calls with this key are now refused \\(401\\)`),
+      new RegExp(
+        `Revoked ${gone.keyHint.replace('…', '.')} at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC; calls with this key are now refused \\(401\\)`,
+      ),
     );
     expect((await usageOf(gone.key)).status).toBe(401);
     expect(yes.stdout).not.toContain(gone.key);

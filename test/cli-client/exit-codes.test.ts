@@ -277,7 +277,7 @@ describe('decide ask: exit codes for every error class', () => {
     });
     const ask = helps[1].stdout;
     expect(ask).toMatch(
-      /\n {3}2 {2}usage error or invalid input, the message names the field \(400, 413, 415,\n {6}422\); revoke not confirmed\n/,
+      /\n {4}2 {2}usage error or invalid input, the message names the field \(400, 413, 415,\n {7}422\); revoke not confirmed\n/,
     );
   });
 });

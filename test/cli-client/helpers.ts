@@ -66,6 +66,8 @@ export interface PtyOptions {
   answer?: { waitFor: string; text: string };
   /** Called with everything written so far, each time more arrives. */
   watch?: (output: string) => void;
+  /** Called at once with a function that types into the terminal (`\x03` is Ctrl-C), for the test to use when it wants. */
+  keyboard?: (type: (text: string) => void) => void;
   /** Killed and failed after this long; default a scaled 20 s. */
   timeoutMs?: number;
   /** The terminal's width; default 120. */
@@ -90,7 +92,8 @@ export function decideInPty(args: string[], options: PtyOptions = {}): Promise<R
     env: childEnv({ TERM: 'xterm-256color', ...options.env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  const { answer, watch } = options;
+  const { answer, watch, keyboard } = options;
+  keyboard?.((text) => child.stdin!.write(text));
   if (watch) {
     let all = '';
     child.stdout!.on('data', (d: Buffer) => watch((all += d.toString('utf8'))));

@@ -93,6 +93,17 @@ describe.each([60, 80, 120])('at %i columns', (columns) => {
     }
   });
 
+  it('Shift is said in words above the table: how far the answer moves, 0% to 100%, its lines flush', () => {
+    const header = lines.findIndex((line) => /^ {2}Check\s+Agrees\s+Shift\s+Answer$/.test(line));
+    const start = lines.findIndex((line) => line.startsWith('Shift: how far the answer moves'));
+    expect(start, lines.join('\n')).toBeGreaterThan(0);
+    expect(start).toBeLessThan(header);
+    expect(lines.slice(start, header).join(' ')).toBe(
+      'Shift: how far the answer moves in that check, from 0% (not at all) to 100% (wholly onto other answers): ' +
+        'the share of probability that moves between the answers (their total variation distance).',
+    );
+  });
+
   it('the pivot stands apart from a close second: 30.12% against 30.09%, and its sentence wraps flush', () => {
     const start = lines.findIndex((line) => line.startsWith('» Decisive fact 2: "Billing is where 80%'));
     expect(start).toBeGreaterThan(0);
@@ -168,6 +179,9 @@ const SMALL: Usage = {
 const LARGE: Usage = { ...SMALL, freeLimit: 10_000, freeUsed: 766, freeRemaining: 9234, passCredits: 123_456 };
 const WIDTHS = Array.from({ length: 61 }, (_, i) => 60 + i);
 
+// The machine's clock reads UTC here; another zone's local time is added, as account.test.ts shows.
+process.env.TZ = 'UTC';
+
 describe.each([
   ['13 of 20', SMALL],
   ['9234 of 10000', LARGE],
@@ -192,10 +206,11 @@ describe.each([
     expect(bars[0].length).toBeGreaterThanOrEqual(10);
     expect(filled).toBe(Math.round((usage.freeRemaining / usage.freeLimit) * bars[0].length));
     expect(lines).toContain(`Pass credits: ${usage.passCredits}`);
-    // The reset sentence may wrap, between words, but never inside "(in 5 h 12 min).".
-    expect(lines.some((line) => line.endsWith('(in 5 h 12 min).'))).toBe(true);
+    // The reset sentence may wrap, between words, but never inside "00:00 UTC" or "in 5 h 12 min.".
+    expect(lines.some((line) => line.endsWith('in 5 h 12 min.'))).toBe(true);
+    expect(lines.some((line) => line.endsWith('00:00') || line.startsWith('UTC'))).toBe(false);
     expect(lines.slice(lines.indexOf(`Pass credits: ${usage.passCredits}`) + 1).join(' ')).toBe(
-      'The free allowance resets at 2026-11-23T00:00:00.000Z (in 5 h 12 min).',
+      'The free allowance resets at 00:00 UTC, in 5 h 12 min.',
     );
   });
 });

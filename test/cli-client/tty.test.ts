@@ -149,6 +149,22 @@ describe('decide ask on a terminal', () => {
     expect(plain(run.stdout)).toMatch(/\n$/);
   });
 
+  it('a retry on a terminal counts down its wait beside the spinner, then the answer takes its place', async () => {
+    const { key } = await svc.newKey();
+    // The engine is unavailable once, asking for 3 s; then it answers.
+    let calls = 0;
+    svc.fake.respond((body) => (calls++ === 0 ? { status: 500, headers: { 'retry-after': '3' } } : decided(body)));
+    const run = await decideInPty(ask, { env: env(key), columns: 120 });
+    expect(run.code).toBe(0);
+    // The notice may wrap beside the spinner: read with its line breaks as spaces.
+    const seen = plain(run.stdout).replace(/\s+/g, ' ');
+    for (const seconds of [3, 2, 1]) expect(seen).toContain(`engine_unavailable); retrying in ${seconds} s (attempt 2 of 3)`);
+    expect(seen.indexOf('retrying in 3 s')).toBeLessThan(seen.indexOf('retrying in 1 s'));
+    const screen = screenOf(run.stdout, 120);
+    expect(screen[0]).toBe(CHOICE.question);
+    expect(screen.join('\n')).not.toContain('retrying');
+  });
+
   it('an error on a terminal: the spinner is cleared and the message stays', async () => {
     const { key } = await svc.newKey();
     // The engine fails once the spinner is on the screen.

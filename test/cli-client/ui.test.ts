@@ -139,6 +139,8 @@ describe('ink components', () => {
   });
 
   it('usage: allowance as a bar, credits, reset time', () => {
+    // The machine's clock reads UTC here; another zone's local time is added, as account.test.ts shows.
+    process.env.TZ = 'UTC';
     const usage: Usage = {
       day: '2026-11-22',
       freeLimit: 20,
@@ -152,7 +154,7 @@ describe('ink components', () => {
       [
         `Free decisions today (2026-11-22): 15 of 20 left  ${'█'.repeat(15)}${'░'.repeat(5)}`,
         'Pass credits: 40',
-        'The free allowance resets at 2026-11-23T00:00:00.000Z (in 5 h 12 min).',
+        'The free allowance resets at 00:00 UTC, in 5 h 12 min.',
       ].join('\n'),
     );
   });

@@ -5,7 +5,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readSet, type EvalItem } from '../../src/eval/item.js';
 import { planEval } from '../../src/eval/plan.js';
 import { EvalReport } from '../../src/eval/report.js';
-import { decide, killAll } from '../cli-client/helpers.js';
+import { decide, decideInPty, killAll } from '../cli-client/helpers.js';
+import { screenOf } from '../cli-client/screen.js';
 import { startSimulatedModel, type SimulatedFaults } from '../fakes/simulated-model.js';
 import type { SystemOneFake } from '../fakes/systemone-fake.js';
 import { assertBuilt, ROOT, startServe } from '../support/cli.js';
@@ -177,8 +178,11 @@ describe('decide calibrate', () => {
     timeout: scaled(400_000),
   }, async () => {
     const env = await simulated('calibrated', items, FAIR);
-    const { stdout } = await calibrate(env, []);
-    const lines = stdout.split('\n');
+    // On a terminal wide enough for the table's rows whole (on a pipe it is laid out at 80 columns).
+    const run = await decideInPty(['calibrate', '--db', db, '--concurrency', '8'], { env, columns: 200, timeoutMs: scaled(200_000) });
+    expect(run.code, run.stdout).toBe(0);
+    const lines = screenOf(run.stdout, 200);
+    const stdout = lines.join('\n');
     for (const target of [...MODES, 'sufficiency']) {
       expect(
         lines.find((l) => l.startsWith(`${target} `)),
@@ -188,7 +192,7 @@ describe('decide calibrate', () => {
         lines.find((l) => l.startsWith(`${target}: `)),
         target,
       ).toMatch(
-        /^\w+: held-out log loss \d\.\d{3} → \d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]: not better beyond noise \(the fit: T = \d\.\d\d[^)]*\), kept T = 1/,
+        /^\w+:\s+held-out log loss \d\.\d{3} → \d\.\d{3} \[[−+]\d\.\d{3}, \+\d\.\d{3}\]: not better beyond noise \(the fit: T = \d\.\d\d[^)]*\), kept T = 1/,
       );
     }
     expect(stdout).toContain(
@@ -196,7 +200,7 @@ describe('decide calibrate', () => {
     );
 
     expect((await show()).map((c: { temperature: number }) => c.temperature)).toEqual([1, 1, 1, 1]);
-    const table = (await decide(['calibrate', '--show', '--db', db])).stdout;
+    const table = screenOf((await decideInPty(['calibrate', '--show', '--db', db], { columns: 200 })).stdout, 200).join('\n');
     expect(table.match(/ 1 \(not kept: none applied\) /g)).toHaveLength(4);
 
     const report = async (flags: string[]) => {

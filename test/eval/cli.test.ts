@@ -86,15 +86,15 @@ describe('decide eval', () => {
     expect(run.stdout).toMatch(/3 items \(0 without their deciding\s+fact\), 13\s+decisions/);
     expect(run.stdout).toMatch(/^\s+n\s+accuracy\s+Brier\s+log loss\s+ECE$/m);
     expect(run.stdout).toMatch(/^overall\s+3\s/m);
-    expect(run.stdout).toMatch(/^Order\s+another order \(4 asked\) changed the top answer of\n\s+0\.0% \[0–0\] of 3 complete items/m);
+    expect(run.stdout).toMatch(/^Order\s+another order \(4 asked\) changed the top answer of\s+0\.0% \[0–0\] of\s+3 complete items/m);
     expect(run.stdout).toMatch(/^Failed\s+none$/m);
     // Beside accuracy, per mode, the best rule that answers without reading, and chance.
-    expect(run.stdout).toMatch(/^Shortcuts\s+\w+\s+best rule [\w-]+ \d+\.\d%, chance \d+\.\d%$/m);
+    expect(run.stdout).toMatch(/^Shortcuts\s+\w+:\s+best rule [\w-]+ \d+\.\d%, chance \d+\.\d%$/m);
     const report0 = EvalReport.parse(JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8')));
     for (const [mode, shortcut] of Object.entries(report0.shortcuts)) {
       if (shortcut)
         expect(run.stdout, mode).toContain(
-          `${mode.padEnd(7)}best rule ${shortcut.best.rule} ${(shortcut.best.accuracy * 100).toFixed(1)}%, chance ${(shortcut.chance * 100).toFixed(1)}%`,
+          `${`${mode}:`.padEnd(8)}best rule ${shortcut.best.rule} ${(shortcut.best.accuracy * 100).toFixed(1)}%, chance ${(shortcut.chance * 100).toFixed(1)}%`,
         );
     }
     // Progress goes to stderr when stdout is not a terminal.

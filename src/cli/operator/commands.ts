@@ -1,6 +1,7 @@
 import { Argument, Command } from 'commander';
 import { runParsed } from '../actions.js';
 import { EXIT } from '../exit-codes.js';
+import { examples, helpText } from '../help-text.js';
 import { dbOption, MAX_FUNDING } from '../options.js';
 
 /**
@@ -24,11 +25,16 @@ const act =
     });
   };
 
+/** A command's examples, after its options. */
+const seeAlso = (...lines: string[]) => helpText(examples(...lines));
+
 const createOption = () =>
   ['--create', 'make a new ledger if --db names none (else it is an error, so a run in the wrong folder leaves nothing behind)'] as const;
 
 export function operatorCommands(): Command[] {
-  const key = new Command('key').description('API keys (operator)');
+  const key = new Command('key')
+    .description('API keys (operator)')
+    .addHelpText('after', seeAlso('decide key create --name ci', 'decide key list'));
   key
     .command('create')
     .description('Create a key linked to a pass (a new pass when --pass is omitted); printed once, with the ledger it was written to')
@@ -37,6 +43,10 @@ export function operatorCommands(): Command[] {
     .option(...createOption())
     .option('--json', 'print { key, keyHint, passId }')
     .addOption(dbOption())
+    .addHelpText(
+      'after',
+      seeAlso('decide key create --name ci --create', 'decide key create --pass pass_… --name laptop --db /var/lib/decide/decide.db'),
+    )
     .action(act('keys', 'createKey'));
   key
     .command('list')
@@ -44,6 +54,7 @@ export function operatorCommands(): Command[] {
     .option('--pass <id>', "only this pass's keys")
     .option('--json', 'print the keys as a JSON array')
     .addOption(dbOption())
+    .addHelpText('after', seeAlso('decide key list', 'decide key list --pass pass_… --json'))
     .action(act('keys', 'listKeys'));
   key
     .command('revoke')
@@ -53,15 +64,19 @@ export function operatorCommands(): Command[] {
     .addArgument(new Argument('<key>', 'key_… id, or hint dcd_api_…wxyz'))
     .option('--json', 'print { id, keyHint, revokedAt, alreadyRevoked }')
     .addOption(dbOption())
+    .addHelpText('after', seeAlso('decide key revoke key_…', 'decide key revoke wxyz'))
     .action(act('keys', 'revokeKey'));
 
-  const pass = new Command('pass').description('Passes and their credits (operator)');
+  const pass = new Command('pass')
+    .description('Passes and their credits (operator)')
+    .addHelpText('after', seeAlso('decide pass create', 'decide pass fund --pass pass_… --credits 100'));
   pass
     .command('create')
     .description('Create an empty pass')
     .option(...createOption())
     .option('--json', 'print { passId, createdAt }')
     .addOption(dbOption())
+    .addHelpText('after', seeAlso('decide pass create --create', 'decide pass create --json --db postgres://decide@db/decide'))
     .action(act('passes', 'createPass'));
   pass
     .command('fund')
@@ -70,6 +85,7 @@ export function operatorCommands(): Command[] {
     .requiredOption('--credits <n>', `credits to add, 1 to ${MAX_FUNDING} (digits only)`)
     .option('--json', 'print { passId, passCredits }')
     .addOption(dbOption())
+    .addHelpText('after', seeAlso('decide pass fund --pass pass_… --credits 100'))
     .action(act('passes', 'fundPass'));
   pass
     .command('show')
@@ -77,18 +93,21 @@ export function operatorCommands(): Command[] {
     .requiredOption('--pass <id>', 'the pass to show')
     .option('--json', 'print the pass as JSON')
     .addOption(dbOption())
+    .addHelpText('after', seeAlso('decide pass show --pass pass_…'))
     .action(act('passes', 'showPass'));
   pass
     .command('list')
     .description('Every pass: credits, keys (active of all), created')
     .option('--json', 'print the passes as a JSON array')
     .addOption(dbOption())
+    .addHelpText('after', seeAlso('decide pass list', 'decide pass list --json'))
     .action(act('passes', 'listPasses'));
 
   const backup = new Command('backup')
     .description('Copy the SQLite ledger to FILE, consistently, while decide serve runs (PostgreSQL: use pg_dump)')
     .addArgument(new Argument('<file>', 'where the copy goes; replaced whole, only once the copy checks out'))
     .addOption(dbOption())
+    .addHelpText('after', seeAlso('decide backup /backups/decide-$(date +%F).db --db /var/lib/decide/decide.db'))
     .action(act('backup', 'backup'));
 
   return [key, pass, backup];

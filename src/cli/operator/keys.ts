@@ -54,6 +54,6 @@ export async function revokeKey(ref: string, flags: LedgerFlags): Promise<void> 
   const { key, revokedAt } = outcome;
   const already = outcome.kind === 'already';
   if (flags.json) print({ id: key.id, keyHint: key.keyHint, revokedAt, alreadyRevoked: already });
-  else process.stdout.write(`key ${key.keyHint} (${key.id}) ${already ? 'was already revoked' : 'revoked'} at ${revokedAt}\n`);
+  else process.stdout.write(`key ${key.keyHint} (${key.id}) ${already ? 'was already revoked' : 'revoked'} at ${when(revokedAt)}\n`);
   sayLedger(flags.db);
 }

@@ -3,6 +3,7 @@ import { describeLocation, isPostgresUrl } from '../../ledger/open.js';
 import type { Store } from '../../ledger/store.js';
 import { EXIT, Failure } from '../exit-codes.js';
 import { ledgerLimits, withStore } from '../ledger-access.js';
+import { clockWords } from '../when.js';
 
 /**
  * What every operator command shares: the ledger `--db` names, opened without ever
@@ -42,5 +43,5 @@ export function table(header: string[], rows: string[][]): string {
   return cells.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
 }
 
-/** An ISO time as a table shows it: to the minute, UTC. */
-export const when = (iso: string | null): string => (iso ? `${iso.slice(0, 16).replace('T', ' ')}Z` : '');
+/** An ISO time as a table shows it: "2026-11-22 18:48 UTC", or nothing. */
+export const when = (iso: string | null): string => (iso ? clockWords(iso) : '');

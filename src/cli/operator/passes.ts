@@ -35,7 +35,7 @@ export async function showPass(flags: LedgerFlags & { pass: string }): Promise<v
   if (flags.json) return void print(info);
   const lines = [
     `pass ${info.passId}: ${info.passCredits} credits${info.fundedEver ? '' : ' (never funded)'}`,
-    ...info.keys.map((k) => `  ${k.keyHint}  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`),
+    ...info.keys.map((k) => `  ${k.keyHint}  created ${when(k.createdAt)}${k.revokedAt ? `  revoked ${when(k.revokedAt)}` : ''}`),
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -1,10 +1,13 @@
-import { Box, render, renderToString, Text } from 'ink';
+import { Box, render, Text } from 'ink';
 import type { EvalReport, QualityFigures } from '../../eval/report.js';
 import { duration } from '../client-call.js';
-import { terminalOf } from './present.js';
-import { textWidth } from './layout.js';
+import type { ReactNode } from 'react';
+import { printView, terminalOf } from './present.js';
+import { Fields } from './fields.js';
+import { Table } from './table.js';
+import { columnWidths, textWidth } from './layout.js';
 import { ColorScope, Paint } from './paint.js';
-import { words } from './prose.js';
+import { Prose, words } from './prose.js';
 import { counted } from '../../contract/words.js';
 import { barCells } from './words.js';
 
@@ -85,23 +88,18 @@ const points = (value: number | null | undefined) =>
 const share = (value: number | null) => (value === null ? '–' : `${Math.round(value * 100)}%`);
 const signed = (value: number | null) => (value === null ? '–' : `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`);
 
-const COLUMNS = [
-  { title: '', width: 9 },
-  { title: 'n', width: 6 },
-  { title: 'accuracy', width: 18 },
-  { title: 'Brier', width: 8 },
-  { title: 'log loss', width: 19 },
-  { title: 'ECE', width: 19 },
-];
+/** The width of the sections' names ("Decisive fact"); what they say wraps under itself, after them. */
+const SECTION = 16;
 
-function Row({ cells, bold }: { cells: string[]; bold?: boolean }) {
+function Section({ name, children }: { name: string; children: ReactNode }) {
   return (
     <Box>
-      {cells.map((cell, i) => (
-        <Box key={i} width={COLUMNS[i].width} justifyContent={i === 0 ? 'flex-start' : 'flex-end'} flexShrink={0}>
-          <Paint bold={bold}>{cell}</Paint>
-        </Box>
-      ))}
+      <Box width={SECTION} flexShrink={0}>
+        <Text>{name}</Text>
+      </Box>
+      <Box flexDirection="column" flexGrow={1} flexShrink={1} flexBasis={0}>
+        {children}
+      </Box>
     </Box>
   );
 }
@@ -125,30 +123,34 @@ const qualityCells = (report: EvalReport, name: string, path: string, q: Quality
   withInterval(report, `${path}.ece`, q.ece, false),
 ];
 
-/** A place of the order table: the share of top answers shown there beside the share right, and what an answer gains by standing there, in points. */
-function placeRow(
-  report: EvalReport,
-  place: string,
-  what: string,
-  share: { top: number | null; truth: number | null; bias: number | null },
-): string {
-  return biasRow(report, `positionBias.places.${place}`, what, { stated: share.top, truth: share.truth, bias: share.bias });
-}
-
-/** One line of the order table: the probability stated for something beside how often it is right, in percent, and the difference in points. */
-function biasRow(
+/**
+ * A row of the order tables: the probability stated for something (or the share of
+ * top answers shown there) beside how often it is right, in percent, the difference
+ * in points, and its interval.
+ */
+function biasCells(
   report: EvalReport,
   path: string,
   what: string,
   share: { stated: number | null; truth: number | null; bias: number | null },
-): string {
+) {
   const range = report.intervals[`${path}.bias`];
   const n = (v: number | null) => (v === null ? '–' : (v * 100).toFixed(1));
-  const interval = range ? ` [${points(range.low)}, ${points(range.high)}]` : '';
-  return `                  ${what.padEnd(14)}${n(share.stated).padStart(6)} vs ${n(share.truth).padStart(5)}  ${points(share.bias).padStart(6)}${interval}`;
+  return [what, n(share.stated), n(share.truth), points(share.bias), range ? `[${points(range.low)}, ${points(range.high)}]` : ''];
 }
 
-export function EvalTable({ report }: { report: EvalReport }) {
+/** Coverage and accuracy at each confidence cut-point: across, or down when across does not fit. */
+function gatingRows(gating: EvalReport['gating'], columns: number): string[][] {
+  const across = [
+    ['confidence ≥', ...gating.riskCoverage.map((row) => row.cut.toFixed(1))],
+    ['covered', ...gating.riskCoverage.map((row) => share(row.coverage))],
+    ['right', ...gating.riskCoverage.map((row) => share(row.accuracy))],
+  ];
+  if (columnWidths(across, columns)) return across;
+  return across[0].map((_, i) => across.map((row) => row[i]));
+}
+
+export function EvalTable({ report, columns }: { report: EvalReport; columns: number }) {
   const { positionBias: bias, sufficiency, decisiveFact, failed, gating } = report;
   const codes = Object.entries(failed.byCode)
     .map(([code, n]) => `${code} ${n}`)
@@ -156,86 +158,99 @@ export function EvalTable({ report }: { report: EvalReport }) {
   const flips = (group: 'complete' | 'twins') =>
     `${withInterval(report, `positionBias.${group}.flipRate`, bias[group].flipRate, true)} of ${bias[group].n}`;
   const target = gating.target;
+  const inner = columns - SECTION;
+  const places = (['first', 'middle', 'last'] as const).map((place) =>
+    biasCells(report, `positionBias.places.${place}`, `shown ${place === 'middle' ? 'between' : place}`, {
+      stated: bias.places[place].top,
+      truth: bias.places[place].truth,
+      bias: bias.places[place].bias,
+    }),
+  );
+  const stated = [
+    ...(bias.middleLevel.n ? [biasCells(report, 'positionBias.middleLevel', 'middle level', bias.middleLevel)] : []),
+    ...(bias.yes.n ? [biasCells(report, 'positionBias.yes', 'yes', bias.yes)] : []),
+  ];
+  const shortcuts = Object.entries(report.shortcuts).filter(([, s]) => s !== null) as [
+    string,
+    NonNullable<EvalReport['shortcuts']['choice']>,
+  ][];
   return (
     <Box flexDirection="column">
-      <Paint
-        bold
-      >{`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}${report.depth === 'stress' ? ', stress depth' : ''}`}</Paint>
-      <Text>
+      <Prose bold>
+        {`${report.engine.name}, model ${report.engine.model}${report.engine.debias ? `, debias ${report.engine.debias}` : ''}${report.depth === 'stress' ? ', stress depth' : ''}`}
+      </Prose>
+      <Prose>
         {`${report.set.file}${report.set.half ? ` (${report.set.half} half)` : ''}: ${report.set.items} items (${report.set.insufficient} without their deciding fact), ` +
           `${report.asked} decisions in ${took(report.durationMs)}; [intervals] are 95 %`}
-      </Text>
-      <Box marginTop={1} flexDirection="column">
-        <Row cells={COLUMNS.map((c) => c.title)} bold />
-        <Row cells={qualityCells(report, 'overall', 'overall', report.overall)} />
-        {Object.entries(report.modes).map(([mode, q]) =>
-          q.n ? <Row key={mode} cells={qualityCells(report, mode, `modes.${mode}`, q)} /> : null,
-        )}
+      </Prose>
+      <Box marginTop={1}>
+        <Table
+          rows={[
+            ['', 'n', 'accuracy', 'Brier', 'log loss', 'ECE'],
+            qualityCells(report, 'overall', 'overall', report.overall),
+            ...Object.entries(report.modes).flatMap(([mode, q]) => (q.n ? [qualityCells(report, mode, `modes.${mode}`, q)] : [])),
+          ]}
+          columns={columns}
+          right={[1, 2, 3, 4, 5]}
+        />
       </Box>
       <Box marginTop={1} flexDirection="column">
-        {shortcutLines(report).map((line, i) => (
-          <Text key={i}>{line}</Text>
-        ))}
-        {bias.complete.n || bias.twins.n ? (
-          <>
-            <Text>{`Order           another order (${bias.orders} asked) changed the top answer of`}</Text>
-            <Text>{`                ${flips('complete')} complete items, ${flips('twins')} twins`}</Text>
-            <Text>{'                on top vs right, in percent, and what an answer gains there:'}</Text>
-            {bias.places.n ? <Text>{placeRow(report, 'first', 'shown first', bias.places.first)}</Text> : null}
-            {bias.places.n ? <Text>{placeRow(report, 'middle', 'shown between', bias.places.middle)}</Text> : null}
-            {bias.places.n ? <Text>{placeRow(report, 'last', 'shown last', bias.places.last)}</Text> : null}
-            <Text>{'                probability stated vs right, in percent, and the difference:'}</Text>
-            {bias.middleLevel.n ? <Text>{biasRow(report, 'positionBias.middleLevel', 'middle level', bias.middleLevel)}</Text> : null}
-            {bias.yes.n ? <Text>{biasRow(report, 'positionBias.yes', 'yes', bias.yes)}</Text> : null}
-            <Text>{`                primacy ${signed(bias.primacy)}`}</Text>
-          </>
-        ) : (
-          <Text>Order not measured (stress depth asks each item in its own order)</Text>
-        )}
-        <Text>{`Sufficiency     AUROC ${withInterval(report, 'sufficiency.auroc', sufficiency.auroc, false)}: ${sufficiency.sufficient.n} sufficient, ${sufficiency.insufficient.n} insufficient contexts`}</Text>
-        <Text>
-          {`                needs-context on ${pct(sufficiency.sufficient.needsContextRate)} of sufficient, ` +
-            `${pct(sufficiency.insufficient.needsContextRate)} of insufficient`}
-        </Text>
-        <Text>
-          {`Decisive fact   answer changed on ${pct(decisiveFact.changedRate)} without it, ` +
-            `mean shift ${fixed(decisiveFact.meanShift)} (${counted(decisiveFact.n, 'item')})`}
-        </Text>
-        <Text>{`Gating          confidence ≥ ${gating.riskCoverage.map((row) => row.cut.toFixed(1).padStart(5)).join('')}`}</Text>
-        <Text>{`                covered      ${gating.riskCoverage.map((row) => share(row.coverage).padStart(5)).join('')}`}</Text>
-        <Text>{`                right        ${gating.riskCoverage.map((row) => share(row.accuracy).padStart(5)).join('')}`}</Text>
-        {target ? (
-          <Text>
-            {target.cut === null
-              ? `                no cut-point reaches ${pct(target.accuracy)} right`
-              : `                ${pct(target.accuracy)} right from confidence ${fixed(target.cut, 2)}: ${pct(target.coverage)} covered, ${pct(target.reached)} right`}
-          </Text>
+        {shortcuts.length ? (
+          <Section name="Shortcuts">
+            <Fields
+              fields={shortcuts.map(([mode, s]) => ({
+                label: mode,
+                value: `best rule ${s.best.rule} ${pct(s.best.accuracy)}, chance ${pct(s.chance)}`,
+              }))}
+            />
+          </Section>
         ) : null}
-        {failed.count ? <Paint tone="bad">{`Failed          ${failed.count} decisions: ${codes}`}</Paint> : <Text>Failed none</Text>}
+        {bias.complete.n || bias.twins.n ? (
+          <Section name="Order">
+            <Prose>{`another order (${bias.orders} asked) changed the top answer of ${flips('complete')} complete items, ${flips('twins')} twins`}</Prose>
+            {bias.places.n ? (
+              <Table rows={[['', 'on top %', 'right %', 'gain', '[95 %]'], ...places]} columns={inner} right={[1, 2, 3]} />
+            ) : null}
+            {stated.length ? (
+              <Table rows={[['', 'stated %', 'right %', 'off by', '[95 %]'], ...stated]} columns={inner} right={[1, 2, 3]} />
+            ) : null}
+            <Prose>{`primacy ${signed(bias.primacy)}`}</Prose>
+          </Section>
+        ) : (
+          <Section name="Order">
+            <Prose>not measured (stress depth asks each item in its own order)</Prose>
+          </Section>
+        )}
+        <Section name="Sufficiency">
+          <Prose>
+            {`AUROC ${withInterval(report, 'sufficiency.auroc', sufficiency.auroc, false)}: ${sufficiency.sufficient.n} sufficient, ${sufficiency.insufficient.n} insufficient contexts; ` +
+              `needs-context on ${pct(sufficiency.sufficient.needsContextRate)} of sufficient, ${pct(sufficiency.insufficient.needsContextRate)} of insufficient`}
+          </Prose>
+        </Section>
+        <Section name="Decisive fact">
+          <Prose>
+            {`answer changed on ${pct(decisiveFact.changedRate)} without it, mean shift ${fixed(decisiveFact.meanShift)} (${counted(decisiveFact.n, 'item')})`}
+          </Prose>
+        </Section>
+        <Section name="Gating">
+          <Table rows={gatingRows(gating, inner)} columns={inner} right={[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]} />
+          {target ? (
+            <Prose>
+              {target.cut === null
+                ? `no cut-point reaches ${pct(target.accuracy)} right`
+                : `${pct(target.accuracy)} right from confidence ${fixed(target.cut, 2)}: ${pct(target.coverage)} covered, ${pct(target.reached)} right`}
+            </Prose>
+          ) : null}
+        </Section>
+        <Section name="Failed">
+          {failed.count ? <Prose tone="bad">{`${failed.count} decisions: ${codes}`}</Prose> : <Text>none</Text>}
+        </Section>
       </Box>
     </Box>
   );
 }
 
-/** Beside accuracy, the best rule that answers without reading the items (the set's own weakness, not the engine's). */
-function shortcutLines(report: EvalReport): string[] {
-  const modes = Object.entries(report.shortcuts).filter(([, s]) => s !== null) as [
-    string,
-    NonNullable<EvalReport['shortcuts']['choice']>,
-  ][];
-  return modes.map(
-    ([mode, s], i) =>
-      `${i === 0 ? 'Shortcuts'.padEnd(16) : ''.padEnd(16)}${mode.padEnd(7)}best rule ${s.best.rule} ${pct(s.best.accuracy)}, chance ${pct(s.chance)}`,
-  );
-}
-
-/** The table on stdout: coloured on a terminal, plain text in a pipe. */
+/** The report on stdout, at the terminal's width (80 on a pipe): coloured on a terminal, plain text in a pipe. */
 export function printReport(report: EvalReport): void {
-  const terminal = terminalOf();
-  const table = (
-    <ColorScope color={terminal.color}>
-      <EvalTable report={report} />
-    </ColorScope>
-  );
-  process.stdout.write(renderToString(table, { columns: terminal.columns }) + '\n');
+  printView((columns) => <EvalTable report={report} columns={columns} />);
 }

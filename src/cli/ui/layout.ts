@@ -90,3 +90,53 @@ export function meterWidth(counts: string, columns: number): MeterWidth {
   if (room >= METER_MIN) return { bar: Math.min(METER_MAX, room), beside: true };
   return { bar: Math.min(METER_MAX, columns), beside: false };
 }
+
+/**
+ * Where a cell may break: between words, and in a column of dotted names
+ * ("sufficiency.insufficient.needsContextRate") also after each dot, the dot kept
+ * at the end of the line it closes.
+ */
+export function piecesOf(word: string, dotted: boolean): string[] {
+  return dotted ? word.split(/(?<=\.)(?=[A-Za-z])/) : [word];
+}
+
+/** The narrowest a column can wrap `text` to without breaking a word (or, `dotted`, a name between its dots). */
+const narrowest = (text: string, dotted: boolean): number => longest(text.split(' ').flatMap((word) => piecesOf(word, dotted)));
+
+/**
+ * Widths of a table's columns for a terminal `columns` wide, `gap` cells between them:
+ * each column as wide as its widest cell when that fits; else the columns of dotted
+ * names give way first, then the widest columns (their cells then wrap between
+ * words), never below their longest word (or, dotted, the longest part of a name).
+ * Undefined when even that does not fit: the table is then shown one row at a time.
+ */
+export function columnWidths(
+  rows: readonly (readonly string[])[],
+  columns: number,
+  dotted: readonly number[] = [],
+  gap = GAP,
+): number[] | undefined {
+  const count = Math.max(0, ...rows.map((row) => row.length));
+  const cells = (i: number) => rows.map((row) => row[i] ?? '');
+  const widths = Array.from({ length: count }, (_, i) => longest(cells(i)));
+  const least = Array.from({ length: count }, (_, i) => Math.max(0, ...cells(i).map((cell) => narrowest(cell, dotted.includes(i)))));
+  const room = columns - gap * Math.max(0, count - 1);
+  if (least.reduce((a, b) => a + b, 0) > room) return undefined;
+  let total = widths.reduce((a, b) => a + b, 0);
+  // Dotted names give way first: broken after a dot, a name still reads as one.
+  for (const i of dotted) {
+    const given = Math.min(total - room, widths[i] - least[i]);
+    if (given > 0) {
+      widths[i] -= given;
+      total -= given;
+    }
+  }
+  while (total > room) {
+    // The widest column that can still give way gives one cell.
+    let widest = -1;
+    for (let i = 0; i < count; i++) if (widths[i] > least[i] && (widest === -1 || widths[i] > widths[widest])) widest = i;
+    widths[widest]--;
+    total--;
+  }
+  return widths;
+}

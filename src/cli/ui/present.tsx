@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Instance, render, renderToString } from 'ink';
 import type { ReactElement } from 'react';
 import type { DecisionResponse, Usage } from '../../contract/index.js';
+import type { Notice } from '../client-call.js';
 import { DecisionView } from './decision-view.js';
 import { ColorScope } from './paint.js';
 import { UsageView } from './usage-view.js';
@@ -31,10 +32,12 @@ export interface Presentation<T> {
   terminal: Terminal;
   /** What the spinner says while `work` runs. */
   label: string;
-  /** The call; `notify` tells the user about a retry (beside the spinner, or on stderr). */
-  work: (notify: (message: string) => void) => Promise<T>;
+  /** The call; `notify` tells the user about a retry (beside the spinner, counting down, or on stderr). */
+  work: (notify: (notice: Notice) => void) => Promise<T>;
   /** The result, laid out for the terminal's width. */
   view: (value: T, columns: number) => ReactElement;
+  /** Ctrl-C typed while the spinner shows (the keyboard read as keys then, so no SIGINT comes). */
+  onInterrupt?: () => void;
 }
 
 /** Longer than ink's 33 ms between frames: by then the last frame asked for is drawn. */
@@ -47,15 +50,16 @@ const FRAME_SETTLE_MS = 50;
  * ink clear the screen and the scrollback, and leaves the last line without its newline.
  * Elsewhere (a pipe, a file, TERM=dumb) there is no spinner and no escape code.
  */
-export async function present<T>({ terminal, label, work, view }: Presentation<T>): Promise<T> {
+export async function present<T>({ terminal, label, work, view, onInterrupt }: Presentation<T>): Promise<T> {
   const scoped = (node: ReactElement) => <ColorScope color={terminal.color}>{node}</ColorScope>;
   let value: T;
   if (!terminal.interactive) {
-    value = await work((message) => process.stderr.write(`decide: ${message}\n`));
+    value = await work((notice) => process.stderr.write(`decide: ${notice.say()}\n`));
   } else {
-    const app = render(scoped(<Waiting label={label} />), { patchConsole: false });
+    const waiting = (notice?: Notice) => scoped(<Waiting label={label} notice={notice} onInterrupt={onInterrupt} />);
+    const app = render(waiting(), { patchConsole: false, exitOnCtrlC: false });
     try {
-      value = await work((message) => app.rerender(scoped(<Waiting label={`${label} ${message}`} />)));
+      value = await work((notice) => app.rerender(waiting(notice)));
     } finally {
       await takeDown(app);
     }
@@ -79,6 +83,12 @@ async function takeDown(app: Instance): Promise<void> {
   app.clear();
   app.unmount();
   await app.waitUntilExit();
+}
+
+/** A view printed once, laid out at the terminal's width (80 columns on a pipe or a file), coloured only on a terminal. */
+export function printView(view: (columns: number) => ReactElement, terminal: Terminal = terminalOf()): void {
+  const { columns, color } = terminal;
+  process.stdout.write(`${renderToString(<ColorScope color={color}>{view(columns)}</ColorScope>, { columns })}\n`);
 }
 
 export const decisionView = (response: DecisionResponse, columns: number) => <DecisionView response={response} columns={columns} />;

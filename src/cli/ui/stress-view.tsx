@@ -5,7 +5,7 @@ import { Paint } from './paint.js';
 import { Prose } from './prose.js';
 import { columnDecimals, percentTo } from './percent.js';
 import { PIVOT_NAME } from '../../contract/wording.js';
-import { checkName, noPivotWords, quote, stressHeadline, tiedWithPivot, topAnswer } from './words.js';
+import { checkName, noPivotWords, quote, SHIFT_WORDS, stressHeadline, tiedWithPivot, topAnswer } from './words.js';
 
 interface CellsProps {
   name: string;
@@ -68,6 +68,7 @@ export function StressView({ stress, columns }: { stress: Stress; columns: numbe
   return (
     <Box flexDirection="column" marginTop={1}>
       <Prose>{stressHeadline(stress)}</Prose>
+      <Prose dim>{SHIFT_WORDS}</Prose>
       <Cells name="Check" agrees="Agrees" shift="Shift" answer="Answer" widths={widths} />
       {checks.map((check, i) => (
         <Cells

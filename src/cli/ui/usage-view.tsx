@@ -3,6 +3,7 @@ import type { Usage } from '../../contract/index.js';
 import { GAP, meterWidth } from './layout.js';
 import { Paint } from './paint.js';
 import { Prose, words } from './prose.js';
+import { timeOfDayWords } from '../when.js';
 import { barCells, untilWords } from './words.js';
 
 /**
@@ -14,6 +15,7 @@ export function UsageView({ usage, columns, now }: { usage: Usage; columns: numb
   const meter = meterWidth(counts, columns);
   const share = usage.freeLimit > 0 ? usage.freeRemaining / usage.freeLimit : 0;
   const [filled, empty] = barCells(share, meter.bar);
+  const reset = timeOfDayWords(usage.resetsAt);
   return (
     <Box flexDirection="column">
       <Box flexDirection={meter.beside ? 'row' : 'column'} columnGap={GAP}>
@@ -24,10 +26,12 @@ export function UsageView({ usage, columns, now }: { usage: Usage; columns: numb
         </Box>
       </Box>
       <Prose>{`Pass credits: ${usage.passCredits}`}</Prose>
-      {/* It wraps between words, but "(in 5 h 12 min)." is one: a number stays with its unit. */}
+      {/* It wraps between words, but "00:00 UTC" and "in 5 h 12 min." are one each: a number stays with its unit. */}
       <Box flexWrap="wrap" columnGap={1}>
-        {words(`The free allowance resets at ${usage.resetsAt}`, { dim: true })}
-        <Paint dim>{`(in ${untilWords(usage.resetsAt, now)}).`}</Paint>
+        {words('The free allowance resets at', { dim: true })}
+        <Paint dim>{`${reset.utc}${reset.local ? '' : ','}`}</Paint>
+        {reset.local ? <Paint dim>{`(${reset.local} here),`}</Paint> : null}
+        <Paint dim>{`in ${untilWords(usage.resetsAt, now)}.`}</Paint>
       </Box>
     </Box>
   );

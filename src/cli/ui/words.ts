@@ -96,6 +96,15 @@ export function quote(text: string, maxChars: number): string {
   return `"${kept.join('').trimEnd()}…"`;
 }
 
+/**
+ * What a stress table's Shift is, in words: the total variation distance between the
+ * answer's probabilities and the check's (half the sum of their differences), which
+ * is the share of probability that moved from some answers to others.
+ */
+export const SHIFT_WORDS =
+  'Shift: how far the answer moves in that check, from 0% (not at all) to 100% (wholly onto other answers): ' +
+  'the share of probability that moves between the answers (their total variation distance).';
+
 /** Facts (0-based) whose leaving out moves the answer exactly as much as the pivot's: the service names the first. */
 export function tiedWithPivot({ checks, pivot }: Pick<Stress, 'checks' | 'pivot'>): number[] {
   if (!pivot) return [];
