@@ -76,7 +76,7 @@ export function clientCommands(): Command[] {
   const stress = decisionCommand(
     'stress',
     'stress',
-    'A stress-tested decision: re-asked with the order reversed and each fact left out; names the pivot fact (5 credits)',
+    'A stress-tested decision: re-asked with the order reversed and each fact left out; names the decisive fact (5 credits)',
     ['decide stress "Which database should we adopt?" --context @facts.txt \\', '  --option PostgreSQL --option MongoDB'],
   );
   const usage = connectionOptions(
