@@ -142,7 +142,7 @@ describe('decide calibrate --show as a child process', () => {
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
-    expect(Math.max(...lines.map(stringWidth)), run.stdout).toBeGreaterThan(60);
+    expect(Math.max(...lines.map((line) => stringWidth(line))), run.stdout).toBeGreaterThan(60);
   });
 
   it.each([60, 120])('on a terminal %i columns wide: laid out at its width', async (columns) => {

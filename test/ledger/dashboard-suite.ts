@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ReserveRequest, Store } from '../../src/ledger/store.js';
 import { IP, NEXT, NOW } from './helpers.js';
+import { openedStores } from './opened-stores.js';
 import type { LedgerHarness } from './store-suite.js';
 import type { Caller } from '../../src/contract/caller.js';
 
@@ -11,14 +12,10 @@ import type { Caller } from '../../src/contract/caller.js';
  * for SQLite and PostgreSQL alike.
  */
 export function dashboardStoreSuite(h: LedgerHarness): void {
+  const stores = openedStores(h);
   let store: Store;
-  const opened: Store[] = [];
-  beforeEach(async () => {
-    store = await h.open();
-    opened.push(store);
-  });
-  afterEach(async () => {
-    for (const s of opened.splice(0)) await s.close();
+  beforeEach(() => {
+    store = stores.current();
   });
 
   const EARLIER = new Date('2026-11-20T09:00:00.000Z');
@@ -67,7 +64,7 @@ export function dashboardStoreSuite(h: LedgerHarness): void {
     it('concurrent tries for one stuck pass make exactly one key', async () => {
       const passId = await stuckPass(true);
       const other = await h.open();
-      opened.push(other);
+      stores.keep(other);
       const made = await Promise.all(
         Array.from({ length: 8 }, (_, i) => (i % 2 ? other : store).web.createKey({ passId, ip: IP, perIpLimit: 1 }, NOW)),
       );

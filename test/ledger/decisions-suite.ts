@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import type { DecisionEntry, ReserveOutcome, Store } from '../../src/ledger/store.js';
 import { IP, NOW } from './helpers.js';
+import { openedStores } from './opened-stores.js';
 import type { LedgerHarness } from './store-suite.js';
 import type { Caller } from '../../src/contract/caller.js';
 
@@ -13,14 +14,10 @@ const DAY_MS = 86_400_000;
  * storeSuite runs it for SQLite and PostgreSQL alike.
  */
 export function decisionLogSuite(h: LedgerHarness): void {
+  const stores = openedStores(h);
   let store: Store;
-  const opened: Store[] = [];
-  beforeEach(async () => {
-    store = await h.open();
-    opened.push(store);
-  });
-  afterEach(async () => {
-    for (const s of opened.splice(0)) await s.close();
+  beforeEach(() => {
+    store = stores.current();
   });
   const count = async () => (await h.rows<{ n: number }>('SELECT CAST(count(*) AS INTEGER) AS n FROM decisions'))[0].n;
 

@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/contract/key.js';
 import type { Store } from '../../src/ledger/store.js';
 import { revokeByRef } from '../../src/ledger/revoke-ref.js';
+import { openedStores } from './opened-stores.js';
 import type { LedgerHarness } from './store-suite.js';
 
 /**
@@ -9,14 +10,10 @@ import type { LedgerHarness } from './store-suite.js';
  * reference, last use, readiness), for SQLite and PostgreSQL alike; storeSuite runs it.
  */
 export function operatorStoreSuite(h: LedgerHarness): void {
+  const stores = openedStores(h);
   let store: Store;
-  const opened: Store[] = [];
-  beforeEach(async () => {
-    store = await h.open();
-    opened.push(store);
-  });
-  afterEach(async () => {
-    for (const s of opened.splice(0)) await s.close();
+  beforeEach(() => {
+    store = stores.current();
   });
 
   it('keeps a key name; lists keys oldest first, all or of one pass; lists passes with their key counts', async () => {
@@ -92,7 +89,7 @@ export function operatorStoreSuite(h: LedgerHarness): void {
 
     // Another server wrote a later use: an earlier one noted here does not take it back.
     const other = await h.open();
-    opened.push(other);
+    stores.keep(other);
     other.keys.noteUse(a.keyId, new Date('2026-11-22T11:00:00.000Z'));
     await other.keys.flushUse();
     store.keys.noteUse(a.keyId, new Date('2026-11-22T10:30:00.000Z'));
