@@ -67,7 +67,8 @@ const RECORDED: Record<string, { file: string | null; band: Band }> = {
       flipRate: [0.4236, 0.15],
       firstPlace: [0.0405, 0.02],
       yes: [-0.0248, 0.05],
-      sufficiencyAuroc: [0.4458, 0.15],
+      // 0.4458 between the first two machines, 0.5634 on the third; 0.54 to 0.65 run to run.
+      sufficiencyAuroc: [0.5, 0.2],
       // 0.2292 between the first two machines, 0.4167 on the third: counted over 24 near-ties.
       decisiveFactChanged: [0.3229, 0.2],
     },
