@@ -100,7 +100,7 @@ describe.skipIf(!binary || !SMOLLM2)(`decide serve on a real llama-server (${ski
   );
 
   it(
-    'answers a 4-fact stress decision, most of its prompt tokens served from the server’s cache',
+    'answers a 4-fact stress decision, a third of its prompt tokens served from the server’s cache',
     async () => {
       // Other facts, so that nothing of the standard decision's facts is in the cache.
       const context = CONTEXT.replace('PostgreSQL', 'MySQL');
@@ -113,7 +113,10 @@ describe.skipIf(!binary || !SMOLLM2)(`decide serve on a real llama-server (${ski
       expect(used.calls).toBe(7);
       expect(answer.body.inputTokens).toBe(used.prompt);
       console.log(`llama-server: ${used.cached} of ${used.prompt} prompt tokens of a 4-fact stress decision served from its cache`);
-      expect(used.cached / used.prompt).toBeGreaterThanOrEqual(0.5);
+      // A call without a fact resumes up to its cut, never past it (what follows was read
+      // with the fact before it), so with one reading per call about a third is what an
+      // exact prefix cache can give here (bench/README.md, row 11).
+      expect(used.cached / used.prompt).toBeGreaterThanOrEqual(0.3);
     },
     scaled(180_000),
   );
