@@ -31,6 +31,7 @@ const ROWS = [
   'local-sizes', // 8: the local engine on generated 0.5B and 1.5B models, threads 1 vs 2, idle and beside busy loops
   'local-soak', // 9: RSS of a local-engine server over 10,000 decisions on the tiny model
   'slow-provider', // 10: a 5 s provider: waves of 30 on an idle server all admitted; a cold burst of 900 gets 429, not 504
+  'llama-server', // 11: the openai engine on a real llama-server: a stress decision's prompt tokens served from its prefix cache
 ];
 
 // The children get exactly the decide settings the rows give them, not whatever the caller's shell holds.

@@ -6,14 +6,24 @@ import { letterLabels, levelLabels } from './labels.js';
  * off the first token's logprobs (`renderQuestion`) or have the model state one
  * probability per label (`renderProbabilityQuestion`).
  *
- * The user message ends with a section like
+ * Laid out for a server's prefix cache. A decision makes several calls (the main
+ * question, the sufficiency probe, the other orders, one call per fact left out at
+ * stress depth), and a server that caches prompts (vLLM, llama.cpp's server) reuses
+ * only what a call shares with an earlier one from its first token on. So what every
+ * call of a decision shares comes first and what tells them apart comes last: the
+ * system message is one constant (`SYSTEM`); the user message opens with the facts,
+ * in their order, then the question, its labelled answers in presentation order, and
+ * last the reply instruction with the labels. A call without a fact shares everything
+ * up to that fact; the probe and the other orders share the whole facts.
+ *
+ * The labelled section reads like
  *
  *     Options:
  *     - A: approve — the plan is funded
  *     - B: reject
  *
  * (`Levels:` for score, `Answers:` for noul), one `- <label>[: <text>]` line per label in
- * presentation order; a choice read in groups (`renderGroupQuestion`) ends with
+ * presentation order; a choice read in groups (`renderGroupQuestion`) has instead
  *
  *     Groups:
  *     - A:
@@ -22,14 +32,20 @@ import { letterLabels, levelLabels } from './labels.js';
  *     - B:
  *       - …
  *
- * test/fakes/openai-fake.ts parses exactly this; keep them in step.
+ * followed by a blank line and the reply instruction. test/fakes/openai-fake.ts parses
+ * exactly this; keep them in step.
  */
 export interface RenderedQuestion {
+  /** `SYSTEM`, the same for every question. */
   system: string;
   user: string;
   /** Short labels in presentation order; slot i is criteria key / level i. */
   labels: string[];
 }
+
+/** The system message of every question: no label, no question, nothing that differs between calls. */
+export const SYSTEM =
+  'You answer one question about the facts the user gives, judging from those facts alone, and reply exactly as the message asks at its end.';
 
 const YES = 'Yes';
 const NO = 'No';
@@ -42,40 +58,29 @@ export function noulPresentsNoFirst(criteria: NoulQuestion['criteria']): boolean
 
 export function renderQuestion(state: string, question: Question): RenderedQuestion {
   const { labels, header, lines } = optionLines(question);
-  const offer = orList(labels);
-  const system = [
-    'You answer one question about the facts the user gives, judging from those facts alone.',
-    `Reply with exactly one label: ${offer}. Write nothing else.`,
-  ].join(' ');
   const user = [
     `Facts:\n${state}`,
     `Question:\n${question.instructions}`,
     `${header}:\n${lines.join('\n')}`,
-    `Reply with one label: ${offer}.`,
+    `Reply with exactly one label: ${orList(labels)}. Write nothing else.`,
   ].join('\n\n');
-  return { system, user, labels };
+  return { system: SYSTEM, user, labels };
 }
 
 /**
  * The same question for engines that cannot read logprobs and have the model state a
- * probability per label instead (verbalized.ts). The user message keeps the labelled
- * section of `renderQuestion`, so the fakes parse both alike; only the instructions
- * around it change.
+ * probability per label instead (verbalized.ts). Only the reply instruction at the end
+ * differs from `renderQuestion`, so the fakes parse both alike.
  */
 export function renderProbabilityQuestion(state: string, question: Question): RenderedQuestion {
   const { labels, header, lines } = optionLines(question);
-  const all = andList(labels);
-  const system = [
-    'You answer one question about the facts the user gives, judging from those facts alone.',
-    `Give each label (${all}) the probability, from 0 to 1, that it is the right answer; the probabilities sum to 1.`,
-  ].join(' ');
   const user = [
     `Facts:\n${state}`,
     `Question:\n${question.instructions}`,
     `${header}:\n${lines.join('\n')}`,
-    `Give a probability for each label: ${all}.`,
+    `Give each label (${andList(labels)}) the probability, from 0 to 1, that it is the right answer; the probabilities sum to 1.`,
   ].join('\n\n');
-  return { system, user, labels };
+  return { system: SYSTEM, user, labels };
 }
 
 /**
@@ -90,17 +95,13 @@ export function renderGroupQuestion(state: string, question: ChoiceQuestion, gro
     `- ${labels[g]}:`,
     ...members.map((i) => `  - ${flat(withDescription(question.criteria[i].label, question.criteria[i].description))}`),
   ]);
-  const system = [
-    'You answer one question about the facts the user gives, judging from those facts alone.',
-    `The options are shown in groups. Reply with exactly one group label: ${offer}. Write nothing else.`,
-  ].join(' ');
   const user = [
     `Facts:\n${state}`,
     `Question:\n${question.instructions}`,
     `Groups:\n${lines.join('\n')}`,
-    `Reply with the label of the group that holds the best option: ${offer}.`,
+    `The options are shown in groups. Reply with exactly one label, that of the group that holds the best option: ${offer}. Write nothing else.`,
   ].join('\n\n');
-  return { system, user, labels };
+  return { system: SYSTEM, user, labels };
 }
 
 function optionLines(question: Question): { labels: string[]; header: string; lines: string[] } {

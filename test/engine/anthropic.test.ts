@@ -43,7 +43,7 @@ describe('anthropic engine: the request', () => {
       input_schema: { type: 'object', required: ['A', 'B'], additionalProperties: false },
     });
     expect(Object.keys(body.tools[0].input_schema.properties)).toEqual(['A', 'B']);
-    expect(body.system).toContain('probability');
+    expect(userText(body)).toContain('the probability, from 0 to 1');
     expect(body.messages).toEqual([{ role: 'user', content: expect.any(String) }]);
     expect(userText(body)).toContain(STATE);
     expect(questionText(body)).toBe('Which should we do with the plan?');

@@ -64,7 +64,9 @@ describe('prompt', () => {
       ],
     });
     expect(labels).toEqual(['A', 'B']);
-    expect(user.endsWith('Options:\n- A: go now — fast and cheap\n- B: wait\n\nReply with one label: A or B.')).toBe(true);
+    expect(
+      user.endsWith('Options:\n- A: go now — fast and cheap\n- B: wait\n\nReply with exactly one label: A or B. Write nothing else.'),
+    ).toBe(true);
   });
 
   it('maps a noul distribution back by the Yes label wherever it sits', () => {

@@ -13,7 +13,7 @@ import {
   offeredOptions,
   questionKind,
   startOpenAIFake,
-  systemText,
+  userText,
 } from '../fakes/openai-fake.js';
 import { choiceAnswer, scoreAnswer, startSystemOneFake } from '../fakes/systemone-fake.js';
 import { scaled } from '../support/time.js';
@@ -84,7 +84,9 @@ describe('openai engine (logprobs): more options than one reading can offer', ()
     const groups = offeredGroups(group);
     expect(groups.map((g) => g.label)).toEqual([...'ABCDEFGHIJKLM']);
     expect(groups.map((g) => g.members.length)).toEqual([...Array(8).fill(20), ...Array(5).fill(19)]);
-    expect(systemText(group)).toContain('The options are shown in groups. Reply with exactly one group label: A, B');
+    expect(userText(group)).toContain(
+      'The options are shown in groups. Reply with exactly one label, that of the group that holds the best option: A, B',
+    );
     // Every option once, in the order given (integer-like names where they were), with its description.
     const shown = queue255.criteria.map((o) => (o.description ? `${o.label} — ${o.description}` : o.label));
     expect(groups.flatMap((g) => g.members)).toEqual(shown);

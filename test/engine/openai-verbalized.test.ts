@@ -7,7 +7,6 @@ import {
   offeredOptions,
   questionText,
   startOpenAIFake,
-  systemText,
   userText,
   type OpenAIBehaviour,
   type OpenAIFake,
@@ -47,7 +46,7 @@ describe('openai engine, verbalized: the request', () => {
     expect(body).not.toHaveProperty('logprobs');
     expect(body).not.toHaveProperty('top_logprobs');
     expect(body.max_tokens).toBeGreaterThan(1);
-    expect(systemText(body)).toContain('probability');
+    expect(userText(body)).toContain('the probability, from 0 to 1');
     expect(userText(body)).toContain(STATE);
     expect(offeredOptions(body)).toEqual([
       { label: 'A', text: 'approve — the plan is funded' },

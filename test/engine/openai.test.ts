@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChoiceQuestion, Engine, NoulQuestion, ScoreQuestion } from '../../src/engine/engine.js';
 import { createOpenAIEngine } from '../../src/engine/openai.js';
+import { DecisionRequest } from '../../src/contract/decision.js';
+import { runDecision } from '../../src/decision/run.js';
 import {
   byOptionText,
   defaultLabelProbabilities,
+  factsText,
   offeredLabels,
   offeredOptions,
   questionText,
@@ -53,7 +56,7 @@ describe('openai engine: probabilities from logprobs', () => {
     expect(path).toBe('/v1/chat/completions');
     expect(body).toMatchObject({ model: 'fake-model', max_tokens: 1, temperature: 0, logprobs: true, top_logprobs: 20 });
     expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
-    expect(systemText(body)).toContain('Reply with exactly one label: A or B.');
+    expect(userText(body).endsWith('Reply with exactly one label: A or B. Write nothing else.')).toBe(true);
     expect(userText(body)).toContain(STATE);
     expect(questionText(body)).toBe('Which should we do with the plan?');
     expect(offeredOptions(body)).toEqual([
@@ -71,7 +74,7 @@ describe('openai engine: probabilities from logprobs', () => {
     const reply = await engine.ask(STATE, { probe: holds }, noDeadline());
     expect(reply.answers.probe).toEqual({ type: 'noul', yes: expect.closeTo(0.7 / 0.95, 12) });
     expect(offeredLabels(fake.requests[0].body)).toEqual(['Yes', 'No']);
-    expect(systemText(fake.requests[0].body)).toContain('Yes or No');
+    expect(userText(fake.requests[0].body)).toContain('Reply with exactly one label: Yes or No.');
   });
 
   it('maps letters back to criteria labels when the options are presented reversed', async () => {
@@ -92,7 +95,7 @@ describe('openai engine: probabilities from logprobs', () => {
       { label: 'No', text: 'it does not hold' },
       { label: 'Yes', text: 'it holds' },
     ]);
-    expect(systemText(body)).toContain('Reply with exactly one label: No or Yes.');
+    expect(userText(body)).toContain('Reply with exactly one label: No or Yes.');
     expect(reply.answers.noFirst).toEqual({ type: 'noul', yes: expect.closeTo(0.3, 12) });
   });
 
@@ -175,6 +178,29 @@ describe('openai engine: calls and tokens', () => {
     const err = await failureOf(engine.ask(STATE, { main: fund, probe: holds }, noDeadline()));
     expect(err.kind).toBe('bad_response');
     expect(err.message).toContain('"probe"');
+  });
+
+  it('opens every call of a stress decision alike: one system message, then the facts; the labels come last', async () => {
+    const context = 'The plan is funded. The team is ready. The deadline is near.';
+    const request = DecisionRequest.parse({ mode: 'choice', question: 'Go or wait?', context, options: ['go', 'wait'], depth: 'stress' });
+    await runDecision(request, engine, { signal: noDeadline() });
+    const bodies = fake.requests.map((r) => r.body);
+    // The main question, the probe and the reversed order on the whole context; one call per fact left out.
+    expect(bodies).toHaveLength(6);
+    expect(new Set(bodies.map(systemText)).size).toBe(1);
+    expect(systemText(bodies[0])).not.toMatch(/\b(A|B|Yes|No)\b/);
+    for (const body of bodies) expect(userText(body).startsWith(`Facts:\n${factsText(body)}\n\nQuestion:\n`)).toBe(true);
+    // The three calls on the whole context part only after it, at their question.
+    const whole = bodies.filter((body) => factsText(body) === context).map(userText);
+    expect(whole).toHaveLength(3);
+    const shared = `Facts:\n${context}\n\nQuestion:\n`;
+    expect(whole.every((user) => user.startsWith(shared))).toBe(true);
+    expect(whole.map((user) => user.slice(user.lastIndexOf('\n') + 1))).toEqual(
+      expect.arrayContaining([
+        'Reply with exactly one label: A or B. Write nothing else.',
+        'Reply with exactly one label: Yes or No. Write nothing else.',
+      ]),
+    );
   });
 
   it('sends no Authorization header without a key', async () => {
