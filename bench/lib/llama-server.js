@@ -25,7 +25,8 @@ export function findLlamaServer() {
   const binary = llamaServerBinary();
   if (existsSync(binary)) return { binary };
   // CI builds it (.ci/run) and sets this, so a missing server fails the test there instead of skipping it.
-  if (process.env.DECIDE_REQUIRE_LLAMA_SERVER === '1') throw new Error(`no llama-server at ${binary} and DECIDE_REQUIRE_LLAMA_SERVER=1: ${BUILD_HINT}`);
+  if (process.env.DECIDE_REQUIRE_LLAMA_SERVER === '1')
+    throw new Error(`no llama-server at ${binary} and DECIDE_REQUIRE_LLAMA_SERVER=1: ${BUILD_HINT}`);
   return { skipped: `no llama-server at ${binary}: ${BUILD_HINT}` };
 }
 
