@@ -17,7 +17,7 @@
 // the bench row and test/engine/llama-server.test.ts start it with, reads the same place.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { sha256Of } from './lib/sha256.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,18 +57,6 @@ function cacheDir(env = process.env) {
 function fail(message) {
   console.error(`llama-server: ${message}`);
   process.exit(1);
-}
-
-function sha256Of(file) {
-  const hash = createHash('sha256');
-  const fd = fs.openSync(file, 'r');
-  const buffer = Buffer.alloc(1 << 20);
-  try {
-    for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0; ) hash.update(buffer.subarray(0, n));
-  } finally {
-    fs.closeSync(fd);
-  }
-  return hash.digest('hex');
 }
 
 /** The binary's `--version` line (it prints it on stderr), or null when it is absent or does not run. */

@@ -17,7 +17,7 @@
 // the same place.
 
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { sha256Of } from './lib/sha256.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,18 +64,6 @@ function modelsDir(env = process.env) {
 function fail(message) {
   console.error(`models:real: ${message}`);
   process.exit(1);
-}
-
-function sha256Of(file) {
-  const hash = createHash('sha256');
-  const fd = fs.openSync(file, 'r');
-  const buffer = Buffer.alloc(1 << 20);
-  try {
-    for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0; ) hash.update(buffer.subarray(0, n));
-  } finally {
-    fs.closeSync(fd);
-  }
-  return hash.digest('hex');
 }
 
 const isInPlace = (dir, model) => fs.existsSync(path.join(dir, model.file)) && sha256Of(path.join(dir, model.file)) === model.sha256;
