@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { splitFacts } from '../../src/decision/facts.js';
 import { readSet, type EvalItem } from '../../src/eval/item.js';
 import { ordersOf, PERMUTATIONS } from '../../src/eval/plan.js';
 import { EvalReport } from '../../src/eval/report.js';
@@ -156,6 +157,34 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(stress.sufficiency).toEqual(standard.sufficiency);
     // The answers themselves are the same decisions.
     expect(stress.overall.accuracy).toBe(standard.overall.accuracy);
+  });
+
+  it('at stress depth under reverse, a check read in one order charges a fact with nothing of a place bias', {
+    timeout: scaled(240_000),
+  }, async () => {
+    // Each check is one reading in the first order, put on the debiased answer's footing
+    // by the base's own two orders (decision/debias.ts, sharedCorrection). A model that
+    // favours the first place reads a complete context alike without any fact but the
+    // deciding one: those checks must not move, and the deciding one must.
+    const report = await evaluate({ ...FAIR, positionBias: 0.8 }, ['--depth', 'stress', '--debias', 'reverse', '--half', 'odd']);
+    expect(report.failed.count).toBe(0);
+    const byId = new Map(items.map((item) => [item.id, item]));
+    let measured = 0;
+    let moved = 0;
+    for (const record of report.records) {
+      const item = byId.get(record.id)!;
+      const shifts = record.given?.shifts;
+      if (!record.sufficient || !item.decisiveFact || !shifts || shifts.length < 2) continue;
+      const deciding = splitFacts(item.context).findIndex((fact) => fact.text.trim() === item.decisiveFact!.trim());
+      if (deciding < 0) continue;
+      measured++;
+      shifts.forEach((shift, i) => {
+        if (i !== deciding) expect(shift, `${item.id}, fact ${i}`).toBeLessThanOrEqual(0.0002);
+      });
+      if (shifts[deciding] >= 0.1) moved++;
+    }
+    expect(measured).toBeGreaterThan(50);
+    expect(moved / measured).toBeGreaterThan(0.8);
   });
 
   it('--debias reverse cancels a first-place bias between the two orders it averages, not under other orders', {
