@@ -15,7 +15,7 @@ export interface DecisionOutcome {
   result: DecisionResult;
   signal: Signal;
   contextSufficiency: number;
-  inputTokens: number | null;
+  inputTokens: number;
   stress: Stress | null;
   model: string;
   /**
@@ -31,18 +31,18 @@ export const DEFAULT_CONCURRENCY = 16;
 type Asked =
   | {
       kind: 'base';
-      inputTokens: number | null;
+      inputTokens: number;
       main: Weighed;
       distribution: number[];
       contextSufficiency: number;
       reversed: Weighed | null;
     }
-  | { kind: 'without-fact'; inputTokens: number | null; main: Weighed; fact: Fact };
+  | { kind: 'without-fact'; inputTokens: number; main: Weighed; fact: Fact };
 
 interface Call {
   state: string;
   questions: Questions;
-  read: (answers: EngineReply['answers'], inputTokens: number | null) => Asked;
+  read: (answers: EngineReply['answers'], inputTokens: number) => Asked;
 }
 
 /**
@@ -139,7 +139,7 @@ export async function runDecision(
     result: base.main.result,
     signal: signalOf(base.main, contextSufficiency),
     contextSufficiency,
-    inputTokens: sumTokens(asked.map((a) => a.inputTokens)),
+    inputTokens: asked.reduce((sum, a) => sum + a.inputTokens, 0),
     stress: checked,
     model: engine.model,
     distribution: base.distribution,
@@ -150,14 +150,4 @@ export async function runDecision(
 function removableFacts(context: string): Fact[] {
   const facts = splitFacts(context);
   return facts.length > 1 ? facts : [];
-}
-
-/** The sum over every call; unknown as soon as one call did not report. */
-function sumTokens(counts: ReadonlyArray<number | null>): number | null {
-  let sum = 0;
-  for (const count of counts) {
-    if (count === null) return null;
-    sum += count;
-  }
-  return sum;
 }
