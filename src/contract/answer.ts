@@ -84,7 +84,10 @@ const answered = {
   signal: Signal,
   contextSufficiency: probability,
   model: z.string(),
-  inputTokens: z.int().min(0).nullable().optional(),
+  inputTokens: z.int().min(0).nullable().optional().meta({
+    description:
+      "Prompt tokens over every engine call of the decision: each call's count as its server reported it, else decide's own o200k_base count of what the call sent. Always a number from this version on; null in answers of earlier versions when a server reported none.",
+  }),
   evaluatedAt: z.iso.datetime(),
   access: Access,
   stress: Stress.nullable().optional(),

@@ -193,7 +193,10 @@ export const SystemOneResponse = z
       .record(z.string(), SystemOneAnswer)
       .meta({ description: 'Exactly one answer per question id of the request, in request order.' }),
     usage: z.strictObject({
-      input_tokens: z.int().min(0).meta({ description: "The engine's input tokens over every question (0 when it reported none)." }),
+      input_tokens: z.int().min(0).meta({
+        description:
+          "The engine's input tokens over every question: each call's count as its server reported it, else decide's own count of what it sent.",
+      }),
       output_tokens: z.int().min(0).meta({ description: 'Always 0: decide reads distributions and writes nothing.' }),
     }),
   })

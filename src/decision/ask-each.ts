@@ -16,8 +16,8 @@ export interface OwnQuestion {
 export interface EachRead {
   /** A reading per question, every one of them. */
   readings: Map<string, Reading>;
-  /** Summed over the questions; null when one of them did not report. */
-  inputTokens: number | null;
+  /** Summed over the questions. */
+  inputTokens: number;
 }
 
 /**
@@ -80,7 +80,7 @@ export async function askEach(
   const read: EachRead = { readings: new Map(), inputTokens: 0 };
   for (const one of asked) {
     read.readings.set(one.id, one.reading);
-    read.inputTokens = read.inputTokens === null || one.inputTokens === null ? null : read.inputTokens + one.inputTokens;
+    read.inputTokens += one.inputTokens;
   }
   return read;
 }

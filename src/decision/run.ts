@@ -24,7 +24,7 @@ export interface DecisionOutcome {
   result: DecisionResult;
   signal: Signal;
   contextSufficiency: number;
-  inputTokens: number | null;
+  inputTokens: number;
   stress: Stress | null;
   model: string;
   /**
@@ -40,7 +40,7 @@ export const DEFAULT_CONCURRENCY = 16;
 type Asked =
   | {
       kind: 'base';
-      inputTokens: number | null;
+      inputTokens: number;
       main: Weighed;
       distribution: number[];
       contextSufficiency: number;
@@ -49,12 +49,12 @@ type Asked =
       averaged: Reading;
       first: Reading;
     }
-  | { kind: 'without-fact'; inputTokens: number | null; single: Reading; fact: Fact };
+  | { kind: 'without-fact'; inputTokens: number; single: Reading; fact: Fact };
 
 interface Call {
   state: string;
   questions: Questions;
-  read: (answers: EngineReply['answers'], inputTokens: number | null) => Asked;
+  read: (answers: EngineReply['answers'], inputTokens: number) => Asked;
 }
 
 /**
@@ -159,7 +159,7 @@ export async function runDecision(
     result: base.main.result,
     signal: signalOf(base.main, contextSufficiency),
     contextSufficiency,
-    inputTokens: sumTokens(asked.map((a) => a.inputTokens)),
+    inputTokens: asked.reduce((sum, a) => sum + a.inputTokens, 0),
     stress: checked,
     model: engine.model,
     distribution: base.distribution,
@@ -170,14 +170,4 @@ export async function runDecision(
 function removableFacts(context: string): Fact[] {
   const facts = splitFacts(context);
   return facts.length > 1 ? facts : [];
-}
-
-/** The sum over every call; unknown as soon as one call did not report. */
-function sumTokens(counts: ReadonlyArray<number | null>): number | null {
-  let sum = 0;
-  for (const count of counts) {
-    if (count === null) return null;
-    sum += count;
-  }
-  return sum;
 }

@@ -8,6 +8,7 @@ import { perQuestionEngine, type OneAnswer } from './per-question.js';
 import { jsonPoster } from './post-json.js';
 import { answerFromLabels, renderProbabilityQuestion } from './prompt.js';
 import { withOneRateLimitRetry } from './retry.js';
+import { chatTokens } from './token-count.js';
 import { probabilitySchema, statedDistribution, statedMaxTokens } from './verbalized.js';
 
 export interface AnthropicEngineOptions {
@@ -66,28 +67,30 @@ export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
 
   async function askOne(id: string, state: string, question: Question, deadline: Deadline): Promise<OneAnswer> {
     const prompt = renderProbabilityQuestion(state, question);
+    const tool = {
+      name: PROBABILITY_TOOL,
+      description: 'Records the probability of each label being the right answer to the question.',
+      input_schema: probabilitySchema(prompt.labels),
+    };
     const payload = {
       model,
       max_tokens: statedMaxTokens(prompt.labels.length),
       temperature: 0,
       system: prompt.system,
       messages: [{ role: 'user', content: prompt.user }],
-      tools: [
-        {
-          name: PROBABILITY_TOOL,
-          description: 'Records the probability of each label being the right answer to the question.',
-          input_schema: probabilitySchema(prompt.labels),
-        },
-      ],
+      tools: [tool],
       tool_choice: { type: 'tool', name: PROBABILITY_TOOL },
     };
     const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
     const distribution = statedDistribution(toolInput(data, id), prompt.labels, PROVIDER, id);
+    // Bookkeeping, not the answer: a malformed count is taken as none given. Without
+    // one, the prompt is counted as sent: the API bills a tool's definition as input.
     const usage = inputTokens.safeParse(data);
     return {
       answer: answerFromLabels(question, prompt.labels, distribution),
-      // Bookkeeping, not the answer: a malformed count is reported as unknown.
-      inputTokens: usage.success ? usage.data.usage.input_tokens : null,
+      inputTokens: usage.success
+        ? usage.data.usage.input_tokens
+        : await chatTokens([{ role: 'system', content: prompt.system }, ...payload.messages], [JSON.stringify(tool)]),
     };
   }
 

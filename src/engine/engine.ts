@@ -42,8 +42,13 @@ export type AnswerOf<Q extends Question> = Q extends NoulQuestion ? NoulAnswer :
 
 export interface EngineReply<Q extends Questions = Questions> {
   answers: { [K in keyof Q]: AnswerOf<Q[K]> };
-  /** Summed over every provider call made for this reply; null when not reported. */
-  inputTokens: number | null;
+  /**
+   * The prompt tokens of every provider call made for this reply, summed: each call's
+   * count as its server reported it, or decide's own count of what the call sent when
+   * the server reported none (token-count.ts). The local engine counts in its model's
+   * own tokenizer.
+   */
+  inputTokens: number;
 }
 
 /**

@@ -33,7 +33,11 @@ function bad(provider: string, id: string, problem: string): EngineError {
   return new EngineError('bad_response', `${provider} engine's answer to "${id}" ${problem}`);
 }
 
-/** Token counts are bookkeeping, not the answer: a malformed one is reported as unknown. */
+/**
+ * The server's count of the prompt's tokens, or null when it gives none. Counts are
+ * bookkeeping, not the answer: a malformed one is taken as none given, and the engine
+ * counts the prompt itself.
+ */
 function inputTokensOf(data: unknown): number | null {
   const usage = promptTokens.safeParse(data);
   return usage.success ? usage.data.usage.prompt_tokens : null;
@@ -55,7 +59,7 @@ export function readLogprobs(data: unknown, provider: string, id: string): { top
 /** A whole-message code fence, which servers that ignore `response_format` like to add. */
 const FENCED = /^```(?:json)?\s*([\s\S]*?)\s*```$/;
 
-/** The JSON object the model stated (validated by verbalized.ts), and the prompt tokens. */
+/** The JSON object the model stated (validated by verbalized.ts), and the server's count of the prompt tokens. */
 export function readStatedProbabilities(data: unknown, provider: string, id: string): { stated: unknown; inputTokens: number | null } {
   const parsed = statedCompletion.safeParse(data);
   if (!parsed.success) throw bad(provider, id, 'is not a chat completion');

@@ -8,6 +8,7 @@ import { perQuestionEngine, type OneAnswer } from './per-question.js';
 import { jsonPoster } from './post-json.js';
 import { answerFromLabels, renderProbabilityQuestion, renderQuestion, type RenderedQuestion } from './prompt.js';
 import { withOneRateLimitRetry } from './retry.js';
+import { chatTokens } from './token-count.js';
 import { probabilitySchema, statedDistribution, statedMaxTokens } from './verbalized.js';
 
 /**
@@ -80,19 +81,14 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     const groups = groupsOf(question.criteria.length, labelsPerReading);
     const readings = await Promise.all(groupedPrompts(state, question, groups).map((prompt) => readLabels(id, prompt, deadline)));
     const [ofGroup, ...within] = readings.map((r) => r.p);
-    const tokens = readings.map((r) => r.inputTokens);
     return {
       answer: answerFromLabels(question, [], combineGroups(groups, ofGroup, within)),
-      inputTokens: tokens.includes(null) ? null : tokens.reduce<number>((sum, t) => sum + (t ?? 0), 0),
+      inputTokens: readings.reduce((sum, r) => sum + r.inputTokens, 0),
     };
   }
 
   /** One prompt's label distribution, from the first answer token's top logprobs. */
-  async function readLabels(
-    id: string,
-    prompt: RenderedQuestion,
-    deadline: Deadline,
-  ): Promise<{ p: number[]; inputTokens: number | null }> {
+  async function readLabels(id: string, prompt: RenderedQuestion, deadline: Deadline): Promise<{ p: number[]; inputTokens: number }> {
     const payload = {
       model,
       messages: [
@@ -106,7 +102,7 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     };
     const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
     const { top, inputTokens } = readLogprobs(data, PROVIDER, id);
-    return { p: labelDistribution(top, prompt.labels, PROVIDER), inputTokens };
+    return { p: labelDistribution(top, prompt.labels, PROVIDER), inputTokens: inputTokens ?? (await chatTokens(payload.messages)) };
   }
 
   /** One call whose answer must be a JSON object of one probability per label (strict json_schema). */
@@ -128,7 +124,11 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
     const { stated, inputTokens } = readStatedProbabilities(data, PROVIDER, id);
     const distribution = statedDistribution(stated, prompt.labels, PROVIDER, id, VERBALIZED_HINT);
-    return { answer: answerFromLabels(question, prompt.labels, distribution), inputTokens };
+    // The schema is not counted: servers differ on whether the model is shown it or it only steers decoding.
+    return {
+      answer: answerFromLabels(question, prompt.labels, distribution),
+      inputTokens: inputTokens ?? (await chatTokens(payload.messages)),
+    };
   }
 
   const askOne = probabilities === 'verbalized' ? askByStatement : askByLogprobs;

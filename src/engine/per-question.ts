@@ -2,13 +2,13 @@ import { Deadline } from './deadline.js';
 import type { Answer, Engine, EngineReply, Question, Questions } from './engine.js';
 import { withoutKey } from './http-failures.js';
 
-export type OneAnswer = { answer: Answer; inputTokens: number | null };
+export type OneAnswer = { answer: Answer; inputTokens: number };
 
 /**
  * For providers that answer one question per call (openai, anthropic): every question
  * of the state asked concurrently under one deadline. The first failure decides the
  * reply and cancels the other calls, which would only hold connections. Tokens are
- * summed, and unknown as soon as one call did not report them.
+ * summed over the calls.
  */
 export async function askEachQuestion<Q extends Questions>(
   questions: Q,
@@ -27,10 +27,9 @@ export async function askEachQuestion<Q extends Questions>(
       ),
     ),
   );
-  const tokens = replies.map(([, reply]) => reply.inputTokens);
   return {
     answers: Object.fromEntries(replies.map(([id, reply]) => [id, reply.answer])) as EngineReply<Q>['answers'],
-    inputTokens: tokens.some((t) => t === null) ? null : tokens.reduce<number>((sum, t) => sum + (t ?? 0), 0),
+    inputTokens: replies.reduce((sum, [, reply]) => sum + reply.inputTokens, 0),
   };
 }
 

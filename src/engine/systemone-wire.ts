@@ -44,7 +44,11 @@ function bad(message: string): EngineError {
   return new EngineError('bad_response', `${PROVIDER} engine ${message}`);
 }
 
-export function readReply<Q extends Questions>(questions: Q, data: unknown): EngineReply<Q> {
+/** The answers, and the server's count of input tokens: null when it gives none. */
+export function readReply<Q extends Questions>(
+  questions: Q,
+  data: unknown,
+): { answers: EngineReply<Q>['answers']; inputTokens: number | null } {
   const reply = wireReply.safeParse(data);
   if (!reply.success) throw bad('answered with something that is not a systemone reply');
   const answers: Record<string, Answer> = {};
@@ -52,7 +56,7 @@ export function readReply<Q extends Questions>(questions: Q, data: unknown): Eng
     if (!(id in reply.data.answers)) throw bad(`left question "${id}" unanswered`);
     answers[id] = readAnswer(id, question, reply.data.answers[id]);
   }
-  // Token counts are bookkeeping, not the answer: a malformed one is reported as unknown.
+  // Token counts are bookkeeping, not the answer: a malformed one is taken as none given.
   const usage = wireUsage.safeParse(data);
   return {
     answers: answers as EngineReply<Q>['answers'],

@@ -1,11 +1,12 @@
 import type { ProxySettings } from '../config/proxy.js';
 import { hasOrder, stringifyInOrder } from '../json/key-order.js';
 import { Deadline } from './deadline.js';
-import type { AskContext, Engine, EngineReply, Questions } from './engine.js';
+import type { AskContext, Engine, EngineReply, Question, Questions } from './engine.js';
 import { withoutKey } from './http-failures.js';
 import { jsonPoster } from './post-json.js';
 import { withOneRateLimitRetry } from './retry.js';
 import { readReply, toWireQuestions } from './systemone-wire.js';
+import { textTokens } from './token-count.js';
 
 export interface SystemOneEngineOptions {
   /** Server root; requests go to `{baseUrl}/v1/systemone`. */
@@ -65,7 +66,8 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
       try {
         const headers = call?.requestId === undefined ? undefined : { 'x-request-id': call.requestId };
         const data = await withOneRateLimitRetry(() => http.post(payload, deadline, headers), deadline);
-        return readReply(questions, data);
+        const { answers, inputTokens } = readReply(questions, data);
+        return { answers, inputTokens: inputTokens ?? (await textTokens(sentTexts(state, questions))) };
       } catch (err) {
         throw withoutKey(err, apiKey);
       } finally {
@@ -74,4 +76,25 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
     },
     close: () => http.close(),
   };
+}
+
+/**
+ * What a call gives the server to read, counted when the server reports no tokens:
+ * the state, and each question's instructions and criteria texts (option names and
+ * descriptions, levels, the yes/no sides' texts). The prompt the server builds around
+ * them is its own, so their count is the least it read.
+ */
+function sentTexts(state: string, questions: Questions): string[] {
+  return [state, ...Object.values(questions).flatMap(questionTexts)];
+}
+
+function questionTexts(question: Question): string[] {
+  switch (question.type) {
+    case 'choice':
+      return [question.instructions, ...question.criteria.flatMap((o) => (o.description === null ? [o.label] : [o.label, o.description]))];
+    case 'score':
+      return [question.instructions, ...question.criteria];
+    case 'noul':
+      return [question.instructions, ...Object.values(question.criteria ?? {}).filter((text): text is string => typeof text === 'string')];
+  }
 }

@@ -40,7 +40,7 @@ export function systemOneWork(
       model: engine.model,
       answers: orderedObject(ids.map((id) => [id, systemOneAnswer(request.questions[id], own.get(id)!, read.readings.get(id)!)])),
       // Decide reads distributions and writes nothing: no output tokens.
-      usage: { input_tokens: read.inputTokens ?? 0, output_tokens: 0 },
+      usage: { input_tokens: read.inputTokens, output_tokens: 0 },
     }),
     serialize: stringifyInOrder,
   };

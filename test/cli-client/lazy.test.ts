@@ -1,13 +1,18 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, openaiEnv, ROOT } from '../support/cli.js';
 import { NOUL } from '../support/requests.js';
 import { commandsFor, FAMILY_OF } from '../../src/cli/commands.js';
 import { decide, packagesLoaded, traceArgs, useClientFixture } from './helpers.js';
 import { scaled } from '../support/time.js';
+import { factsText } from '../fakes/openai-fake.js';
 
 const UI = ['ink', 'react', 'ink-spinner', 'yoga-layout'];
+/** decide's own token counter (engine/token-count.ts), for answers that carry no count. */
+const TOKENIZER = 'gpt-tokenizer';
 /** What only `serve`, the operators, `decide mcp` or the typed client need. */
 const SERVER = [
   'hono',
@@ -100,7 +105,7 @@ describe('what the CLI loads', () => {
     for (const name of [...UI, 'hono', '@modelcontextprotocol/server', '@modelcontextprotocol/client']) expect(loaded).not.toContain(name);
   });
 
-  it('decide serve, up and listening: no ink, no React', async () => {
+  it('decide serve, up and listening: no ink, no React, no tokenizer', async () => {
     const out = path.join(client.tmp.dir, 'trace-serve.txt');
     const child = spawn(process.execPath, [...traceArgs(), BIN, 'serve', '--port', '0', '--db', path.join(client.tmp.dir, 'serve.db')], {
       cwd: ROOT,
@@ -125,6 +130,34 @@ describe('what the CLI loads', () => {
     }
     const loaded = packagesLoaded(out);
     expect(loaded).toContain('hono');
-    for (const name of UI) expect(loaded).not.toContain(name);
+    for (const name of [...UI, TOKENIZER]) expect(loaded).not.toContain(name);
+  });
+
+  it('the o200k tokenizer: an engine loads it at its first answer that carries no count, not before', async () => {
+    const out = path.join(client.tmp.dir, 'trace-tokenizer.txt');
+    client.svc.fake.respond((body) => ({ usage: factsText(body) === 'uncounted' ? null : 5 }));
+    const openai = pathToFileURL(path.join(ROOT, 'dist/engine/openai.js')).href;
+    const script = `
+      import fs from 'node:fs';
+      const loaded = () => fs.existsSync(process.env.TRACE_PACKAGES) && fs.readFileSync(process.env.TRACE_PACKAGES, 'utf8').split('\\n').includes('${TOKENIZER}');
+      const { createOpenAIEngine } = await import(${JSON.stringify(openai)});
+      const engine = createOpenAIEngine({ baseUrl: process.env.FAKE_URL, model: 'm' });
+      const q = { type: 'noul', instructions: 'Does it hold?' };
+      const signal = new AbortController().signal;
+      const counted = (await engine.ask('counted', { q }, signal)).inputTokens;
+      const before = loaded();
+      const uncounted = (await engine.ask('uncounted', { q }, signal)).inputTokens;
+      console.log(JSON.stringify({ counted, before, uncounted, after: loaded() }));
+      await engine.close();`;
+    const { stdout } = await promisify(execFile)(process.execPath, [...traceArgs(), '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: cleanEnv({ TRACE_PACKAGES: out, FAKE_URL: client.svc.fake.url }),
+      timeout: scaled(15_000),
+    });
+    const seen = JSON.parse(stdout);
+    expect(seen.counted).toBe(5);
+    expect(seen.before).toBe(false);
+    expect(seen.uncounted).toBeGreaterThan(0);
+    expect(seen.after).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import { byOptionText, offeredOptions, questionText, userText } from '../fakes/o
 import { describeHttpFailures, SUITE_KEY } from './failure-suite.js';
 import { failureOf, fund, holds, noDeadline, risk, STATE } from './helpers.js';
 import { scaled } from '../support/time.js';
+import { anthropicPromptTokens } from '../support/tokens.js';
 
 const KEY = 'sk-ant-test-4b1d-SECRET';
 
@@ -119,10 +120,12 @@ describe('anthropic engine: stated probabilities', () => {
     expect(reply.inputTokens).toBe(fake.requests.reduce((sum, r) => sum + defaultInputTokens(r.body), 0));
   });
 
-  it('reports inputTokens null when any call lacks usage', async () => {
+  it('counts the prompt itself, tool definition included, where a call reports no usage, and sums it with the reported counts', async () => {
     fake.respond((body) => ({ usage: questionText(body) === holds.instructions ? null : 50 }));
-    const reply = await engine.ask(STATE, { main: fund, probe: holds }, noDeadline());
-    expect(reply.inputTokens).toBeNull();
+    const reply = await engine.ask(STATE, { main: fund, probe: holds, risk }, noDeadline());
+    const unreported = fake.requests.find((r) => questionText(r.body) === holds.instructions)!;
+    expect(anthropicPromptTokens(unreported.body)).toBeGreaterThan(0);
+    expect(reply.inputTokens).toBe(50 + anthropicPromptTokens(unreported.body) + 50);
   });
 });
 

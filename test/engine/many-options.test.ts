@@ -17,6 +17,7 @@ import {
 } from '../fakes/openai-fake.js';
 import { choiceAnswer, scoreAnswer, startSystemOneFake } from '../fakes/systemone-fake.js';
 import { scaled } from '../support/time.js';
+import { openaiPromptTokens } from '../support/tokens.js';
 import { failureOf, noDeadline, STATE } from './helpers.js';
 
 /**
@@ -94,6 +95,17 @@ describe('openai engine (logprobs): more options than one reading can offer', ()
     expect(within.map((b) => questionKind(b))).toEqual(Array(13).fill('choice'));
     // Tokens are every call's.
     expect(reply.inputTokens).toBe(140);
+  });
+
+  it("counts a grouped reading's calls without usage itself, each prompt as sent, and sums them with the reported ones", async () => {
+    const fake = await startOpenAIFake();
+    const engine = await started(fake, (f) => createOpenAIEngine({ baseUrl: f.url, model: 'm', timeoutMs: scaled(5_000) }));
+    // The group question reports its tokens; the 13 questions within a group do not.
+    fake.respond((body) => ({ usage: offeredGroups(body).length > 0 ? 10 : null }));
+    const reply = await engine.ask(STATE, { queue: queue255 }, noDeadline());
+    const [, ...within] = fake.requests.map((r) => r.body);
+    expect(within).toHaveLength(13);
+    expect(reply.inputTokens).toBe(10 + within.reduce((sum, body) => sum + openaiPromptTokens(body), 0));
   });
 
   it('reads 20 options in one call, as it always has, and 21 in three (two groups of 11 and 10)', async () => {

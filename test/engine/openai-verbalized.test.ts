@@ -13,6 +13,7 @@ import {
 } from '../fakes/openai-fake.js';
 import { failureOf, fund, holds, noDeadline, risk, STATE } from './helpers.js';
 import { scaled } from '../support/time.js';
+import { openaiPromptTokens } from '../support/tokens.js';
 
 let fake: OpenAIFake;
 let engine: Engine;
@@ -76,6 +77,15 @@ describe('openai engine, verbalized: stated probabilities', () => {
     expect(reply.answers.probe).toEqual({ type: 'noul', yes: expect.closeTo(0.3, 12) });
     expect(reply.answers.risk.probabilities).toEqual([expect.closeTo(0.2, 12), expect.closeTo(0.2, 12), expect.closeTo(0.6, 12)]);
     expect(reply.inputTokens).toBe(123);
+  });
+
+  it("sums the server's count where it gives one and the prompt's own count (messages, not the schema) where not", async () => {
+    fake.respond((body) => ({ usage: questionText(body) === holds.instructions ? null : 40 }));
+    const reply = await engine.ask(STATE, { main: fund, probe: holds }, noDeadline());
+    const unreported = fake.requests.find((r) => questionText(r.body) === holds.instructions)!;
+    expect(unreported.body.response_format.type).toBe('json_schema');
+    expect(openaiPromptTokens(unreported.body)).toBeGreaterThan(0);
+    expect(reply.inputTokens).toBe(40 + openaiPromptTokens(unreported.body));
   });
 
   it('reads the fake default, which renormalises like its logprob answer', async () => {

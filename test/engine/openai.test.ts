@@ -18,6 +18,7 @@ import {
 import { describeHttpFailures } from './failure-suite.js';
 import { failureOf, fund, holds, ln, noDeadline, risk, STATE } from './helpers.js';
 import { scaled } from '../support/time.js';
+import { o200k, openaiPromptTokens } from '../support/tokens.js';
 
 const KEY = 'sk-test-6f1c0ffee-SECRET';
 
@@ -167,10 +168,40 @@ describe('openai engine: calls and tokens', () => {
     expect(Object.keys(reply.answers).sort()).toEqual(['main', 'probe', 'risk']);
   });
 
-  it('reports inputTokens null when any call lacks usage', async () => {
+  it('counts the prompt itself (o200k_base, chat framing) when the server reports no usage', async () => {
+    fake.respond(() => ({ usage: null }));
+    const reply = await engine.ask(STATE, { main: fund, probe: holds, risk }, noDeadline());
+    const counted = fake.requests.map((r) => openaiPromptTokens(r.body));
+    expect(counted.every((n) => n > 0)).toBe(true);
+    expect(reply.inputTokens).toBe(counted.reduce((a, b) => a + b, 0));
+  });
+
+  it("sums the server's count where it gives one and its own count where not", async () => {
     fake.respond((body) => ({ usage: questionText(body) === holds.instructions ? null : 50 }));
     const reply = await engine.ask(STATE, { main: fund, probe: holds }, noDeadline());
-    expect(reply.inputTokens).toBeNull();
+    const unreported = fake.requests.find((r) => questionText(r.body) === holds.instructions)!;
+    expect(reply.inputTokens).toBe(50 + openaiPromptTokens(unreported.body));
+    expect(openaiPromptTokens(unreported.body)).not.toBe(50);
+  });
+
+  it("a stress decision's inputTokens: the reported counts and decide's own, summed over all its calls", async () => {
+    const context = 'The plan costs 40k. The team has shipped twice. The deadline is in May.';
+    const request = DecisionRequest.parse({ mode: 'choice', question: 'Go or wait?', context, options: ['go', 'wait'], depth: 'stress' });
+    // The calls on the whole context report 7 tokens each; the without-fact calls report none.
+    fake.respond((body) => ({ usage: factsText(body) === context ? 7 : null }));
+    const outcome = await runDecision(request, engine, { signal: noDeadline() });
+    const unreported = fake.requests.filter((r) => factsText(r.body) !== context);
+    expect(fake.requests).toHaveLength(6);
+    expect(unreported).toHaveLength(3);
+    expect(outcome.inputTokens).toBe(3 * 7 + unreported.reduce((sum, r) => sum + openaiPromptTokens(r.body), 0));
+  });
+
+  it('counts facts that look like special tokens as the text they are', async () => {
+    fake.respond(() => ({ usage: null }));
+    const facts = 'The log ends with <|endoftext|> and <|im_start|>user.';
+    const reply = await engine.ask(facts, { probe: holds }, noDeadline());
+    expect(reply.inputTokens).toBe(openaiPromptTokens(fake.requests[0].body));
+    expect(reply.inputTokens).toBeGreaterThan(o200k(facts));
   });
 
   it('fails the whole ask when one question has no usable answer', async () => {

@@ -5,6 +5,7 @@ import { choiceAnswer, defaultAnswer, noulAnswer, scoreAnswer, startSystemOneFak
 import { describeHttpFailures } from './failure-suite.js';
 import { failureOf, fund, noDeadline, risk, STATE } from './helpers.js';
 import { scaled } from '../support/time.js';
+import { systemOnePromptTokens } from '../support/tokens.js';
 
 const KEY = 'ts-test-key-7d2a-SECRET';
 const holds: NoulQuestion = { type: 'noul', instructions: 'Do the facts settle it?', criteria: { false: 'no', true: 'yes' } };
@@ -92,11 +93,14 @@ describe('systemone engine: answers', () => {
     expect(reply.answers.main.type).toBe('choice');
   });
 
-  it('reports inputTokens null when usage is absent or malformed', async () => {
+  it('counts the state and question texts it sent when usage is absent or malformed', async () => {
     for (const usage of [null, { output_tokens: 3 }, { input_tokens: 'many' }]) {
+      fake.requests.length = 0;
       fake.respond(() => ({ usage }));
       const reply = await engine.ask(STATE, questions, noDeadline());
-      expect(reply.inputTokens, JSON.stringify(usage)).toBeNull();
+      const counted = systemOnePromptTokens(fake.requests[0].body);
+      expect(counted).toBeGreaterThan(0);
+      expect(reply.inputTokens, JSON.stringify(usage)).toBe(counted);
     }
   });
 

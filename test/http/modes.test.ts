@@ -4,6 +4,7 @@ import { choiceAnswer, noulAnswer, scoreAnswer } from '../fakes/systemone-fake.j
 import { CHOICE, NOUL, SCORE } from '../support/requests.js';
 import { scripted } from '../support/scripts.js';
 import { startWithOpenAI, startWithSystemOne, type Running } from '../support/service.js';
+import { systemOnePromptTokens } from '../support/tokens.js';
 
 describe('each mode end to end through the OpenAI-compatible engine', () => {
   let svc: Running;
@@ -140,10 +141,12 @@ describe('each mode end to end through a System One engine', () => {
     const score = await svc.call('POST', '/v1/decisions', { key, json: SCORE });
     expect(score.body.result).toEqual({ score: 1.7, confidence: 0.7, probabilities: { low: 0.1, medium: 0.1, high: 0.8 } });
 
+    svc.fake.requests.length = 0;
     svc.fake.respond(() => ({ answers: { main: noulAnswer(0.35), sufficiency: noulAnswer(0.9) }, usage: null }));
     const noul = await svc.call('POST', '/v1/decisions', { key, json: NOUL });
     expect(noul.body.result).toEqual({ yesProbability: 0.35 });
     expect(noul.body.signal).toBe('no');
-    expect(noul.body.inputTokens).toBeNull();
+    // A server that reports no usage: decide counts the texts it sent.
+    expect(noul.body.inputTokens).toBe(systemOnePromptTokens(svc.fake.requests[0].body));
   });
 });
