@@ -143,7 +143,7 @@ function detailsOf(samples, { model, threads, runs, machine }) {
     ]),
   );
   const counts = Object.entries(samples)
-    .map(([kind, s]) => `${kind} ${s[0].readings} readings of ${fmtInt(s[0].promptTokens)} prompt tokens`)
+    .map(([kind, s]) => `${kind} ${s[0].readings} readings of ${fmtInt(median(s.map((x) => x.promptTokens)))} prompt tokens`)
     .join(', ');
   return (
     `model ${model}, ${threads} thread(s), debias reverse, p50 of ${runs} rounds, sides alternating (${counts}); ` +
