@@ -26,6 +26,7 @@ const ROWS = [
   'local-engine', // 5: the local engine on a tiny model — its row module is written with the engine
   'local-prefix', // 5b: the local engine's prefix reuse: 4-fact stress vs standard, tokens evaluated and wall time at c=1
   'local-threads', // 5c: the local engine's decisions/s with 1 and 2 threads, c=1 and c=8, idle and beside two busy loops
+  'local-raw', // 5d: the local engine vs raw node-llama-cpp evaluating the same tokens, standard and stress, c=1
   'ledger-lock', // 6: routes that need no write, while another process holds the SQLite file
   'cli-start', // 7: decide --help, usage --help and ask to its first request vs node -e 0
   'local-sizes', // 8: the local engine on generated 0.5B and 1.5B models, threads 1 vs 2, idle and beside busy loops
