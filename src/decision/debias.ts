@@ -18,8 +18,7 @@ import type { Debias } from '../contract/debias.js';
  *   place once (k readings; for two answers the same as `reverse`).
  *
  * The sufficiency probe, a yes/no question, is asked in both orders whenever
- * debiasing is on. A stress decision's without-fact checks are read once, in the first
- * order, and corrected as the base was (`sharedCorrection`).
+ * debiasing is on.
  */
 
 /**
@@ -57,32 +56,6 @@ export function mainQuestions(request: DecisionRequest, orders: readonly Order[]
 export function readAveraged(request: DecisionRequest, answers: Record<string, Answer>, orders: readonly Order[]): Reading {
   const readings = orders.map((order, j) => readMain(request, readingName(MAIN, j), answers[readingName(MAIN, j)], order));
   return average(readings);
-}
-
-/**
- * A without-fact check's single reading (first order) put on the debiased answer's
- * footing: each answer's probability multiplied by what debiasing did to it on the full
- * context, averaged ÷ first reading, and renormalised:
- *
- *   p′ᵢ ∝ singleᵢ · averagedᵢ / firstᵢ
- *
- * Whatever the first order adds to an answer for its place is divided out as the base's
- * other orders measured it, so the check differs from the answer by what the fact
- * changed, not by the orders it was asked in; a check that reads exactly as the base
- * did gives back the debiased answer, shift 0. Asking each check in every order
- * instead cost a stress decision k readings per fact (docs/api.md, "Decisions"). With
- * one order the ratio is 1 and the reading is returned as it is. Probabilities are
- * floored at 1e-6 so an answer read as 0 in one order cannot divide by 0.
- */
-export function sharedCorrection(single: Reading, first: Reading, averaged: Reading): Reading {
-  const vector = (r: Reading) => (r.mode === 'noul' ? [r.yes, 1 - r.yes] : r.p);
-  const [s, f, a] = [single, first, averaged].map(vector);
-  if (f.every((x, i) => x === a[i])) return single;
-  const floor = (x: number) => Math.max(x, 1e-6);
-  const w = s.map((x, i) => (floor(x) * floor(a[i])) / floor(f[i]));
-  const sum = w.reduce((x, y) => x + y, 0);
-  const p = w.map((x) => x / sum);
-  return single.mode === 'noul' ? { mode: 'noul', yes: p[0] } : { ...single, p };
 }
 
 export function average(readings: readonly Reading[]): Reading {

@@ -5,16 +5,7 @@ import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
 import { calibrated, calibratedSufficiency, type Scalings } from './scaling.js';
-import {
-  mainQuestions,
-  ordersFor,
-  readAveraged,
-  readingName,
-  readSufficiency,
-  reversedReading,
-  sharedCorrection,
-  sufficiencyQuestions,
-} from './debias.js';
+import { mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
 import { answerCount, type Order } from './orders.js';
 import { MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
@@ -45,11 +36,8 @@ type Asked =
       distribution: number[];
       contextSufficiency: number;
       reversed: Weighed | null;
-      /** The debiased answer and its first order's reading, uncalibrated: what a check's single reading is set beside. */
-      averaged: Reading;
-      first: Reading;
     }
-  | { kind: 'without-fact'; inputTokens: number; single: Reading; fact: Fact };
+  | { kind: 'without-fact'; inputTokens: number; main: Weighed; fact: Fact };
 
 interface Call {
   state: string;
@@ -61,14 +49,11 @@ interface Call {
  * Decides one parsed request (trimmed, depth defaulted). Standard depth is one engine
  * call; stress adds one call per fact, all run together under `concurrency`, so the
  * decision takes about one engine round (or all handed over at once to an engine
- * that shares work between them, `askAll`). With `debias` (debias.ts) the base call
- * asks its main question in each order as questions of the same call, and the answer
- * is their average; a stress decision's reversed check is then the reversed reading
- * itself, not a question of its own. A without-fact call asks once, in the first
- * order, and is set beside the debiased answer by the correction debiasing made to
- * the base's own first reading (`sharedCorrection`), so a stress decision costs one
- * reading per fact whatever the debiasing. Engine errors propagate unchanged; the
- * first failure of any call aborts the others and fails the whole decision.
+ * that shares work between them, `askAll`). With `debias` (debias.ts) every call asks
+ * its main question in each order as questions of the same call, and the answer is
+ * their average; a stress decision's reversed check is then the reversed reading
+ * itself, not a question of its own. Engine errors propagate unchanged; the first
+ * failure of any call aborts the others and fails the whole decision.
  */
 export async function runDecision(
   request: DecisionRequest,
@@ -101,13 +86,10 @@ export async function runDecision(
       state: request.context,
       questions: { ...mainQuestions(request, orders), ...sufficiencyQuestions(request, debias), ...reversedQuestion },
       read: (answers, inputTokens) => {
-        const averaged = readAveraged(request, answers, orders);
-        const main = calibrate(averaged);
+        const main = calibrate(readAveraged(request, answers, orders));
         return {
           kind: 'base',
           inputTokens,
-          averaged,
-          first: readMain(request, MAIN, answers[MAIN], orders[0]),
           main: weigh(main),
           distribution: main.mode === 'noul' ? [main.yes, 1 - main.yes] : [...main.p],
           contextSufficiency: round4(calibratedSufficiency(readSufficiency(answers, debias), options.scalings ?? {})),
@@ -122,11 +104,11 @@ export async function runDecision(
     ...(stress ? removableFacts(request.context) : []).map(
       (fact): Call => ({
         state: contextWithout(request.context, fact),
-        questions: mainQuestions(request, orders.slice(0, 1)),
+        questions: mainQuestions(request, orders),
         read: (answers, inputTokens) => ({
           kind: 'without-fact',
           inputTokens,
-          single: readMain(request, MAIN, answers[MAIN], orders[0]),
+          main: fit(readAveraged(request, answers, orders)),
           fact,
         }),
       }),
@@ -146,9 +128,7 @@ export async function runDecision(
       );
 
   const [base] = asked.filter((a) => a.kind === 'base');
-  const withoutFacts = asked
-    .filter((a) => a.kind === 'without-fact')
-    .map(({ fact, single }) => ({ fact, weighed: fit(sharedCorrection(single, base.first, base.averaged)) }));
+  const withoutFacts = asked.filter((a) => a.kind === 'without-fact').map(({ fact, main }) => ({ fact, weighed: main }));
   const checked = base.reversed ? stressOf(base.main, base.reversed, withoutFacts) : null;
   // The probe's value at every depth: no rule weighing the checks into it did better
   // than the probe alone beyond noise on real weights (docs/eval.md, "Sufficiency at

@@ -111,7 +111,7 @@ describe('order debiasing through an engine', () => {
     expect(outcome.signal).toBe('unclear');
   });
 
-  it('stress with reverse: the reversed check is the reversed reading (no question of its own), each fact asked once, in the first order', async () => {
+  it('stress with reverse: the reversed check is the reversed reading (no question of its own), each fact asked in both orders', async () => {
     firstPlaceWins();
     const outcome = await runDecision(DecisionRequest.parse({ ...choice, depth: 'stress' }), engine(), {
       signal: AbortSignal.timeout(scaled(5_000)),
@@ -121,43 +121,10 @@ describe('order debiasing through an engine', () => {
     expect(Object.keys(base)).toEqual(['main', 'main-1', 'sufficiency', 'sufficiency-1']);
     const withoutFact = fake.requests.filter((r) => r.body.state !== context);
     expect(withoutFact).toHaveLength(4);
-    for (const r of withoutFact) {
-      expect(Object.keys(r.body.questions)).toEqual(['main']);
-      expect(Object.keys(r.body.questions.main.criteria)).toEqual(['Rust', 'Go', 'TypeScript']);
-    }
-    const [reversed, ...checks] = outcome.stress!.checks;
+    for (const r of withoutFact) expect(Object.keys(r.body.questions)).toEqual(['main', 'main-1']);
+    const reversed = outcome.stress!.checks[0];
     // The reversed reading alone gives TypeScript, shown first there, 0.7; the debiased base is even.
     expect(reversed).toMatchObject({ kind: 'reversed', agrees: false, result: { selected: 'TypeScript' } });
     expect(outcome.result).toMatchObject({ probabilities: { Rust: 0.425, Go: 0.15, TypeScript: 0.425 } });
-    // Each check read Rust first at 0.7, as the base's first reading did: the place is divided
-    // out as the base's two orders measured it, and no fact moves the answer.
-    for (const check of checks) expect(check).toMatchObject({ kind: 'without-fact', agrees: true, shift: 0, result: outcome.result });
-    expect(outcome.stress!.pivot).toBeNull();
-  });
-
-  it('stress with cyclic: a fact that moves the answer still flips its check, read in one order beside a place bias', async () => {
-    // Twice the weight for the place shown first; Rust favoured only while the context says two know it.
-    fake.respond(() => ({
-      answer: (_id, question, body) => {
-        if (question.type === 'noul') return noulAnswer(0.8);
-        const state: string = body.state;
-        const labels = Object.keys(question.criteria);
-        const content = (label: string) => (label === 'Rust' ? (state.includes('Two know Rust.') ? 6 : 1) : label === 'Go' ? 2 : 1);
-        const w = labels.map((l, i) => content(l) * (i === 0 ? 2 : 1));
-        const sum = w.reduce((a, b) => a + b, 0);
-        return choiceAnswer(Object.fromEntries(labels.map((l, i) => [l, w[i] / sum])));
-      },
-    }));
-    const outcome = await runDecision(DecisionRequest.parse({ ...choice, depth: 'stress' }), engine(), {
-      signal: AbortSignal.timeout(scaled(5_000)),
-      debias: 'cyclic',
-    });
-    const withoutFact = fake.requests.filter((r) => r.body.state !== context);
-    for (const r of withoutFact) expect(Object.keys(r.body.questions)).toEqual(['main']);
-    expect(outcome.result).toMatchObject({ selected: 'Rust' });
-    expect(outcome.stress!.pivot).toMatchObject({ factIndex: 1, flips: true });
-    const checks = outcome.stress!.checks.filter((c) => c.kind === 'without-fact');
-    expect(checks[1].result).toMatchObject({ selected: 'Go' });
-    for (const i of [0, 2, 3]) expect(checks[i]).toMatchObject({ agrees: true, shift: 0 });
   });
 });

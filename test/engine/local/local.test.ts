@@ -190,24 +190,21 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes eval
       JSON.stringify(outcome)
         .match(/-?\d+(\.\d+)?(e-?\d+)?/g)!
         .map(Number);
-    // Alike within 0.01, not to the last bit: llama.cpp's sums round differently in a
-    // batch of another size (a few 1e-5 of a probability, about 1e-3 of a logit), and a
-    // without-fact check carries its own reading's and the base's first reading's
-    // rounding in logits onto the debiased answer (debias.ts, `sharedCorrection`): on
-    // the tiny model, whose first place takes 0.99, that is up to 0.005. Answers read
-    // off another reading's state would be off by the gap between the readings'
-    // answers, which is more than that (checked just below).
-    const tolerance = 0.01;
+    // Alike to three places, not to the last bit: llama.cpp's sums round differently
+    // in a batch of another size (a few 1e-5 here), while answers read off another
+    // reading's state would be off by the gap between the readings' answers, which
+    // is more than that (checked just below).
+    const places = 3;
     const probabilities = (alone.stress!.checks.map((c) => c.result) as { probabilities: Record<string, number> }[]).map(
       (r) => r.probabilities.PostgreSQL,
     );
     const gaps = probabilities.flatMap((p, i) => probabilities.slice(i + 1).map((q) => Math.abs(p - q)));
-    expect(Math.min(...gaps)).toBeGreaterThan(2 * tolerance);
+    expect(Math.min(...gaps)).toBeGreaterThan(10 ** -places / 2);
     for (const outcome of together) {
       expect(outcome.stress!.checks.map((c) => c.kind)).toEqual(alone.stress!.checks.map((c) => c.kind));
       const [a, b] = [numbers(outcome), numbers(alone)];
       expect(a).toHaveLength(b.length);
-      a.forEach((n, i) => expect(Math.abs(n - b[i])).toBeLessThan(tolerance));
+      a.forEach((n, i) => expect(n).toBeCloseTo(b[i], places));
     }
   });
 
