@@ -159,13 +159,13 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(stress.overall.accuracy).toBe(standard.overall.accuracy);
   });
 
-  it('at stress depth under reverse, a check read in one order charges a fact with nothing of a place bias', {
+  it('at stress depth under reverse, a check charges a fact with nothing of a place bias', {
     timeout: scaled(240_000),
   }, async () => {
-    // Each check is one reading in the first order, put on the debiased answer's footing
-    // by the base's own two orders (decision/debias.ts, sharedCorrection). A model that
-    // favours the first place reads a complete context alike without any fact but the
-    // deciding one: those checks must not move, and the deciding one must.
+    // A model that favours the first place reads a complete context alike without any
+    // fact but the deciding one: those checks must not move, and the deciding one must.
+    // A check read in one order and set beside the debiased answer would charge each
+    // fact with the first place's pull (docs/eval.md, "How a stress check is read").
     const report = await evaluate({ ...FAIR, positionBias: 0.8 }, ['--depth', 'stress', '--debias', 'reverse', '--half', 'odd']);
     expect(report.failed.count).toBe(0);
     const byId = new Map(items.map((item) => [item.id, item]));
