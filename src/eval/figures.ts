@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MODES } from '../contract/index.js';
 import { gating, Gating } from './gating.js';
-import { auroc, mean, quality, type Scored, topChanged, totalVariation } from './metrics.js';
+import { auroc, LOG_FLOOR, mean, quality, type Scored, topChanged, totalVariation } from './metrics.js';
 import { positionBias, PositionBias } from './order-bias.js';
 import type { ItemRecord, ReadingRecord } from './records.js';
 
@@ -22,7 +22,8 @@ export const Figures = z.object({
   modes: z.object({ choice: Quality, noul: Quality, score: Quality }),
   positionBias: PositionBias,
   sufficiency: z.object({ auroc: figure, sufficient: Group, insufficient: Group }),
-  decisiveFact: z.object({ n: z.int(), changedRate: figure, meanShift: figure }),
+  // `pull` defaults to null: reports written before it was measured still compare.
+  decisiveFact: z.object({ n: z.int(), changedRate: figure, meanShift: figure, pull: figure.default(null) }),
   gating: Gating,
 });
 export type Figures = z.infer<typeof Figures>;
@@ -61,13 +62,22 @@ function sufficiency(records: readonly ItemRecord[]): Figures['sufficiency'] {
   return { auroc: auroc(scores(sufficient), scores(insufficient)), sufficient: group(sufficient), insufficient: group(insufficient) };
 }
 
-/** What removing the decisive fact does to the answer: an engine that reads the facts should move. */
+/**
+ * What removing the decisive fact does to the answer: an engine that reads the facts
+ * should move, and toward the truth. A move alone is no proof of reading: a reading
+ * near a tie (two orders averaged, a model that barely prefers anything) changes its
+ * top answer with any change of its input. `pull`, the mean gain in ln p of the
+ * labelled answer that the fact brings, is 0 for such noise and for an engine that
+ * ignores the facts, and positive only for one that reads the fact toward its answer.
+ */
 function decisiveFact(records: readonly ItemRecord[]): Figures['decisiveFact'] {
-  const pairs = records.flatMap((r) => (r.given && r.withoutFact ? [{ a: r.given.p, b: r.withoutFact.p }] : []));
+  const pairs = records.flatMap((r) => (r.given && r.withoutFact ? [{ a: r.given.p, b: r.withoutFact.p, answer: r.answer }] : []));
+  const ln = (p: readonly number[], i: number) => Math.log(Math.max(LOG_FLOOR, p[i]));
   return {
     n: pairs.length,
     changedRate: mean(pairs.map(({ a, b }) => (topChanged(a, b) ? 1 : 0))),
     meanShift: mean(pairs.map(({ a, b }) => totalVariation(a, b))),
+    pull: mean(pairs.map(({ a, b, answer }) => ln(a, answer) - ln(b, answer))),
   };
 }
 
@@ -102,6 +112,7 @@ export function headline(f: Figures): Record<string, number | null> {
     'sufficiency.sufficient.needsContextRate': f.sufficiency.sufficient.needsContextRate,
     'sufficiency.insufficient.needsContextRate': f.sufficiency.insufficient.needsContextRate,
     'decisiveFact.changedRate': f.decisiveFact.changedRate,
+    'decisiveFact.pull': f.decisiveFact.pull,
   });
   if (f.gating.target) {
     out['gating.target.cut'] = f.gating.target.cut;
@@ -117,6 +128,7 @@ export const HIGHER_IS_BETTER = new Set([
   'sufficiency.auroc',
   'sufficiency.insufficient.needsContextRate',
   'decisiveFact.changedRate',
+  'decisiveFact.pull',
   'gating.target.coverage',
 ]);
 /** Figures whose best value is 0 from either side. */

@@ -148,6 +148,13 @@ describe('decide eval', () => {
     expect(comparison.figures['overall.logLoss'].verdict).toBe('worse');
     const text = await decide(['eval', '--compare', a, b]);
     expect(text.stdout).toMatch(/^overall\.accuracy\s+1\.0000\s+0\.0000\s+-1\.0000\s+\[-1\.0000, -1\.0000\]\s+worse$/m);
+    // A report written before `decisiveFact.pull` was measured still compares: the figure is recomputed from its records.
+    const older = JSON.parse(fs.readFileSync(a, 'utf8'));
+    delete older.decisiveFact.pull;
+    fs.writeFileSync(a, JSON.stringify(older));
+    const again = JSON.parse((await decide(['eval', '--compare', a, b, '--json'])).stdout);
+    expect(comparison.figures['decisiveFact.pull'].a).toEqual(expect.any(Number));
+    expect(again.figures['decisiveFact.pull'].a).toBe(comparison.figures['decisiveFact.pull'].a);
     const bad = await decide(['eval', '--compare', a]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--compare: give two reports');

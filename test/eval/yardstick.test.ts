@@ -126,6 +126,24 @@ describe('ties', () => {
   });
 });
 
+describe('the decisive fact', () => {
+  const pair = (id: string, answer: number, given: number[], without: number[]) =>
+    record({ id, mode: 'choice', answer, given: reading(given), withoutFact: reading(without, 0.2) });
+
+  it('a near-tie that moves at random changes its answer often but pulls nowhere; a reading of the fact pulls toward the truth', () => {
+    // Two readings a hair from a tie, the fact tipping them either way regardless of the answer.
+    const noise = [pair('a', 0, [0.51, 0.49], [0.49, 0.51]), pair('b', 0, [0.49, 0.51], [0.51, 0.49])];
+    const tipped = figuresOf(noise).decisiveFact;
+    expect(tipped.changedRate).toBe(1);
+    expect(tipped.pull).toBeCloseTo(0, 3);
+    // The fact raises the right answer from a third to 0.8 and from 0.5 to 0.6.
+    const read = figuresOf([pair('c', 2, [0.1, 0.1, 0.8], [1 / 3, 1 / 3, 1 / 3]), pair('d', 1, [0.4, 0.6], [0.5, 0.5])]).decisiveFact;
+    expect(read.pull).toBeCloseTo((Math.log(0.8 / (1 / 3)) + Math.log(0.6 / 0.5)) / 2, 3);
+    // An engine reading the fact the wrong way pulls below 0.
+    expect(figuresOf([pair('e', 0, [0.2, 0.8], [0.5, 0.5])]).decisiveFact.pull).toBeLessThan(0);
+  });
+});
+
 describe('order bias as numbers', () => {
   it('a bias toward the middle place, the middle level and yes each shows as a positive bias against the truth', () => {
     // Three score items, right answers low, middle, high; the engine always puts the middle place on top.

@@ -229,7 +229,7 @@ export function EvalTable({ report, columns }: { report: EvalReport; columns: nu
         </Section>
         <Section name="Decisive fact">
           <Prose>
-            {`answer changed on ${pct(decisiveFact.changedRate)} without it, mean shift ${fixed(decisiveFact.meanShift)} (${counted(decisiveFact.n, 'item')})`}
+            {`answer changed on ${pct(decisiveFact.changedRate)} without it, mean shift ${fixed(decisiveFact.meanShift)}, pull toward the right answer ${signed(decisiveFact.pull)} (${counted(decisiveFact.n, 'item')})`}
           </Prose>
         </Section>
         <Section name="Gating">
