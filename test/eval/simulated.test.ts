@@ -87,6 +87,8 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(fair.sufficiency.insufficient.needsContextRate).toBe(1);
     // Without its deciding fact the model falls back to a near-uniform guess.
     expect(fair.decisiveFact.meanShift!).toBeGreaterThan(0.2);
+    // …and the fact pulls toward the right answer: about ln k minus the log loss on complete items.
+    expect(fair.decisiveFact.pull!).toBeGreaterThan(0.2);
 
     const overconfident = await evaluate({ ...FAIR, temperature: 0.3 });
     // A temperature keeps every ranking: the same answers are right, stated far too surely.
