@@ -11,6 +11,8 @@
 //   cloze-mean       the same, mean ln p per token (long answers not punished for length)
 //   plain, plain-rev the lettered prompt without the chat template, ending "Answer:"
 //   shots, shots-rev the lettered prompt after three solved examples from the even half
+//   sorted, sorted-rev a choice's options lettered in one canonical order (sorted by text),
+//                    whatever order the request gives; alone and averaged with its reverse
 //
 // For each: accuracy and log loss on complete items, the log loss at the one temperature
 // that fits the half best (so a reading is not judged on its sharpness alone), how often
@@ -232,6 +234,12 @@ async function readAll(item, context) {
   if (VARIANTS.some((v) => v.startsWith('cloze'))) {
     const c = await cloze(item, context);
     Object.assign(out, { 'cloze-sum': c.sum, 'cloze-mean': c.mean, raw: { sums: c.sums, counts: c.counts } });
+  }
+  if (VARIANTS.some((v) => v.startsWith('sorted'))) {
+    // One canonical order whatever the request's: a choice's options sorted by their text.
+    const sorted = item.mode === 'choice' ? [...order].sort((a, b) => item.options[a].localeCompare(item.options[b])) : order;
+    out.sorted = await letters(item, context, sorted);
+    out['sorted-rev'] = averaged(out.sorted, await letters(item, context, [...sorted].reverse()));
   }
   for (const form of ['plain', 'shots']) {
     if (!VARIANTS.some((v) => v.startsWith(`${form}`))) continue;
