@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MODES } from '../contract/index.js';
 import { gating, Gating } from './gating.js';
-import { auroc, LOG_FLOOR, mean, quality, type Scored, topChanged, totalVariation } from './metrics.js';
+import { auroc, logLoss, mean, quality, type Scored, topChanged, totalVariation } from './metrics.js';
 import { positionBias, PositionBias } from './order-bias.js';
 import type { ItemRecord, ReadingRecord } from './records.js';
 
@@ -72,12 +72,12 @@ function sufficiency(records: readonly ItemRecord[]): Figures['sufficiency'] {
  */
 function decisiveFact(records: readonly ItemRecord[]): Figures['decisiveFact'] {
   const pairs = records.flatMap((r) => (r.given && r.withoutFact ? [{ a: r.given.p, b: r.withoutFact.p, answer: r.answer }] : []));
-  const ln = (p: readonly number[], i: number) => Math.log(Math.max(LOG_FLOOR, p[i]));
   return {
     n: pairs.length,
     changedRate: mean(pairs.map(({ a, b }) => (topChanged(a, b) ? 1 : 0))),
     meanShift: mean(pairs.map(({ a, b }) => totalVariation(a, b))),
-    pull: mean(pairs.map(({ a, b, answer }) => ln(a, answer) - ln(b, answer))),
+    // ln p with the fact − ln p without it, each floored as the log loss floors it.
+    pull: mean(pairs.map(({ a, b, answer }) => logLoss({ p: b, answer }) - logLoss({ p: a, answer }))),
   };
 }
 
