@@ -1,7 +1,7 @@
 import { type AskContext, type Engine, EngineError, type Question } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
 import { average, ordersFor, readingName } from './debias.js';
-import { answerCount, type Order, presented, readPresented } from './orders.js';
+import { type Order, presented, readPresented, shownOrder } from './orders.js';
 import type { Reading } from './outcome.js';
 import { DEFAULT_CONCURRENCY } from './run.js';
 import { calibrated, type Scalings } from './scaling.js';
@@ -28,9 +28,9 @@ export interface EachRead {
  */
 export const MOST_READINGS = 10;
 
-/** The orders a question of `k` answers is read in under `debias`, at most MOST_READINGS of them. */
-export function readingOrders(k: number, debias: Debias): Order[] {
-  const orders = ordersFor(k, debias);
+/** The orders `question` is read in under `debias`, at most MOST_READINGS of them. */
+export function readingOrders(question: Question, debias: Debias): Order[] {
+  const orders = ordersFor(shownOrder(question), debias);
   if (orders.length <= MOST_READINGS) return orders;
   return Array.from({ length: MOST_READINGS }, (_, j) => orders[Math.floor((j * orders.length) / MOST_READINGS)]);
 }
@@ -61,7 +61,7 @@ export async function askEach(
     [...questions],
     options.concurrency ?? DEFAULT_CONCURRENCY,
     async ([id, own], signal) => {
-      const orders = readingOrders(answerCount(own.question), options.debias ?? 'none');
+      const orders = readingOrders(own.question, options.debias ?? 'none');
       const inOrders = Object.fromEntries(orders.map((order, j) => [readingName('q', j), presented(own.question, order)]));
       try {
         const reply = await engine.ask(state, inOrders, signal, options.call);

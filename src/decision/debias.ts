@@ -9,12 +9,14 @@ import type { Debias } from '../contract/debias.js';
  * Order debiasing. A model reading options in one order favours some places (the
  * first, the last) and some labels whatever they say; the same question asked with
  * the answers in other orders, and the readings averaged in request order, cancels
- * what belongs to the place rather than to the answer.
+ * what belongs to the place rather than to the answer. Every order is a rearrangement
+ * of the shown one (orders.ts: a choice's options sorted, so the caller's order moves
+ * nothing; levels low to high; Yes first).
  *
- * - `none`: one reading, in request order.
- * - `reverse`: request order and reversed (noul: Yes first and No first). Twice the
- *   engine's input, once the time: the readings are questions of the same call.
- * - `cyclic`: every cyclic shift of the options or levels, so each stands in every
+ * - `none`: one reading, in the shown order.
+ * - `reverse`: the shown order and its reversal (noul: Yes first and No first). Twice
+ *   the engine's input, once the time: the readings are questions of the same call.
+ * - `cyclic`: every cyclic shift of the shown options or levels, so each stands in every
  *   place once (k readings; for two answers the same as `reverse`).
  *
  * The sufficiency probe, a yes/no question, is asked in both orders whenever
@@ -30,20 +32,32 @@ export function defaultDebias(engineName: string): Debias {
   return engineName === 'local' ? 'reverse' : 'none';
 }
 
-/** The orders a question of `k` answers is asked in. */
-export function ordersFor(k: number, debias: Debias): Order[] {
+/**
+ * The orders a question is asked in, each a rearrangement of `shown` (the order it is
+ * shown in before debiasing, orders.ts): `shown` itself first, then its reversal or
+ * its cyclic shifts.
+ */
+export function ordersFor(shown: Order, debias: Debias): Order[] {
+  const k = shown.length;
+  const relative =
+    debias === 'none' ? [identityOrder(k)] : debias === 'reverse' || k === 2 ? [identityOrder(k), reversedOrder(k)] : cyclicShifts(k);
+  return relative.map((order) => order.map((place) => shown[place]));
+}
+
+function cyclicShifts(k: number): Order[] {
   const identity = identityOrder(k);
-  if (debias === 'none') return [identity];
-  if (debias === 'reverse' || k === 2) return [identity, reversedOrder(k)];
   return identity.map((shift) => identity.map((i) => (i + shift) % k));
 }
 
 /** The name of reading `j` of a question: the first keeps the plain name. */
 export const readingName = (base: string, j: number): string => (j === 0 ? base : `${base}-${j}`);
 
-/** Where the reversed order is among `orders`, or -1: a stress decision's reversed check reuses that reading. */
+/** `order` last to first. */
+export const reversedOf = (order: Order): Order => [...order].reverse();
+
+/** Where the reversal of the first order is among `orders`, or -1: a stress decision's reversed check reuses that reading. */
 export function reversedReading(orders: readonly Order[]): number {
-  const reversed = reversedOrder(orders[0].length);
+  const reversed = reversedOf(orders[0]);
   return orders.findIndex((order) => order.every((i, place) => i === reversed[place]));
 }
 

@@ -18,6 +18,26 @@ export function reversedOrder(k: number): Order {
   return [...identityOrder(k)].reverse();
 }
 
+/**
+ * Where the answers of a list stand when shown in the canonical order, the labels
+ * sorted (by UTF-16 code units, so every machine and locale sorts alike): what the
+ * caller's own order cannot change. Labels are distinct, so the order is total.
+ */
+export function canonicalOrder(labels: readonly string[]): Order {
+  return [...labels.keys()].sort((a, b) => (labels[a] < labels[b] ? -1 : labels[a] > labels[b] ? 1 : 0));
+}
+
+/**
+ * The order a question's answers are shown in before any debiasing reorders them. A
+ * choice's options are a set: shown in their canonical order, the question the engine
+ * reads is the same whatever order the caller listed them in, so no order of theirs
+ * can move its answer. A scale's levels (low to high) and yes/no keep their own order,
+ * which is part of what they say.
+ */
+export function shownOrder(question: Question): Order {
+  return question.type === 'choice' ? canonicalOrder(question.criteria.map(({ label }) => label)) : identityOrder(answerCount(question));
+}
+
 /** How many answers a question offers. */
 export function answerCount(question: Question): number {
   return question.type === 'noul' ? 2 : question.criteria.length;

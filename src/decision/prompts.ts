@@ -1,4 +1,5 @@
 import type { DecisionRequest } from '../contract/decision.js';
+import { canonicalOrder } from './orders.js';
 
 /**
  * Instructions for the decision model. The engine shows them with the state (the
@@ -32,7 +33,8 @@ export function mainInstructions(request: DecisionRequest): string {
 function answerSpace(request: DecisionRequest): string {
   switch (request.mode) {
     case 'choice':
-      return `The answer is one of these options: ${quoteAll(request.options)}.`;
+      // In the order the main question shows them (orders.ts), so the caller's order moves neither.
+      return `The answer is one of these options: ${quoteAll(canonicalOrder(request.options).map((i) => request.options[i]))}.`;
     case 'noul':
       return 'The answer is yes or no.';
     case 'score':

@@ -5,8 +5,17 @@ import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
 import { calibrated, calibratedSufficiency, type Scalings } from './scaling.js';
-import { mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
-import { answerCount, type Order } from './orders.js';
+import {
+  mainQuestions,
+  ordersFor,
+  readAveraged,
+  readingName,
+  readSufficiency,
+  reversedOf,
+  reversedReading,
+  sufficiencyQuestions,
+} from './debias.js';
+import { type Order, shownOrder } from './orders.js';
 import { MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
 import type { Debias } from '../contract/debias.js';
@@ -64,8 +73,9 @@ export async function runDecision(
     debias?: Debias;
     scalings?: Scalings;
     /**
-     * The answers listed in this order before any debiasing reorders them: how an
-     * evaluation asks a yes/no question with No first, which a request cannot say.
+     * The answers shown in this order before any debiasing reorders them, instead of
+     * the shown order (orders.ts): how an evaluation asks a yes/no question with No
+     * first, which a request cannot say.
      */
     presentation?: Order;
     /** What the engine may pass on about the request it serves (its id). */
@@ -77,10 +87,11 @@ export async function runDecision(
   // Every reading of the decision is calibrated alike, so the checks compare like with like.
   const calibrate = (reading: Reading) => calibrated(reading, options.scalings ?? {});
   const fit = (reading: Reading) => weigh(calibrate(reading));
-  const listing = options.presentation;
-  const orders = ordersFor(answerCount(mainQuestion(request)), debias).map((order) => (listing ? order.map((i) => listing[i]) : order));
+  const orders = ordersFor(options.presentation ?? shownOrder(mainQuestion(request)), debias);
+  // The reversed check reads the first order last to first: one of the debiased readings, or a question of its own.
   const reused = reversedReading(orders);
-  const reversedQuestion: Questions = stress && reused < 0 ? { [REVERSED]: mainQuestion(request, true) } : {};
+  const reversed = reversedOf(orders[0]);
+  const reversedQuestion: Questions = stress && reused < 0 ? { [REVERSED]: mainQuestion(request, reversed) } : {};
   const calls: Call[] = [
     {
       state: request.context,
@@ -96,7 +107,7 @@ export async function runDecision(
           reversed: !stress
             ? null
             : reused < 0
-              ? fit(readMain(request, REVERSED, answers[REVERSED], true))
+              ? fit(readMain(request, REVERSED, answers[REVERSED], reversed))
               : fit(readMain(request, readingName(MAIN, reused), answers[readingName(MAIN, reused)], orders[reused])),
         };
       },

@@ -1,3 +1,4 @@
+import { canonicalOrder } from './orders.js';
 import type { Reading } from './outcome.js';
 
 /**
@@ -8,10 +9,11 @@ import type { Reading } from './outcome.js';
  *
  * - T > 1 softens an overconfident engine's answers, T < 1 sharpens an underconfident
  *   one's; alone it never changes which answer leads.
- * - choice and score: oᵢ is the offset of the place answer i stands at in the request,
+ * - choice and score: oᵢ is the offset of the place answer i is shown at (orders.ts),
  *   first, in between or last (`offsets` = [first, between, last]): what an engine
- *   gives a place whatever stands there, divided out. For score the place is the level
- *   (the request lists levels low to high), so a bias toward the middle level is the
+ *   gives a place whatever stands there, divided out. A choice's place is among its
+ *   options sorted, whatever order the request lists them in; a score's place is the
+ *   level (levels are listed low to high), so a bias toward the middle level is the
  *   `between` offset.
  * - noul (and the sufficiency probe, a yes/no reading): oᵢ is `offsets[0]` for yes and
  *   0 for no: a bias toward yes, divided out.
@@ -35,7 +37,10 @@ export function placeOf(index: number, k: number): 0 | 1 | 2 {
   return index === 0 ? 0 : index === k - 1 ? 2 : 1;
 }
 
-/** `p` (normalised, in request order) rescaled by `scaling`; yes/no readings are [yes, no]. */
+/**
+ * `p` (normalised, in the order shown, which for a choice `asShown` gives) rescaled by
+ * `scaling`; yes/no readings are [yes, no].
+ */
 export function rescaled(mode: 'choice' | 'noul' | 'score', p: readonly number[], scaling: Scaling | undefined): number[] {
   if (!scaling) return [...p];
   const { temperature, offsets } = scaling;
@@ -71,7 +76,16 @@ export function calibrated(reading: Reading, scalings: Scalings): Reading {
   const scaling = scalings[reading.mode];
   if (!scaling) return reading;
   if (reading.mode === 'noul') return { mode: 'noul', yes: rescaled('noul', [reading.yes, 1 - reading.yes], scaling)[0] };
-  return { ...reading, p: rescaled(reading.mode, reading.p, scaling) };
+  if (reading.mode === 'score') return { ...reading, p: rescaled('score', reading.p, scaling) };
+  const shown = canonicalOrder(reading.labels);
+  const p = new Array<number>(shown.length);
+  rescaled('choice', asShown(reading.labels, reading.p), scaling).forEach((x, place) => (p[shown[place]] = x));
+  return { ...reading, p };
+}
+
+/** A choice's probabilities, given in request order, in the order its options are shown (sorted, orders.ts). */
+export function asShown(labels: readonly string[], p: readonly number[]): number[] {
+  return canonicalOrder(labels).map((i) => p[i]);
 }
 
 /** The probability that the context suffices, with the probe's scaling applied. */

@@ -1,6 +1,7 @@
-import type { Target } from '../decision/scaling.js';
+import { canonicalOrder } from '../decision/orders.js';
+import { asShown, type Target } from '../decision/scaling.js';
 import { splitHalves, type Half } from './halves.js';
-import { isSufficient } from './item.js';
+import { type EvalItem, isSufficient } from './item.js';
 import type { Scored } from './metrics.js';
 import type { Plan } from './plan.js';
 import { answerIndex, distribution } from './readings.js';
@@ -44,7 +45,7 @@ export function slotsOf(plan: Pick<Plan, 'items'>): Slot[] {
   for (const { item, given } of plan.items) {
     const half = halfOf.get(item.id)!;
     if (isSufficient(item))
-      add({ target: item.mode, key: given, half, score: (d) => ({ p: distribution(item, d), answer: answerIndex(item) }) });
+      add({ target: item.mode, key: given, half, score: (d) => shown(item, distribution(item, d), answerIndex(item)) });
     add({ target: 'sufficiency', key: given, half, score: (d) => probe(d, isSufficient(item)) });
   }
   for (const { item, withoutFact } of plan.items) {
@@ -74,6 +75,15 @@ export function readingsOf(slots: readonly Slot[], outcomes: ReadonlyMap<string,
     if (outcome?.ok) halves[slot.half].push(slot.score(outcome.decided));
   }
   return new Map(TARGETS.flatMap((t) => (readings.has(t) ? [[t, readings.get(t)!] as const] : [])));
+}
+
+/**
+ * A reading in the order its answers were shown, as a scaling's place offsets read it
+ * (decision/scaling.ts): a choice's options sorted, levels and yes/no as listed.
+ */
+function shown(item: EvalItem, p: number[], answer: number): Scored {
+  if (item.mode !== 'choice') return { p, answer };
+  return { p: asShown(item.options, p), answer: canonicalOrder(item.options).indexOf(answer) };
 }
 
 /** The probe as a yes/no reading: yes (index 0) is right when the context suffices. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DecisionRequest } from '../../src/contract/index.js';
 import { average, ordersFor, readAveraged, reversedReading } from '../../src/decision/debias.js';
+import { shownOrder } from '../../src/decision/orders.js';
 import { mainQuestion } from '../../src/decision/questions.js';
 import { runDecision } from '../../src/decision/run.js';
 import { createSystemOneEngine } from '../../src/engine/systemone.js';
@@ -24,28 +25,47 @@ const noul = DecisionRequest.parse({ mode: 'noul', question: 'Should we hire a f
 
 describe('order debiasing: the orders and the average', () => {
   it('none asks once; reverse adds the reversed order; cyclic puts every answer in every place', () => {
-    expect(ordersFor(3, 'none')).toEqual([[0, 1, 2]]);
-    expect(ordersFor(3, 'reverse')).toEqual([
+    expect(ordersFor([0, 1, 2], 'none')).toEqual([[0, 1, 2]]);
+    expect(ordersFor([0, 1, 2], 'reverse')).toEqual([
       [0, 1, 2],
       [2, 1, 0],
     ]);
-    expect(ordersFor(3, 'cyclic')).toEqual([
+    expect(ordersFor([0, 1, 2], 'cyclic')).toEqual([
       [0, 1, 2],
       [1, 2, 0],
       [2, 0, 1],
     ]);
     // Two answers have two orders whichever way.
-    expect(ordersFor(2, 'cyclic')).toEqual([
+    expect(ordersFor([0, 1], 'cyclic')).toEqual([
       [0, 1],
       [1, 0],
     ]);
-    expect(reversedReading(ordersFor(3, 'reverse'))).toBe(1);
-    expect(reversedReading(ordersFor(3, 'cyclic'))).toBe(-1);
-    expect(reversedReading(ordersFor(2, 'cyclic'))).toBe(1);
+    expect(reversedReading(ordersFor([0, 1, 2], 'reverse'))).toBe(1);
+    expect(reversedReading(ordersFor([0, 1, 2], 'cyclic'))).toBe(-1);
+    expect(reversedReading(ordersFor([0, 1], 'cyclic'))).toBe(1);
+  });
+
+  it('every order rearranges the shown one: a choice shows its options sorted, whatever order the request lists them in', () => {
+    const shown = shownOrder(mainQuestion(choice));
+    // Rust, Go, TypeScript as requested; Go, Rust, TypeScript as shown.
+    expect(shown).toEqual([1, 0, 2]);
+    expect(ordersFor(shown, 'reverse')).toEqual([
+      [1, 0, 2],
+      [2, 0, 1],
+    ]);
+    expect(ordersFor(shown, 'cyclic')).toEqual([
+      [1, 0, 2],
+      [0, 2, 1],
+      [2, 1, 0],
+    ]);
+    expect(reversedReading(ordersFor(shown, 'reverse'))).toBe(1);
+    // A scale keeps its levels low to high, yes/no its Yes first: their order says something.
+    expect(shownOrder(mainQuestion(DecisionRequest.parse({ ...score, levels: ['high', 'low', 'medium'] })))).toEqual([0, 1, 2]);
+    expect(shownOrder(mainQuestion(noul))).toEqual([0, 1]);
   });
 
   it('reads each order back into request order and averages them', () => {
-    const orders = ordersFor(3, 'cyclic');
+    const orders = ordersFor([0, 1, 2], 'cyclic');
     // A model that gives 0.6 to whatever it is shown first, 0.3 second, 0.1 third.
     const answers = Object.fromEntries(
       orders.map((_order, j) => [j === 0 ? 'main' : `main-${j}`, { type: 'score' as const, probabilities: [0.6, 0.3, 0.1] }]),
@@ -92,6 +112,26 @@ describe('order debiasing through an engine', () => {
     expect(Object.keys(fake.requests[0].body.questions)).toEqual(['main', 'sufficiency']);
   });
 
+  it('a choice is asked the same whatever order the request lists its options in, so its answer is the same', async () => {
+    firstPlaceWins();
+    const answers = [];
+    for (const options of [
+      ['Rust', 'Go', 'TypeScript'],
+      ['TypeScript', 'Rust', 'Go'],
+      ['Go', 'TypeScript', 'Rust'],
+    ]) {
+      const outcome = await runDecision(DecisionRequest.parse({ ...choice, options }), engine(), {
+        signal: AbortSignal.timeout(scaled(5_000)),
+      });
+      answers.push(outcome.result);
+    }
+    const asked = fake.requests.map((r) => JSON.stringify(r.body.questions));
+    expect(new Set(asked).size).toBe(1);
+    // The bias toward the first place goes to the first option sorted, whichever the request put first.
+    for (const result of answers)
+      expect(result).toMatchObject({ selected: 'Go', probabilities: { Go: 0.7, Rust: 0.15, TypeScript: 0.15 } });
+  });
+
   it('reverse: both orders in one call, averaged; the bias cancels, yes/no and the sufficiency probe included', async () => {
     firstPlaceWins();
     const outcome = await runDecision(noul, engine(), { signal: AbortSignal.timeout(scaled(5_000)), debias: 'reverse' });
@@ -123,8 +163,9 @@ describe('order debiasing through an engine', () => {
     expect(withoutFact).toHaveLength(4);
     for (const r of withoutFact) expect(Object.keys(r.body.questions)).toEqual(['main', 'main-1']);
     const reversed = outcome.stress!.checks[0];
-    // The reversed reading alone gives TypeScript, shown first there, 0.7; the debiased base is even.
+    // Shown sorted (Go, Rust, TypeScript) and reversed: the reversed reading alone gives
+    // TypeScript, shown first there, 0.7; the debiased base ties Go and TypeScript.
     expect(reversed).toMatchObject({ kind: 'reversed', agrees: false, result: { selected: 'TypeScript' } });
-    expect(outcome.result).toMatchObject({ probabilities: { Rust: 0.425, Go: 0.15, TypeScript: 0.425 } });
+    expect(outcome.result).toMatchObject({ probabilities: { Rust: 0.15, Go: 0.425, TypeScript: 0.425 } });
   });
 });

@@ -70,7 +70,10 @@ describe('questions', () => {
     expect(probe.type).toBe('noul');
     expect(probe.instructions).toMatch(/^Does the text contain enough facts to answer this question with confidence: /);
     expect(probe.instructions).toContain('with confidence: Which language should the new service use?\n');
-    expect(probe.instructions).toContain('"Rust", "Go", "TypeScript"');
+    // The options as the main question shows them, sorted: the request's order says nothing.
+    expect(probe.instructions).toContain('"Go", "Rust", "TypeScript"');
+    const listedOtherwise = DecisionRequest.parse({ ...choice, options: ['TypeScript', 'Rust', 'Go'] });
+    expect(sufficiencyQuestion(listedOtherwise).instructions).toBe(probe.instructions);
     expect(sufficiencyQuestion(score).instructions).toContain('from low to high: "low", "medium", "high"');
   });
 });

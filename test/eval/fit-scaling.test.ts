@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rescaled } from '../../src/decision/scaling.js';
+import { calibrated, rescaled } from '../../src/decision/scaling.js';
 import { fitScaling, meanLogLoss } from '../../src/eval/fit-scaling.js';
 
 /** A scaling fitted by log loss finds the temperature and the place or label bias it was built with. */
@@ -39,5 +39,23 @@ describe('fitting a scaling', () => {
     const always = Array.from({ length: 50 }, () => ({ p: [0.55, 0.45], answer: 0 }));
     const sharp = fitScaling('noul', always, { offsets: false });
     expect(sharp.temperature).toBe(0.25);
+  });
+});
+
+describe('applying a scaling to a decision', () => {
+  it("a choice's place offsets go to the places its options are shown at, sorted, whatever order the request lists them in", () => {
+    const scalings = { choice: { temperature: 1, offsets: [-1, 0, 0] } };
+    for (const labels of [
+      ['b', 'a', 'c'],
+      ['c', 'b', 'a'],
+      ['a', 'c', 'b'],
+    ]) {
+      const reading = calibrated({ mode: 'choice', labels, p: [1 / 3, 1 / 3, 1 / 3] }, scalings);
+      // "a" is shown first: only it loses, wherever the request put it.
+      const p = reading.mode === 'choice' ? reading.p : [];
+      const a = labels.indexOf('a');
+      expect(p[a]).toBeCloseTo(Math.exp(-1) / (Math.exp(-1) + 2), 12);
+      for (const [i, x] of p.entries()) if (i !== a) expect(x).toBeCloseTo(1 / (Math.exp(-1) + 2), 12);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { splitFacts } from '../../src/decision/facts.js';
+import { canonicalOrder } from '../../src/decision/orders.js';
 import { readSet, type EvalItem } from '../../src/eval/item.js';
 import { ordersOf, PERMUTATIONS } from '../../src/eval/plan.js';
 import { EvalReport } from '../../src/eval/report.js';
@@ -34,16 +35,15 @@ function impliedBias(faults: SimulatedFaults): { flipRate: number; primacy: numb
   let primacy = 0;
   let reversals = 0;
   for (const item of complete) {
-    const a = model.distribution(
-      item,
-      true,
-      item.mode === 'noul' ? [0, 1] : [...Array(item.mode === 'choice' ? item.options.length : 3).keys()],
-    );
+    // What the engine is shown when the request lists the classes in `order`: a choice's
+    // options sorted whatever the order, a scale's levels and yes/no as listed.
+    const shown = (order: readonly number[]) => (item.mode === 'choice' ? canonicalOrder(item.options) : order);
+    const k = item.mode === 'noul' ? 2 : item.mode === 'choice' ? item.options.length : 3;
+    const a = model.distribution(item, true, shown([...Array(k).keys()]));
     const others = ordersOf(item, PERMUTATIONS, true);
-    flips += others.filter(({ order }) => argmax(a) !== argmax(model.distribution(item, true, order))).length / others.length;
+    flips += others.filter(({ order }) => argmax(a) !== argmax(model.distribution(item, true, shown(order)))).length / others.length;
     if (item.mode === 'noul') continue;
-    const k = item.mode === 'choice' ? item.options.length : 3;
-    const b = model.distribution(item, true, [...Array(k).keys()].reverse());
+    const b = model.distribution(item, true, shown([...Array(k).keys()].reverse()));
     primacy += (a[0] - b[0] + b[k - 1] - a[k - 1]) / 2;
     reversals++;
   }
