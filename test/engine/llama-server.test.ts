@@ -102,7 +102,7 @@ describe.skipIf(!binary || !SMOLLM2)(`decide serve on a real llama-server (${ski
   );
 
   it(
-    'answers a 4-fact stress decision, a third of its prompt tokens served from the server’s cache',
+    'answers a 4-fact stress decision, a quarter or more of its prompt tokens served from the server’s cache',
     async () => {
       // Other facts, so that nothing of the standard decision's facts is in the cache.
       const context = CONTEXT.replace('PostgreSQL', 'MySQL');
@@ -117,8 +117,13 @@ describe.skipIf(!binary || !SMOLLM2)(`decide serve on a real llama-server (${ski
       console.log(`llama-server: ${used.cached} of ${used.prompt} prompt tokens of a 4-fact stress decision served from its cache`);
       // A call without a fact resumes up to its cut, never past it (what follows was read
       // with the fact before it), so with one reading per call about a third is what an
-      // exact prefix cache can give here (bench/README.md, row 11).
-      expect(used.cached / used.prompt).toBeGreaterThanOrEqual(0.3);
+      // exact prefix cache can give here (bench/README.md, row 11). The seven calls go out
+      // at once and the server's one slot takes them as they arrive; which call follows
+      // which decides how much of its prefix is still in the slot, and on a loaded machine
+      // they arrive in other orders: 516 and 506 of 1,386 on an idle machine, 412 under the
+      // whole suite. A prompt whose shared part is not at its front would reuse little
+      // beyond the chat template's opening (under a tenth).
+      expect(used.cached / used.prompt).toBeGreaterThanOrEqual(0.25);
     },
     scaled(250_000),
   );
