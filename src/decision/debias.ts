@@ -1,7 +1,7 @@
 import type { DecisionRequest } from '../contract/decision.js';
 import type { Answer, Questions } from '../engine/engine.js';
 import type { Reading } from './outcome.js';
-import { identityOrder, type Order, readYes, reversedOrder } from './orders.js';
+import { identityOrder, type Order, readYes, reversedOf, reversedOrder } from './orders.js';
 import { MAIN, mainQuestion, readMain, SUFFICIENCY, sufficiencyQuestion } from './questions.js';
 import type { Debias } from '../contract/debias.js';
 
@@ -51,9 +51,6 @@ function cyclicShifts(k: number): Order[] {
 
 /** The name of reading `j` of a question: the first keeps the plain name. */
 export const readingName = (base: string, j: number): string => (j === 0 ? base : `${base}-${j}`);
-
-/** `order` last to first. */
-export const reversedOf = (order: Order): Order => [...order].reverse();
 
 /** Where the reversal of the first order is among `orders`, or -1: a stress decision's reversed check reuses that reading. */
 export function reversedReading(orders: readonly Order[]): number {

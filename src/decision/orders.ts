@@ -15,8 +15,11 @@ export function identityOrder(k: number): Order {
 }
 
 export function reversedOrder(k: number): Order {
-  return [...identityOrder(k)].reverse();
+  return reversedOf(identityOrder(k));
 }
+
+/** `order` last to first. */
+export const reversedOf = (order: Order): Order => [...order].reverse();
 
 /**
  * Where the answers of a list stand when shown in the canonical order, the labels
@@ -25,6 +28,11 @@ export function reversedOrder(k: number): Order {
  */
 export function canonicalOrder(labels: readonly string[]): Order {
   return [...labels.keys()].sort((a, b) => (labels[a] < labels[b] ? -1 : labels[a] > labels[b] ? 1 : 0));
+}
+
+/** `values`, given in the order of `labels`, put in the labels' canonical order. */
+export function inCanonicalOrder<T>(labels: readonly string[], values: readonly T[]): T[] {
+  return canonicalOrder(labels).map((i) => values[i]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DecisionRequest } from '../contract/decision.js';
-import { canonicalOrder } from './orders.js';
+import { inCanonicalOrder } from './orders.js';
 
 /**
  * Instructions for the decision model. The engine shows them with the state (the
@@ -34,7 +34,7 @@ function answerSpace(request: DecisionRequest): string {
   switch (request.mode) {
     case 'choice':
       // In the order the main question shows them (orders.ts), so the caller's order moves neither.
-      return `The answer is one of these options: ${quoteAll(canonicalOrder(request.options).map((i) => request.options[i]))}.`;
+      return `The answer is one of these options: ${quoteAll(inCanonicalOrder(request.options, request.options))}.`;
     case 'noul':
       return 'The answer is yes or no.';
     case 'score':

@@ -5,17 +5,8 @@ import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
 import { calibrated, calibratedSufficiency, type Scalings } from './scaling.js';
-import {
-  mainQuestions,
-  ordersFor,
-  readAveraged,
-  readingName,
-  readSufficiency,
-  reversedOf,
-  reversedReading,
-  sufficiencyQuestions,
-} from './debias.js';
-import { type Order, shownOrder } from './orders.js';
+import { mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
+import { type Order, reversedOf, shownOrder } from './orders.js';
 import { MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
 import type { Debias } from '../contract/debias.js';

@@ -1,4 +1,4 @@
-import { canonicalOrder } from './orders.js';
+import { canonicalOrder, inCanonicalOrder } from './orders.js';
 import type { Reading } from './outcome.js';
 
 /**
@@ -38,7 +38,7 @@ export function placeOf(index: number, k: number): 0 | 1 | 2 {
 }
 
 /**
- * `p` (normalised, in the order shown, which for a choice `asShown` gives) rescaled by
+ * `p` (normalised, in the order shown: a choice's options sorted, orders.ts) rescaled by
  * `scaling`; yes/no readings are [yes, no].
  */
 export function rescaled(mode: 'choice' | 'noul' | 'score', p: readonly number[], scaling: Scaling | undefined): number[] {
@@ -77,15 +77,11 @@ export function calibrated(reading: Reading, scalings: Scalings): Reading {
   if (!scaling) return reading;
   if (reading.mode === 'noul') return { mode: 'noul', yes: rescaled('noul', [reading.yes, 1 - reading.yes], scaling)[0] };
   if (reading.mode === 'score') return { ...reading, p: rescaled('score', reading.p, scaling) };
+  // Rescaled in the order the options are shown (sorted, orders.ts), then put back in request order.
   const shown = canonicalOrder(reading.labels);
   const p = new Array<number>(shown.length);
-  rescaled('choice', asShown(reading.labels, reading.p), scaling).forEach((x, place) => (p[shown[place]] = x));
+  rescaled('choice', inCanonicalOrder(reading.labels, reading.p), scaling).forEach((x, place) => (p[shown[place]] = x));
   return { ...reading, p };
-}
-
-/** A choice's probabilities, given in request order, in the order its options are shown (sorted, orders.ts). */
-export function asShown(labels: readonly string[], p: readonly number[]): number[] {
-  return canonicalOrder(labels).map((i) => p[i]);
 }
 
 /** The probability that the context suffices, with the probe's scaling applied. */

@@ -1,5 +1,5 @@
-import { canonicalOrder } from '../decision/orders.js';
-import { asShown, type Target } from '../decision/scaling.js';
+import { canonicalOrder, inCanonicalOrder } from '../decision/orders.js';
+import type { Target } from '../decision/scaling.js';
 import { splitHalves, type Half } from './halves.js';
 import { type EvalItem, isSufficient } from './item.js';
 import type { Scored } from './metrics.js';
@@ -83,7 +83,7 @@ export function readingsOf(slots: readonly Slot[], outcomes: ReadonlyMap<string,
  */
 function shown(item: EvalItem, p: number[], answer: number): Scored {
   if (item.mode !== 'choice') return { p, answer };
-  return { p: asShown(item.options, p), answer: canonicalOrder(item.options).indexOf(answer) };
+  return { p: inCanonicalOrder(item.options, p), answer: canonicalOrder(item.options).indexOf(answer) };
 }
 
 /** The probe as a yes/no reading: yes (index 0) is right when the context suffices. */
