@@ -30,6 +30,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { getLlama, LlamaText, resolveChatWrapper } from 'node-llama-cpp';
 import { mainInstructions } from '../dist/decision/prompts.js';
+import { interval as meanInterval } from '../dist/eval/bootstrap.js';
 import { splitHalves } from '../dist/eval/halves.js';
 
 const { values, positionals } = parseArgs({
@@ -286,19 +287,11 @@ function bestT(rs, v) {
   }
   return best;
 }
-/** Paired bootstrap 95 % interval of mean(b − a). */
-function interval(a, b, seed = 1) {
-  let s = seed;
-  const rand = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+/** mean(b − a) and its paired bootstrap 95 % interval, with the seeded resampling `decide eval` uses. */
+function interval(a, b) {
   const d = a.map((x, i) => b[i] - x);
-  const means = [];
-  for (let k = 0; k < 1000; k++) {
-    let t = 0;
-    for (let i = 0; i < d.length; i++) t += d[Math.floor(rand() * d.length)];
-    means.push(t / d.length);
-  }
-  means.sort((x, y) => x - y);
-  return [mean(d), means[25], means[974]];
+  const range = meanInterval(d, mean);
+  return [mean(d), range.low, range.high];
 }
 
 const report = reportOf(records, { model: modelPath, half: values.half, seconds: Math.round((Date.now() - started) / 1000) });

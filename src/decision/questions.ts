@@ -1,7 +1,7 @@
 import type { DecisionRequest } from '../contract/decision.js';
 import type { Answer, Question } from '../engine/engine.js';
 import type { Reading } from './outcome.js';
-import { answerCount, identityOrder, type Order, presented, readPresented, reversedOrder } from './orders.js';
+import { answerCount, identityOrder, type Order, presented, readPresented } from './orders.js';
 import { mainInstructions, sufficiencyInstructions } from './prompts.js';
 
 export { readYes } from './orders.js';
@@ -14,13 +14,6 @@ export const REVERSED = 'reversed';
 /** The main question's own wording: Yes first for noul. */
 const YES_NO = { true: 'Yes', false: 'No' };
 const NO_YES = { false: 'No', true: 'Yes' };
-
-/** `true` and `false` stand for the reversed and the request order. */
-function orderOf(request: DecisionRequest, order: Order | boolean): Order {
-  if (typeof order !== 'boolean') return order;
-  const k = answerCount(ownQuestion(request));
-  return order ? reversedOrder(k) : identityOrder(k);
-}
 
 /** The main question in request order. */
 function ownQuestion(request: DecisionRequest): Question {
@@ -36,12 +29,12 @@ function ownQuestion(request: DecisionRequest): Question {
 }
 
 /**
- * The main question with its answers presented in `order` (request order by default;
- * `true`: reversed, options or levels last to first, No before Yes). The instructions
- * are the same in every order.
+ * The main question with its answers presented in `order` (request order by default).
+ * The instructions are the same in every order.
  */
-export function mainQuestion(request: DecisionRequest, order: Order | boolean = false): Question {
-  return presented(ownQuestion(request), orderOf(request, order));
+export function mainQuestion(request: DecisionRequest, order?: Order): Question {
+  const own = ownQuestion(request);
+  return presented(own, order ?? identityOrder(answerCount(own)));
 }
 
 /** The sufficiency probe, a yes/no question; `noFirst` presents No before Yes. */
@@ -49,8 +42,9 @@ export function sufficiencyQuestion(request: DecisionRequest, noFirst = false): 
   return { type: 'noul', instructions: sufficiencyInstructions(request), criteria: noFirst ? NO_YES : YES_NO };
 }
 
-/** Reads a main answer asked in `order` back into request order (orders.ts). */
-export function readMain(request: DecisionRequest, name: string, answer: Answer | undefined, order: Order | boolean = false): Reading {
+/** Reads a main answer asked in `order` (request order by default) back into request order (orders.ts). */
+export function readMain(request: DecisionRequest, name: string, answer: Answer | undefined, order?: Order): Reading {
   const labels = request.mode === 'choice' ? request.options : request.mode === 'score' ? request.levels : [];
-  return readPresented(ownQuestion(request), labels, name, answer, orderOf(request, order));
+  const own = ownQuestion(request);
+  return readPresented(own, labels, name, answer, order ?? identityOrder(answerCount(own)));
 }

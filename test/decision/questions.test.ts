@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionRequest } from '../../src/contract/decision.js';
 import { weigh } from '../../src/decision/outcome.js';
+import { reversedOrder } from '../../src/decision/orders.js';
 import { mainQuestion, readMain, readYes, sufficiencyQuestion } from '../../src/decision/questions.js';
 import { EngineError } from '../../src/engine/engine.js';
 
@@ -32,12 +33,12 @@ describe('questions', () => {
     });
     const labels = (q: unknown) => (q as { criteria: { label: string }[] }).criteria.map((c) => c.label);
     expect(labels(mainQuestion(choice))).toEqual(['Rust', 'Go', 'TypeScript']);
-    expect(labels(mainQuestion(choice, true))).toEqual(['TypeScript', 'Go', 'Rust']);
+    expect(labels(mainQuestion(choice, reversedOrder(3)))).toEqual(['TypeScript', 'Go', 'Rust']);
   });
 
   it('presents score levels low to high, or reversed', () => {
     expect(mainQuestion(score)).toMatchObject({ type: 'score', criteria: ['low', 'medium', 'high'] });
-    expect(mainQuestion(score, true)).toMatchObject({ type: 'score', criteria: ['high', 'medium', 'low'] });
+    expect(mainQuestion(score, reversedOrder(3))).toMatchObject({ type: 'score', criteria: ['high', 'medium', 'low'] });
     expect(score).toMatchObject({ levels: ['low', 'medium', 'high'] }); // reversing copied, not mutated
   });
 
@@ -47,7 +48,7 @@ describe('questions', () => {
       ['true', 'Yes'],
       ['false', 'No'],
     ]);
-    const reversed = (mainQuestion(noul, true) as { criteria: object }).criteria;
+    const reversed = (mainQuestion(noul, reversedOrder(2)) as { criteria: object }).criteria;
     expect(Object.entries(reversed)).toEqual([
       ['false', 'No'],
       ['true', 'Yes'],
@@ -60,7 +61,7 @@ describe('questions', () => {
       expect(main.instructions).toContain(`this question${request.mode === 'noul' ? ' is yes or no' : ''}: ${request.question}\n`);
       // Engines add their own "Question:" header; the instructions never carry a second one.
       expect(main.instructions).not.toContain('Question:');
-      expect(mainQuestion(request, true).instructions).toBe(main.instructions);
+      expect(mainQuestion(request, reversedOrder(request.mode === 'noul' ? 2 : 3)).instructions).toBe(main.instructions);
     }
     expect(mainQuestion(choice).instructions).not.toContain('Rust');
   });
@@ -81,14 +82,14 @@ describe('questions', () => {
 describe('reading answers', () => {
   it('maps a reversed score answer back to the original level order', () => {
     // Asked high, medium, low: the engine's index 0 is "high".
-    const reading = readMain(score, 'reversed', { type: 'score', probabilities: [0.7, 0.2, 0.1] }, true);
+    const reading = readMain(score, 'reversed', { type: 'score', probabilities: [0.7, 0.2, 0.1] }, reversedOrder(3));
     expect(reading).toEqual({ mode: 'score', labels: ['low', 'medium', 'high'], p: [0.1, 0.2, 0.7] });
     expect(weigh(reading).result).toMatchObject({ score: 1.6, probabilities: { low: 0.1, medium: 0.2, high: 0.7 } });
   });
 
   it('reads a choice answer by label, whatever order it was presented in', () => {
     const answer = { type: 'choice' as const, probabilities: { TypeScript: 0.5, Go: 0.3, Rust: 0.2 } };
-    const reading = readMain(choice, 'reversed', answer, true);
+    const reading = readMain(choice, 'reversed', answer, reversedOrder(3));
     expect(reading).toEqual({ mode: 'choice', labels: ['Rust', 'Go', 'TypeScript'], p: [0.2, 0.3, 0.5] });
     expect(Object.keys((weigh(reading).result as { probabilities: object }).probabilities)).toEqual(['Rust', 'Go', 'TypeScript']);
     expect(readMain(choice, 'main', answer)).toEqual(reading);
