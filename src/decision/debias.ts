@@ -20,7 +20,7 @@ import type { Debias } from '../contract/debias.js';
  *   place once (k readings; for two answers the same as `reverse`).
  *
  * The sufficiency probe, a yes/no question, is asked in both orders whenever
- * debiasing is on.
+ * debiasing is on, and read as the surer yes of the two (`readSufficiency`).
  */
 
 /**
@@ -82,10 +82,19 @@ export function sufficiencyQuestions(request: DecisionRequest, debias: Debias): 
   return questions;
 }
 
-/** The probability that the context suffices, averaged over the orders it was asked in. */
+/**
+ * The probability that the context suffices: with debiasing, the larger of the probe's
+ * Yes-first and No-first readings, so the context is sent back for more facts only when
+ * the probe says no whichever answer it is shown first. A model that follows the place
+ * an answer is shown at says yes in one order and no in the other; their mean sits at
+ * 0.5 whatever the context holds and turned `needs-context` into a coin flip (54–67 % of
+ * complete contexts on both real models), where the larger reading sends back 0–7 %
+ * with no worse ranking of contexts (docs/eval.md, "The probe under debiasing"). A
+ * probe that reads its facts says the same in both orders, and the two agree.
+ */
 export function readSufficiency(answers: Record<string, Answer>, debias: Debias): number {
   const names = debias === 'none' ? [SUFFICIENCY] : [SUFFICIENCY, readingName(SUFFICIENCY, 1)];
-  return mean(names.map((name) => readYes(name, answers[name])));
+  return Math.max(...names.map((name) => readYes(name, answers[name])));
 }
 
 function mean(values: readonly number[]): number {

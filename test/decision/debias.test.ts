@@ -132,15 +132,37 @@ describe('order debiasing through an engine', () => {
       expect(result).toMatchObject({ selected: 'Go', probabilities: { Go: 0.7, Rust: 0.15, TypeScript: 0.15 } });
   });
 
-  it('reverse: both orders in one call, averaged; the bias cancels, yes/no and the sufficiency probe included', async () => {
+  it('reverse: both orders in one call, averaged; the bias cancels', async () => {
     firstPlaceWins();
     const outcome = await runDecision(noul, engine(), { signal: AbortSignal.timeout(scaled(5_000)), debias: 'reverse' });
     expect(fake.requests).toHaveLength(1);
     const asked = fake.requests[0].body.questions;
     expect(Object.keys(asked)).toEqual(['main', 'main-1', 'sufficiency', 'sufficiency-1']);
     expect(Object.keys(asked['main-1'].criteria)).toEqual(['false', 'true']);
+    expect(Object.keys(asked['sufficiency-1'].criteria)).toEqual(['false', 'true']);
     expect(outcome.result).toEqual({ yesProbability: 0.5 });
-    expect(outcome.contextSufficiency).toBe(0.5);
+  });
+
+  it('reverse: a probe that follows the place it is shown at does not send the context back; one that says no both ways does', async () => {
+    firstPlaceWins();
+    // Yes first reads 0.7, No first 0.3: their mean, 0.5, says nothing of the context, and
+    // a hair below it would be needs-context; the surer yes of the two stands.
+    const following = await runDecision(noul, engine(), { signal: AbortSignal.timeout(scaled(5_000)), debias: 'reverse' });
+    expect(following.contextSufficiency).toBe(0.7);
+    expect(following.signal).not.toBe('needs-context');
+
+    // A probe that reads the context as lacking says no in either order: 0.2 and 0.35.
+    fake.respond(() => ({
+      answer: (id, question) =>
+        id.startsWith('sufficiency') ? noulAnswer(Object.keys(question.criteria ?? {})[0] === 'true' ? 0.35 : 0.2) : noulAnswer(0.8),
+    }));
+    const lacking = await runDecision(noul, engine(), { signal: AbortSignal.timeout(scaled(5_000)), debias: 'reverse' });
+    expect(lacking.contextSufficiency).toBe(0.35);
+    expect(lacking.signal).toBe('needs-context');
+
+    // Without debiasing the probe is asked once, Yes first, and read as it is.
+    const once = await runDecision(noul, engine(), { signal: AbortSignal.timeout(scaled(5_000)) });
+    expect(once.contextSufficiency).toBe(0.35);
   });
 
   it('cyclic: every option in every place; the bias cancels for three options', async () => {
