@@ -45,7 +45,11 @@ import { scaled } from '../support/time.js';
  * - how often cutting the deciding fact moves the answer (0 for a reading that ignores
  *   the facts);
  * - how sure the readings are (a lost chat template moves it);
- * - the pull of the first place.
+ * - the pull of the first place;
+ * - how many complete contexts come back `needs-context` (2026-11-28: a probe read in
+ *   both orders is read as its surer yes, which sends back 1 and 3 of 24 here where
+ *   their mean, a coin flip on a model that follows the place it is shown, sent back
+ *   about half).
  */
 
 interface Band {
@@ -67,6 +71,8 @@ const RECORDED: Record<string, { file: string | null; band: Band }> = {
       // 0.59 between the first two machines; 0.40 in one run on the third, in band in two others.
       sufficiencyAuroc: [0.52, 0.23],
       decisiveFactChanged: [0.3542, 0.15],
+      // 1 of 24; averaging the probe's two orders sent back about half.
+      completeNeedsContext: [0.04, 0.12],
     },
   },
   'Gemma 3 270M': {
@@ -83,6 +89,8 @@ const RECORDED: Record<string, { file: string | null; band: Band }> = {
       sufficiencyAuroc: [0.5, 0.2],
       // 0.2292 between the first two machines, 0.4167 on the third: counted over 24 near-ties.
       decisiveFactChanged: [0.3229, 0.2],
+      // 3 of 24 (0.05 and 0.07 of the set's halves); averaging the probe's two orders sent back about half.
+      completeNeedsContext: [0.125, 0.125],
     },
   },
 };
@@ -127,6 +135,7 @@ function figures(report: EvalReport): Record<string, number> {
     yes: report.positionBias.yes.bias,
     sufficiencyAuroc: report.sufficiency.auroc,
     decisiveFactChanged: report.decisiveFact.changedRate,
+    completeNeedsContext: report.sufficiency.sufficient.needsContextRate,
   };
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v === null ? NaN : Math.round(v * 10_000) / 10_000]));
 }
