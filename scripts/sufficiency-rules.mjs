@@ -13,14 +13,9 @@
 import fs from 'node:fs';
 import { intervals } from '../dist/eval/bootstrap.js';
 import { auroc } from '../dist/eval/metrics.js';
+import { logit, sigmoid } from './lib/log-odds.mjs';
 
-const EDGE = 1e-6;
 const CAP = 0.98;
-const logit = (p) => {
-  const q = Math.min(1 - EDGE, Math.max(EDGE, p));
-  return Math.log(q / (1 - q));
-};
-const sigmoid = (x) => 1 / (1 + Math.exp(-x));
 const largest = (shifts) => [...shifts].sort((a, b) => b - a);
 
 /** Each rule maps (probe, shifts) to a sufficiency; the first is what stress depth did before. */
