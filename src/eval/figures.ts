@@ -101,6 +101,7 @@ export function headline(f: Figures): Record<string, number | null> {
   const bias = f.positionBias;
   Object.assign(out, {
     'positionBias.complete.flipRate': bias.complete.flipRate,
+    ...Object.fromEntries(MODES.map((m) => [`positionBias.complete.modes.${m}.flipRate`, bias.complete.modes[m].flipRate])),
     'positionBias.twins.flipRate': bias.twins.flipRate,
     'positionBias.primacy': bias.primacy,
     'positionBias.places.first.bias': bias.places.first.bias,

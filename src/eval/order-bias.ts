@@ -18,7 +18,23 @@ import type { ItemRecord } from './records.js';
  */
 
 const figure = z.number().nullable();
-const Flips = z.object({ n: z.int(), flipRate: figure, meanShift: figure });
+const ModeFlips = z.object({ n: z.int(), flipRate: figure });
+const NO_FLIPS = { n: 0, flipRate: null };
+const Flips = z.object({
+  n: z.int(),
+  flipRate: figure,
+  meanShift: figure,
+  /**
+   * The flip rate per mode. They differ in what a request can reorder: a choice's
+   * options (the engine is shown them sorted, so its flips are 0 by construction), a
+   * score's levels (their order is their meaning, so another order is another scale),
+   * a yes/no question's answers (a request cannot reorder them at all: No first is
+   * the evaluation's own variant). So only `choice` is an answer a caller could move;
+   * the others measure the engine's pull toward a place. Absent from reports written
+   * before it was.
+   */
+  modes: z.object({ choice: ModeFlips, noul: ModeFlips, score: ModeFlips }).default({ choice: NO_FLIPS, noul: NO_FLIPS, score: NO_FLIPS }),
+});
 /**
  * How often something is the top answer, the mean probability stated for it, how often
  * it is the right one, and its bias (for a label, stated − truth: the stated
@@ -51,9 +67,24 @@ function flips(records: readonly ItemRecord[]): z.infer<typeof Flips> {
     const others = record.orders.flatMap(({ p }) => (p ? [p] : []));
     if (!record.given || others.length === 0) return [];
     const given = record.given.p;
-    return [{ changed: share(others.map((p) => topChanged(given, p))), shift: avg(others.map((p) => totalVariation(given, p))) }];
+    return [
+      {
+        mode: record.mode,
+        changed: share(others.map((p) => topChanged(given, p))),
+        shift: avg(others.map((p) => totalVariation(given, p))),
+      },
+    ];
   });
-  return { n: per.length, flipRate: mean(per.map((x) => x.changed)), meanShift: mean(per.map((x) => x.shift)) };
+  const ofMode = (mode: ItemRecord['mode']) => {
+    const mine = per.filter((x) => x.mode === mode);
+    return { n: mine.length, flipRate: mean(mine.map((x) => x.changed)) };
+  };
+  return {
+    n: per.length,
+    flipRate: mean(per.map((x) => x.changed)),
+    meanShift: mean(per.map((x) => x.shift)),
+    modes: { choice: ofMode('choice'), noul: ofMode('noul'), score: ofMode('score') },
+  };
 }
 
 /** Where a place falls: the first, the last, or in between. */

@@ -87,6 +87,8 @@ describe('decide eval', () => {
     expect(run.stdout).toMatch(/^\s+n\s+accuracy\s+Brier\s+log loss\s+ECE$/m);
     expect(run.stdout).toMatch(/^overall\s+3\s/m);
     expect(run.stdout).toMatch(/^Order\s+another order \(4 asked\) changed the top answer of\s+0\.0% \[0–0\] of\s+3 complete items/m);
+    // The flips by mode: a choice (shown sorted), levels and yes/no (the pull of a place) are told apart.
+    expect(run.stdout).toMatch(/complete items by mode:\s+choice\s+0\.0%\s+\[0–0\],\s+noul\s+0\.0%\s+\[0–0\],\s+score\s+0\.0%/);
     expect(run.stdout).toMatch(/^Failed\s+none$/m);
     // Beside accuracy, per mode, the best rule that answers without reading, and chance.
     expect(run.stdout).toMatch(/^Shortcuts\s+\w+:\s+best rule [\w-]+ \d+\.\d%, chance \d+\.\d%$/m);

@@ -111,6 +111,12 @@ describe('decide eval on a simulated model with known faults', () => {
     const report = await evaluate(faults);
     expect(implied.flipRate).toBeGreaterThan(0.05);
     expect(Math.abs(report.positionBias.complete.flipRate! - implied.flipRate)).toBeLessThan(0.01);
+    // A choice is shown sorted, so reordering it asks the same question: the flips are No-first's (and reordered levels', none here).
+    const { modes, n } = report.positionBias.complete;
+    expect(modes.choice.n).toBeGreaterThan(0);
+    expect(modes.choice.flipRate).toBe(0);
+    expect(modes.noul.flipRate!).toBeGreaterThan(0.05);
+    expect(modes.choice.n + modes.noul.n + modes.score.n).toBe(n);
     expect(Math.abs(report.positionBias.primacy! - implied.primacy)).toBeLessThan(0.005);
     expect(report.positionBias.primacy!).toBeGreaterThan(0.05);
     expect(report.sufficiency.auroc!).toBeGreaterThan(0.35);

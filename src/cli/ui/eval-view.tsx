@@ -9,6 +9,7 @@ import { columnWidths, textWidth } from './layout.js';
 import { ColorScope, Paint } from './paint.js';
 import { Prose, words } from './prose.js';
 import { counted } from '../../contract/words.js';
+import { MODES } from '../../contract/modes.js';
 import { barCells } from './words.js';
 
 /** The human output of `decide eval`: a live bar while it runs, then the figures as a table. */
@@ -157,6 +158,11 @@ export function EvalTable({ report, columns }: { report: EvalReport; columns: nu
     .join(', ');
   const flips = (group: 'complete' | 'twins') =>
     `${withInterval(report, `positionBias.${group}.flipRate`, bias[group].flipRate, true)} of ${bias[group].n}`;
+  const byMode = MODES.filter((mode) => bias.complete.modes[mode].n)
+    .map(
+      (mode) => `${mode} ${withInterval(report, `positionBias.complete.modes.${mode}.flipRate`, bias.complete.modes[mode].flipRate, true)}`,
+    )
+    .join(', ');
   const target = gating.target;
   const inner = columns - SECTION;
   const places = (['first', 'middle', 'last'] as const).map((place) =>
@@ -208,6 +214,9 @@ export function EvalTable({ report, columns }: { report: EvalReport; columns: nu
         {bias.complete.n || bias.twins.n ? (
           <Section name="Order">
             <Prose>{`another order (${bias.orders} asked) changed the top answer of ${flips('complete')} complete items, ${flips('twins')} twins`}</Prose>
+            {byMode ? (
+              <Prose>{`complete items by mode: ${byMode} (a choice is shown sorted; levels and yes/no measure the pull of a place)`}</Prose>
+            ) : null}
             {bias.places.n ? (
               <Table rows={[['', 'on top %', 'right %', 'gain', '[95 %]'], ...places]} columns={inner} right={[1, 2, 3]} />
             ) : null}
