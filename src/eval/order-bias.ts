@@ -26,7 +26,8 @@ const Flips = z.object({
   meanShift: figure,
   /**
    * The flip rate per mode. They differ in what a request can reorder: a choice's
-   * options (the engine is shown them sorted, so its flips are 0 by construction), a
+   * options (the engine is shown them sorted, so every order asks the same prompt and
+   * what flips is the engine reading it twice: llama.cpp's noise on a near-tie), a
    * score's levels (their order is their meaning, so another order is another scale),
    * a yes/no question's answers (a request cannot reorder them at all: No first is
    * the evaluation's own variant). So only `choice` is an answer a caller could move;
