@@ -8,10 +8,11 @@
 // 4,096 tokens); prints one JSON line per list and way: the median and the
 // fastest of ROUNDS (5).
 import { getLlama } from 'node-llama-cpp';
+import { median } from '../lib/local.js';
 
 const [modelPath, lists = '[[312],[14,71,83,61,50,32]]', rounds = '5'] = process.argv.slice(2);
 const PREFIX = 200;
-const llama = await getLlama({ gpu: false, maxThreads: 1 });
+const llama = await getLlama({ build: 'never', maxThreads: 1, logLevel: 'error' });
 const model = await llama.loadModel({ modelPath });
 const context = await model.createContext({ threads: 1, sequences: 8, contextSize: { max: 4096 } });
 const sequences = Array.from({ length: 8 }, () => context.getSequence());
@@ -50,10 +51,16 @@ for (const lengths of JSON.parse(lists)) {
   }
   const total = lengths.reduce((a, b) => a + b, 0);
   for (const [way, list] of Object.entries(times)) {
-    list.sort((a, b) => a - b);
-    const ms = list[Math.floor(list.length / 2)];
+    const ms = median(list);
     console.log(
-      JSON.stringify({ lengths, way, tokens: total, ms: Math.round(ms), min: Math.round(list[0]), msPerToken: +(ms / total).toFixed(2) }),
+      JSON.stringify({
+        lengths,
+        way,
+        tokens: total,
+        ms: Math.round(ms),
+        min: Math.round(Math.min(...list)),
+        msPerToken: +(ms / total).toFixed(2),
+      }),
     );
   }
 }
