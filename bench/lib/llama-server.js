@@ -44,6 +44,17 @@ export const ANSWER_PRIMED_CHATML =
   "{%- if add_generation_prompt -%}{{ '<|im_start|>assistant\nAnswer:' }}{%- endif -%}";
 
 /**
+ * The same for Gemma 3 (scripts/packed-checks.mjs): its own turns, the system message
+ * put at the head of the user's turn as Gemma's template does, the model's turn opened
+ * with "The answer is". On one two-option question Gemma 3 270M put 0.03 of its first
+ * token's mass on the labels with its own template, 0.30 after "Answer:", 0.57 after
+ * "The answer is"; on real items some readings still fall below the half.
+ */
+export const ANSWER_PRIMED_GEMMA =
+  "{{ bos_token }}{{ '<start_of_turn>user\n' }}{%- for message in messages -%}{{ message['content'] }}{%- if not loop.last -%}{{ '\n\n' }}{%- endif -%}{%- endfor -%}" +
+  "{{ '<end_of_turn>\n' }}{%- if add_generation_prompt -%}{{ '<start_of_turn>model\nThe answer is' }}{%- endif -%}";
+
+/**
  * Starts llama-server on `model` at a free loopback port, niced, with `threads` threads
  * and `slots` parallel slots (-np), `chatTemplate` instead of the model's own if given, and waits until /health answers 200 (the model is
  * loaded). One slot serialises the calls, so each call finds the previous calls of its
