@@ -32,7 +32,7 @@ import { DecisionRequest } from '../dist/contract/decision.js';
 import { ordersFor } from '../dist/decision/debias.js';
 import { splitFacts } from '../dist/decision/facts.js';
 import { shownOrder } from '../dist/decision/orders.js';
-import { weigh } from '../dist/decision/outcome.js';
+import { totalVariation, weigh } from '../dist/decision/outcome.js';
 import { mainQuestion, readMain } from '../dist/decision/questions.js';
 import { runDecision } from '../dist/decision/run.js';
 import { stressOf } from '../dist/decision/stress.js';
@@ -114,10 +114,11 @@ async function measureItem(item, engine, url) {
     tokens: { standard: standard.tokens, stress: stress.tokens, packed: stress.tokens - stress.checkTokens + packed.inputTokens },
     calls: { standard: standard.calls, stress: stress.calls, packed: stress.calls - stress.checkCalls + 1 },
     checkTV: [],
+    wrote: packed.wrote,
   };
-  record.wrote = packed.wrote;
   if (packed.failure) return { ...record, failure: packed.failure };
   const weighed = packed.readings.map((reading) => weigh(reading));
+  // Only the without-fact checks are compared, so the base stands in for the reversed reading.
   const packedStress = stressOf(
     base,
     base,
@@ -126,7 +127,7 @@ async function measureItem(item, engine, url) {
   const packedChecks = packedStress.checks.filter((c) => c.kind === 'without-fact');
   record.packed = { shifts: packedChecks.map((c) => c.shift), tops: weighed.map(topOf) };
   record.pivotPacked = packedStress.pivot?.factIndex ?? null;
-  record.checkTV = weighed.map((w, i) => tv(w, weigh(resultReading(request, apartChecks[i].result))));
+  record.checkTV = weighed.map((w, i) => totalVariation(w, weigh(resultReading(request, apartChecks[i].result))));
   return record;
 }
 
@@ -253,7 +254,6 @@ function setItems() {
 }
 
 const topOf = (weighed) => weighed.top;
-const tv = (a, b) => a.steps.reduce((acc, s, i) => acc + Math.abs(s - b.steps[i]), 0) / 2 / 10_000;
 const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
 const mean = (xs) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null);
 const medianOf = (xs) => {
