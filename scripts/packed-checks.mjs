@@ -39,7 +39,8 @@ import { stressOf } from '../dist/decision/stress.js';
 import { interval, differences } from '../dist/eval/bootstrap.js';
 import { splitHalves } from '../dist/eval/halves.js';
 import { readSet, requestOf } from '../dist/eval/item.js';
-import { labelDistribution, letterLabels } from '../dist/engine/labels.js';
+import { decisiveIndex } from './lib/decisive-fact.mjs';
+import { labelDistribution } from '../dist/engine/labels.js';
 import { createOpenAIEngine } from '../dist/engine/openai.js';
 import { answerFromLabels, renderQuestion, SYSTEM } from '../dist/engine/prompt.js';
 
@@ -62,7 +63,8 @@ async function measure() {
   const set = readSet(new URL('../eval/decisions.jsonl', import.meta.url).pathname);
   const halfOf = splitHalves(set);
   const candidates = set.filter(
-    (item) => halfOf.get(item.id) === values.half && item.decisiveFact && decisiveIndex(item) >= 0 && splitFacts(item.context).length > 1,
+    // readSet has checked that a decisive fact is one of the context's facts.
+    (item) => halfOf.get(item.id) === values.half && item.decisiveFact !== undefined && splitFacts(item.context).length > 1,
   );
   // Every k-th, so a limit spreads over the modes and families the set lists in turn.
   const step = Math.max(1, candidates.length / Number(values.limit));
@@ -115,6 +117,7 @@ async function measureItem(item, engine, url) {
     calls: { standard: standard.calls, stress: stress.calls, packed: stress.calls - stress.checkCalls + 1 },
     checkTV: [],
     wrote: packed.wrote,
+    labels: packed.labels,
   };
   if (packed.failure) return { ...record, failure: packed.failure };
   const weighed = packed.readings.map((reading) => weigh(reading));
@@ -205,21 +208,19 @@ async function askPacked(request, facts, url) {
     if (/:\s*$/.test(text) && labels.some((l) => l.toLowerCase() === entry.token.trim().toLowerCase())) answers.push(entry.top_logprobs);
     text += entry.token;
   }
+  // What the record keeps of the call, however it is read.
+  const reply = { inputTokens, wrote: text, labels };
   if (answers.length !== facts.length)
-    return { inputTokens, wrote: text, failure: `read ${answers.length} labels of ${facts.length} from ${JSON.stringify(text)}` };
+    return { ...reply, failure: `read ${answers.length} labels of ${facts.length} from ${JSON.stringify(text)}` };
   try {
     const readings = answers.map((top) => {
       const p = labelDistribution(top, labels, 'packed');
       return readMain(request, 'main', answerFromLabels(question, labels, p), order);
     });
-    return { inputTokens, readings, wrote: text };
+    return { ...reply, readings };
   } catch (error) {
-    return { inputTokens, wrote: text, failure: `${error.message}; the model wrote ${JSON.stringify(text)}` };
+    return { ...reply, failure: `${error.message}; the model wrote ${JSON.stringify(text)}` };
   }
-}
-
-function decisiveIndex(item) {
-  return splitFacts(item.context).findIndex((fact) => fact.text.trim() === item.decisiveFact.trim());
 }
 
 /** A reading in request order from an unrounded distribution as runDecision reports it. */
@@ -239,18 +240,9 @@ function resultReading(request, result) {
  * Whether a packed reply gives line i the i-th label as shown, round and round ("1: A,
  * 2: B, 3: C, …"): a reply that follows the line numbers, not the facts.
  */
-function countsOff(record) {
-  const item = setItems().get(record.id);
-  const shown = { choice: () => letterLabels(item.options.length), noul: () => ['Yes', 'No'], score: () => ['1', '2', '3'] }[item.mode]();
-  const wrote = record.wrote ?? record.packed?.wrote ?? JSON.parse(/the model wrote (".*")$/.exec(record.failure ?? '')?.[1] ?? '""');
+function countsOff({ wrote, labels, facts }) {
   const written = [...wrote.matchAll(/\n\d+: (\S+)/g)].map((m) => m[1]);
-  return written.length === record.facts && written.every((label, i) => label === shown[i % shown.length]);
-}
-
-let cachedSet;
-function setItems() {
-  cachedSet ??= new Map(readSet(new URL('../eval/decisions.jsonl', import.meta.url).pathname).map((item) => [item.id, item]));
-  return cachedSet;
+  return written.length === facts && written.every((label, i) => label === labels[i % labels.length]);
 }
 
 const topOf = (weighed) => weighed.top;

@@ -13,7 +13,7 @@
 // Run `npm run build` first.
 import fs from 'node:fs';
 import { differences } from '../dist/eval/bootstrap.js';
-import { splitFacts } from '../dist/decision/facts.js';
+import { decisiveIndex } from './lib/decisive-fact.mjs';
 
 const [fileA, fileB, setFile = new URL('../eval/decisions.jsonl', import.meta.url)] = process.argv.slice(2);
 if (!fileB) {
@@ -30,9 +30,6 @@ const items = new Map(
 );
 const records = (file) => new Map(JSON.parse(fs.readFileSync(file, 'utf8')).records.map((r) => [r.id, r]));
 const [a, b] = [records(fileA), records(fileB)];
-
-/** The decisive fact's index among the item's facts, as a stress decision splits them; -1 when absent. */
-const decisiveIndex = (item) => splitFacts(item.context).findIndex((fact) => fact.text.trim() === item.decisiveFact.trim());
 
 const unitOf = (record, index) => {
   const shifts = record?.given?.shifts;
