@@ -3,7 +3,7 @@ import { runParsed } from './actions.js';
 import { CLIENT_EXIT, EVAL_EXIT_HELP } from './exit-codes.js';
 import { examples, helpText } from './help-text.js';
 import type { EvalFlags } from './eval.js';
-import { debiasOption, modelOption, threadsOption } from './options.js';
+import { dbOption, debiasOption, modelOption, threadsOption } from './options.js';
 
 /**
  * `decide eval`: only its flags live here; the evaluation's code is imported when it
@@ -41,7 +41,11 @@ export function evalCommand(): Command {
         .choices(['standard', 'stress'])
         .default('standard'),
     )
-    .option('--db <path>', 'apply the temperatures decide calibrate kept in this ledger (a SQLite file or postgres:// URL)')
+    .addOption(
+      dbOption(
+        'SQLite file or postgres:// URL of the ledger whose decide calibrate scalings are applied and which keeps a summary of the figures for decide serve; a file that does not exist is none',
+      ),
+    )
     .option('--url <url>', 'evaluate a running decide service instead of the engine configured here (costs decisions of the key)')
     .option('--key-file <path>', 'with --url: file holding the API key (default: the DECIDE_API_KEY variable)')
     .option('--yes', 'with --url: spend the decisions without asking (required when standard input is not a terminal)')
@@ -54,7 +58,9 @@ export function evalCommand(): Command {
           'decide eval --compare a.json b.json',
         ),
         'Without --url the engine is the one `decide serve` would run, from the same flags and environment ' +
-          '(DECIDE_ENGINE, DECIDE_MODEL, …), in this process and without a ledger. Failed decisions are counted ' +
+          '(DECIDE_ENGINE, DECIDE_MODEL, …), in this process, with the scalings its ledger (--db) holds; a summary of the ' +
+          'figures (accuracy, log loss, ECE and their intervals) replaces the one that ledger kept for this engine, model and ' +
+          'debiasing, and decide serve says it at start. Without a ledger file, nothing is applied or kept. Failed decisions are counted ' +
           'by code in the report; they end the run only with --url when the key is refused or its pass runs out.',
         ...EVAL_EXIT_HELP,
       ),

@@ -26,6 +26,9 @@ import { confirm } from './input.js';
 import { evalProgress } from './eval-progress.js';
 import type { Debias } from '../contract/debias.js';
 import { counted } from '../contract/words.js';
+import type { Estimate, Evaluation } from '../ledger/evaluations.js';
+import { isPostgresUrl } from '../ledger/open.js';
+import { ledgerName } from './operator/ledger.js';
 
 /** The set shipped in the package, beside dist/. */
 export const DEFAULT_SET = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../eval/decisions.jsonl');
@@ -41,7 +44,10 @@ export interface EvalFlags extends ConnectionFlags {
   threads?: number;
   debias?: Debias;
   depth: Depth;
-  /** A ledger whose temperatures (`decide calibrate`) to apply. */
+  /**
+   * The ledger (`--db`, as calibrate's and serve's): its temperatures (`decide calibrate`) are
+   * applied, and a summary of the figures kept in it. A SQLite file that does not exist is no ledger.
+   */
   db?: string;
   yes?: boolean;
   /** Only the items of this half of the set (halves.ts). */
@@ -54,6 +60,8 @@ export interface EvalFlags extends ConnectionFlags {
 
 export interface Target {
   engine: EvalReport['engine'];
+  /** The ledger whose scalings were applied, and the engine, model and debiasing it keys them (and the figures) by. */
+  ledger?: { db: string; of: { engine: string; model: string; debias: Debias } };
   decide: Decider;
   close(): Promise<void>;
 }
@@ -66,7 +74,7 @@ export async function runEval(flags: EvalFlags): Promise<void> {
   // Only an engine in this process can be asked a yes/no question with No first.
   const plan = planEval(items, { depth: flags.depth, noFirst: flags.url === undefined });
   if (flags.out) makeFolder(flags.out);
-  const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags, flags.db);
+  const target = flags.url !== undefined ? await remoteTarget(flags, plan) : await localTarget(flags, ledgerAt(flags.db));
 
   const started = performance.now();
   const outcomes = await askShowingProgress(plan.asks, target, flags);
@@ -98,6 +106,7 @@ export async function runEval(flags: EvalFlags): Promise<void> {
         .join(', ');
       throw new Failure(`every item failed (${codes}): nothing was measured`, CLIENT_EXIT.service);
     }
+    if (target.ledger) await keep(target.ledger, report);
   } catch (error) {
     // The report is printed: the failure is its exit code and its line on stderr.
     if (error instanceof Failure) error.answered = true;
@@ -148,14 +157,59 @@ export async function localTarget(flags: Pick<EvalFlags, 'model' | 'threads' | '
   const engine = await startEngine(config);
   const debias = flags.debias ?? defaultDebias(engine.name);
   const scalings =
-    calibratedBy === undefined
-      ? {}
-      : await storedScalings(calibratedBy, { engine: engine.name, model: calibrationModel(engineEnv(flags), engine), debias });
+    calibratedBy === undefined ? {} : await storedScalings(calibratedBy, { engine: engine.name, model: keyedModel(flags, engine), debias });
   return {
     engine: { name: engine.name, model: engine.model, debias, ...(calibratedBy === undefined ? {} : applied(scalings)) },
+    ...(calibratedBy === undefined
+      ? {}
+      : { ledger: { db: calibratedBy, of: { engine: engine.name, model: keyedModel(flags, engine), debias } } }),
     decide: engineDecider(engine, timeoutMs, debias, scalings),
     close: async () => engine.close?.(),
   };
+}
+
+const keyedModel = (flags: Pick<EvalFlags, 'model' | 'threads' | 'debias'>, engine: { name: string; model: string }) =>
+  calibrationModel(engineEnv(flags), engine);
+
+/**
+ * The ledger eval applies and keeps in: `--db` (or its default, as for calibrate and
+ * serve), unless it names a SQLite file that does not exist, which eval does not make:
+ * it says so in one line and runs without one. A PostgreSQL URL is opened as calibrate does.
+ */
+function ledgerAt(db: string | undefined): string | undefined {
+  if (db === undefined) return undefined;
+  if (isPostgresUrl(db) || fs.existsSync(db)) return db;
+  process.stderr.write(
+    `decide: no ledger at ${ledgerName(db)}: no scalings applied and these figures not kept (point --db at decide serve's ledger to keep them)\n`,
+  );
+  return undefined;
+}
+
+/** Keeps the report's summary in the ledger, replacing the one of the same engine, model and debiasing. */
+async function keep(ledger: NonNullable<Target['ledger']>, report: EvalReport): Promise<void> {
+  const estimate = (path: string, value: number | null): Estimate | null => {
+    if (value === null || !Number.isFinite(value)) return null;
+    const interval = report.intervals[path];
+    const finite = interval && Number.isFinite(interval.low) && Number.isFinite(interval.high);
+    return { value, low: finite ? interval.low : null, high: finite ? interval.high : null };
+  };
+  const evaluation: Evaluation = {
+    ...ledger.of,
+    set: report.set.file,
+    half: report.set.half ?? null,
+    items: report.set.items,
+    measured: report.overall.n,
+    calibrated: Object.keys(report.engine.temperatures ?? {}).length > 0,
+    accuracy: estimate('overall.accuracy', report.overall.accuracy),
+    logLoss: estimate('overall.logLoss', report.overall.logLoss),
+    ece: estimate('overall.ece', report.overall.ece),
+    evaluatedAt: new Date().toISOString(),
+  };
+  await withStore(ledger.db, ledgerLimits(), (store) => store.evaluations.save(evaluation));
+  const { engine, model, debias } = ledger.of;
+  process.stderr.write(
+    `decide: kept these figures in ${ledgerName(ledger.db)} for ${engine} ${model}, debias ${debias}: decide serve says them at start\n`,
+  );
 }
 
 async function storedScalings(db: string, of: { engine: string; model: string; debias: Debias }): Promise<Scalings> {

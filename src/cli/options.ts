@@ -3,14 +3,14 @@ import { Option } from 'commander';
 import { DEFAULT_DB, envValue, MAX_THREADS } from '../config/variables.js';
 
 /**
- * `--db`, shared by `serve` and the operator commands so they open the same ledger:
+ * `--db`, shared by `serve`, `calibrate`, `eval` and the operator commands so they open the same ledger:
  * the flag, else `DECIDE_DB`, else `DECIDE_DATABASE_URL` (a postgres:// URL kept out
  * of `ps` and of `--help`, which names the variable rather than showing it), else
  * `./decide.db`.
  */
-export function dbOption() {
+export function dbOption(description = 'SQLite file or postgres:// URL of the ledger') {
   const url = envValue(process.env, 'DECIDE_DATABASE_URL');
-  return new Option('--db <path>', 'SQLite file or postgres:// URL of the ledger (else DECIDE_DATABASE_URL)')
+  return new Option('--db <path>', `${description} (else DECIDE_DATABASE_URL)`)
     .env('DECIDE_DB')
     .default(url || DEFAULT_DB, url ? '$DECIDE_DATABASE_URL' : undefined);
 }

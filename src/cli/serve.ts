@@ -16,6 +16,7 @@ import { EXIT, Failure } from './exit-codes.js';
 import { ledgerFailure } from './ledger-access.js';
 import { defaultDebias } from '../decision/debias.js';
 import { describeScalings, type Scalings, scalingsOf } from '../decision/scaling.js';
+import { describeMeasurement } from './measurement.js';
 import { checkEngine } from './engine-check.js';
 import { exposureWarnings } from './exposure.js';
 import { stopWithNpm } from './parent-watch.js';
@@ -83,7 +84,7 @@ export async function serve(flags: ServeFlags) {
     throw error;
   }
   const { store, engine, released, debias } = started;
-  const { service, scalings, cookieSecret } = prepared;
+  const { service, scalings, measured, cookieSecret } = prepared;
   server.use(
     createApp({
       service,
@@ -100,7 +101,7 @@ export async function serve(flags: ServeFlags) {
   process.stdout.write(`decide listening on ${server.url}\n`);
   process.stderr.write(
     `decide: engine ${engine.name} (model ${engine.model}, debias ${debias}, calibration ${describeScalings(scalings)})` +
-      `${engine.endpoint ? ` at ${engine.endpoint}` : ''}, database ${ledgerName(flags.db)}` +
+      `${engine.endpoint ? ` at ${engine.endpoint}` : ''}, ${measured}, database ${ledgerName(flags.db)}` +
       `, browser ${config.web.pages ? `verification ${config.web.verify.provider}` : 'pages off (DECIDE_WEB=off)'}` +
       `, operator API ${config.http.adminToken ? 'on' : 'off'}, metrics ${config.http.metricsToken ? 'behind a token' : 'public'}` +
       `, decision log ${describeDecisionLog(config.ledger.decisionLog)}` +
@@ -154,18 +155,22 @@ async function start(flags: ServeFlags, config: ReturnType<typeof settings>, sta
   }
 }
 
-/** The service on the ledger and engine: the cookie secret, the scalings `decide calibrate` fitted, the metrics. */
+/** The service on the ledger and engine: the cookie secret, the scalings `decide calibrate` fitted, whether the model was measured, the metrics. */
 async function prepare(started: { store: Store; engine: Engine; debias: Debias }, flags: ServeFlags, config: ReturnType<typeof settings>) {
   const { store, engine, debias } = started;
   const db = flags.db;
   let cookieSecret: string;
   let scalings: Scalings;
+  let measurement: ReturnType<typeof describeMeasurement>;
   try {
     // The pass cookie's secret: the operator's, or one kept in the database for every server on it.
     cookieSecret = await resolveCookieSecret(config.browser, store, new Date());
     // Fitted for this engine, model (its content, for a local file) and debiasing.
     const model = calibrationModel(engineEnv(flags), engine);
-    scalings = scalingsOf(await store.calibrations.list({ engine: engine.name, model, debias }));
+    const calibrations = await store.calibrations.list({ engine: engine.name, model, debias });
+    scalings = scalingsOf(calibrations);
+    // Whether this model was measured, read once: the start line and GET /v1/models say it until the next start.
+    measurement = describeMeasurement(await store.evaluations.find({ engine: engine.name, model, debias }), calibrations);
   } catch (error) {
     await store.close().catch(() => undefined);
     await engine.close?.();
@@ -181,8 +186,9 @@ async function prepare(started: { store: Store; engine: Engine; debias: Debias }
     warn,
     telemetry: new Telemetry({ processMetrics: true }),
     decisionLog: config.ledger.decisionLog.level,
+    measurement: measurement.sentence,
   });
-  return { service, scalings, cookieSecret };
+  return { service, scalings, measured: measurement.line, cookieSecret };
 }
 
 /** The decision log as the start-up line names it. */

@@ -1,6 +1,7 @@
 import type { Calibrations } from './calibrations.js';
 import type { Charges } from './charges.js';
 import type { DecisionLog } from './decisions.js';
+import type { Evaluations } from './evaluations.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { Keys } from './keys.js';
 import type { DailyMetrics } from './metrics.js';
@@ -10,6 +11,7 @@ import type { Web } from './web.js';
 export * from './calibrations.js';
 export type * from './charges.js';
 export * from './decisions.js';
+export type * from './evaluations.js';
 export type * from './idempotency.js';
 export type * from './keys.js';
 export type * from './metrics.js';
@@ -19,7 +21,7 @@ export type * from './web.js';
 
 /**
  * The ledger: keys, passes, the free allowance, credits, idempotency records,
- * metrics, calibrations, the site's free limits and the optional decision log. Two implementations:
+ * metrics, calibrations, eval summaries, the site's free limits and the optional decision log. Two implementations:
  * SQLite (default, one file) and PostgreSQL (several servers). Each is an
  * assembly of one module per concern, each implementing its interface here.
  *
@@ -37,6 +39,7 @@ export interface Store {
   readonly idempotency: IdempotencyRecords;
   readonly metrics: DailyMetrics;
   readonly calibrations: Calibrations;
+  readonly evaluations: Evaluations;
   readonly decisions: DecisionLog;
 
   /**

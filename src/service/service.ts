@@ -47,6 +47,8 @@ export interface ServiceOptions {
   telemetry?: Telemetry;
   /** DECIDE_DECISION_LOG: what is logged of each decision (ledger/decisions.ts); off by default. */
   decisionLog?: DecisionLogLevel;
+  /** Sentences saying whether the model was measured (`decide eval`, `decide calibrate`), read from the ledger at start; `GET /v1/models` adds them to its description. */
+  measurement?: string;
 }
 
 export type DecideAnswer = PaidAnswer<DecisionResponse>;
@@ -61,6 +63,8 @@ export class DecisionService {
   readonly telemetry: Telemetry;
   /** What the decision log keeps of each decision; the pass page shows it unless `off`. */
   readonly decisionLog: DecisionLogLevel;
+  /** Whether the model was measured, as `GET /v1/models` says it; empty when not told. */
+  readonly measurement: string;
   private readonly store: Store;
   private readonly engine: Engine;
   private readonly clock: Clock;
@@ -80,6 +84,7 @@ export class DecisionService {
     this.debias = options.debias ?? 'none';
     this.scalings = options.scalings ?? {};
     this.decisionLog = options.decisionLog ?? 'off';
+    this.measurement = options.measurement ?? '';
     const maxInFlight = options.maxInFlight ?? 512;
     this.paid = new PaidRequests({
       store: this.store,

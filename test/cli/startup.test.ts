@@ -62,7 +62,7 @@ describe('decide serve at start: the port first, the engine named and checked', 
     const line = await server.waitForStderr(/^decide: engine /);
     expect(line).toMatch(
       new RegExp(
-        `^decide: engine systemone \\(model jev-1, debias none, calibration none\\) at ${systemone.url}, database ${path.resolve(serve.tmp.db)}, `,
+        `^decide: engine systemone \\(model jev-1, debias none, calibration none\\) at ${systemone.url}, unmeasured: no decide eval figures or calibration for this model in this ledger \\(docs/eval\\.md says how to measure it\\), database ${path.resolve(serve.tmp.db)}, `,
       ),
     );
     expect(server.stderr.join('\n')).not.toContain('warning');

@@ -61,6 +61,7 @@ describe.skipIf(!POSTGRES)(`PostgreSQL: schema and migrations ${NEEDS_POSTGRES}`
       'charges',
       VERSION_TABLE,
       'decisions',
+      'evaluations',
       'free_usage',
       'fundings',
       'idempotency',

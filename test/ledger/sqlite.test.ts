@@ -41,6 +41,7 @@ describe('SQLite: schema and migrations', () => {
         'calibrations',
         'charges',
         'decisions',
+        'evaluations',
         'free_usage',
         'fundings',
         'idempotency',

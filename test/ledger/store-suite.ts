@@ -5,6 +5,7 @@ import type {
   Calibration,
   CommitOutcome,
   CreatedKey,
+  Evaluation,
   Limits,
   ReserveOutcome,
   ReserveRequest,
@@ -903,6 +904,59 @@ export function storeSuite(h: LedgerHarness): void {
         await expect(store.calibrations.save(fitted('score', temperature))).rejects.toThrow(/positive/);
       }
       expect(await store.calibrations.list()).toEqual([]);
+    });
+  });
+
+  describe(`${h.name}: decide eval's summaries`, () => {
+    const measured = (accuracy: number, model = 'm1', debias: Evaluation['debias'] = 'reverse', items = 262): Evaluation => ({
+      engine: 'local',
+      model,
+      debias,
+      set: 'eval/decisions.jsonl',
+      half: null,
+      items,
+      measured: items - 2,
+      calibrated: false,
+      accuracy: { value: accuracy, low: accuracy - 0.08, high: accuracy + 0.08 },
+      logLoss: { value: 1.0625, low: 0.95, high: 1.1875 },
+      ece: { value: 0.125, low: null, high: null },
+      evaluatedAt: '2026-12-01T09:30:00.000Z',
+    });
+
+    it('keeps one summary per engine, model and debiasing, replaced by the next run, and gives it back as it was', async () => {
+      await open();
+      expect(await store.evaluations.find({ engine: 'local', model: 'm1', debias: 'reverse' })).toBeUndefined();
+      await store.evaluations.save(measured(0.375));
+      await store.evaluations.save(measured(0.5, 'm2'));
+      await store.evaluations.save(measured(0.625, 'm1', 'none'));
+      expect(await store.evaluations.find({ engine: 'local', model: 'm1', debias: 'reverse' })).toEqual(measured(0.375));
+      // A re-run replaces it, whatever it measured this time.
+      const again: Evaluation = {
+        ...measured(0.4375, 'm1', 'reverse', 60),
+        half: 'odd',
+        calibrated: true,
+        logLoss: null,
+        evaluatedAt: '2026-12-02T08:00:00.000Z',
+      };
+      await store.evaluations.save(again);
+      expect(await store.evaluations.find({ engine: 'local', model: 'm1', debias: 'reverse' })).toEqual(again);
+      expect(await store.evaluations.find({ engine: 'local', model: 'm1', debias: 'cyclic' })).toBeUndefined();
+      expect(await store.evaluations.find({ engine: 'openai', model: 'm1', debias: 'reverse' })).toBeUndefined();
+      expect(await store.evaluations.list()).toEqual([measured(0.625, 'm1', 'none'), again, measured(0.5, 'm2')]);
+      // Another server on the same ledger sees it.
+      const other = await h.open();
+      opened.push(other);
+      expect((await other.evaluations.find({ engine: 'local', model: 'm2', debias: 'reverse' }))?.accuracy?.value).toBe(0.5);
+    });
+
+    it('refuses counts that are not counts and figures that are not finite, keeping nothing', async () => {
+      await open();
+      await expect(store.evaluations.save({ ...measured(0.5), items: -1, measured: 0 })).rejects.toThrow(/non-negative/);
+      await expect(store.evaluations.save({ ...measured(0.5), measured: 300 })).rejects.toThrow(/more items/);
+      await expect(store.evaluations.save({ ...measured(0.5), ece: { value: Number.NaN, low: null, high: null } })).rejects.toThrow(
+        /finite/,
+      );
+      expect(await store.evaluations.list()).toEqual([]);
     });
   });
 }

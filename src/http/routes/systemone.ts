@@ -55,6 +55,7 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
   app.all('/v1/systemone', methodNotAllowed(['POST']));
 
   // decide cannot know when the engine's model was released: the day this server began answering with it.
+  // Whether the model was measured is read from the ledger when the server starts (`decide serve`).
   const models = JSON.stringify({
     models: [
       {
@@ -62,7 +63,8 @@ export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
         description:
           `${service.model}, answered by decide's ${service.engineName} engine: noul, choice (2 to ${SYSTEM_ONE_LIMITS.options} ` +
           `options) and score (2 to ${SYSTEM_ONE_LIMITS.levels} levels) questions, up to ${SYSTEM_ONE_LIMITS.questions} a request, ` +
-          'each paid as one standard decision.',
+          'each paid as one standard decision.' +
+          (service.measurement ? ` ${service.measurement}` : ''),
         release_date: utcDay(service.now()),
       },
     ],

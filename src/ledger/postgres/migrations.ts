@@ -307,6 +307,30 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX decisions_pass ON decisions (pass_id, decided_at);
   CREATE INDEX decisions_age ON decisions (decided_at);
   `,
+  // 14: what `decide eval` measured of an engine, model and order debiasing, as SQLite's step 13.
+  `
+  CREATE TABLE evaluations (
+    engine        text NOT NULL,
+    model         text NOT NULL,
+    debias        text NOT NULL CHECK (debias IN ('none', 'reverse', 'cyclic')),
+    set_file      text NOT NULL,
+    half          text CHECK (half IN ('even', 'odd')),
+    items         integer NOT NULL CHECK (items >= 0),
+    measured      integer NOT NULL CHECK (measured BETWEEN 0 AND items),
+    calibrated    boolean NOT NULL,
+    accuracy      double precision,
+    accuracy_low  double precision,
+    accuracy_high double precision,
+    log_loss      double precision,
+    log_loss_low  double precision,
+    log_loss_high double precision,
+    ece           double precision,
+    ece_low       double precision,
+    ece_high      double precision,
+    evaluated_at  timestamptz NOT NULL,
+    PRIMARY KEY (engine, model, debias)
+  );
+  `,
 ];
 
 /** The table recording which steps a database has had. */

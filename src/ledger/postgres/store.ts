@@ -4,6 +4,7 @@ import { DEFAULT_DECISION_RETENTION_DAYS } from '../../config/variables.js';
 import type { Limits, Store } from '../store.js';
 import { answeringUnavailable } from '../unavailable.js';
 import { PgCalibrations } from './calibrations.js';
+import { PgEvaluations } from './evaluations.js';
 import { PgCharges } from './charges.js';
 import { createPool, isConnectionLoss, parsePostgresUrl } from './database.js';
 import { PgDecisions } from './decisions.js';
@@ -67,6 +68,7 @@ export class PostgresStore implements Store {
   readonly idempotency: PgIdempotency;
   readonly metrics: PgMetrics;
   readonly calibrations: PgCalibrations;
+  readonly evaluations: PgEvaluations;
   readonly decisions: PgDecisions;
 
   private readonly rawCharges: PgCharges;
@@ -97,6 +99,7 @@ export class PostgresStore implements Store {
     this.idempotency = answering(this.rawIdempotency);
     this.metrics = answering(new PgMetrics(pool));
     this.calibrations = answering(new PgCalibrations(pool));
+    this.evaluations = answering(new PgEvaluations(pool));
     this.timer =
       sweepIntervalMs > 0
         ? setInterval(() => {

@@ -268,6 +268,33 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX decisions_pass ON decisions (pass_id, decided_at);
   CREATE INDEX decisions_age ON decisions (decided_at);
   `,
+  // 13: what `decide eval` measured of an engine, model and order debiasing, summed up
+  // (ledger/evaluations.ts): one row each, replaced by the next run, so `decide serve`
+  // can say whether the model it answers with was measured. A figure's bounds are its
+  // 95 % bootstrap interval; null where the report had none.
+  `
+  CREATE TABLE evaluations (
+    engine        TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    debias        TEXT NOT NULL CHECK (debias IN ('none', 'reverse', 'cyclic')),
+    set_file      TEXT NOT NULL,
+    half          TEXT CHECK (half IN ('even', 'odd')),
+    items         INTEGER NOT NULL CHECK (items >= 0),
+    measured      INTEGER NOT NULL CHECK (measured BETWEEN 0 AND items),
+    calibrated    INTEGER NOT NULL CHECK (calibrated IN (0, 1)),
+    accuracy      REAL,
+    accuracy_low  REAL,
+    accuracy_high REAL,
+    log_loss      REAL,
+    log_loss_low  REAL,
+    log_loss_high REAL,
+    ece           REAL,
+    ece_low       REAL,
+    ece_high      REAL,
+    evaluated_at  TEXT NOT NULL,
+    PRIMARY KEY (engine, model, debias)
+  ) STRICT;
+  `,
 ];
 
 /**

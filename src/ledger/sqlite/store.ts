@@ -4,6 +4,7 @@ import { checkExpiry, checkLimits, type ExpiryOptions } from '../rules.js';
 import { DEFAULT_DECISION_RETENTION_DAYS } from '../../config/variables.js';
 import { LOCK_WAIT_MS } from './busy.js';
 import { SqliteCalibrations } from './calibrations.js';
+import { SqliteEvaluations } from './evaluations.js';
 import { SqliteCharges } from './charges.js';
 import { Checkpointer } from './checkpointer.js';
 import { openDatabase } from './database.js';
@@ -61,6 +62,7 @@ export class SqliteStore implements Store {
   readonly idempotency: SqliteIdempotency;
   readonly metrics: SqliteMetrics;
   readonly calibrations: SqliteCalibrations;
+  readonly evaluations: SqliteEvaluations;
   readonly decisions: SqliteDecisions;
 
   private readonly tx: Transactions;
@@ -103,6 +105,7 @@ export class SqliteStore implements Store {
     this.decisions = new SqliteDecisions(db, this.tx, timing.retentionDays ?? DEFAULT_DECISION_RETENTION_DAYS);
     this.charges = new SqliteCharges(this.tx, this.reservations, this.metrics, this.idempotency, this.decisions, () => this.leaseLost);
     this.calibrations = new SqliteCalibrations(db, this.tx);
+    this.evaluations = new SqliteEvaluations(db, this.tx);
     // Operator commands note no uses: their flush finds nothing and writes nothing.
     this.every(LAST_USE_FLUSH_MS, () => this.keys.flushUse());
   }
