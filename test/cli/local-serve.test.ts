@@ -56,12 +56,12 @@ describe('decide serve on the local engine', () => {
   });
 
   it.skipIf(!LOCAL_RUNTIME)(
-    `--threads over DECIDE_THREADS, said at start with the backend, context size and sequences ${NEEDS_LOCAL_RUNTIME}`,
+    `--threads over DECIDE_THREADS, said at start with the backend, context size and one decision at a time ${NEEDS_LOCAL_RUNTIME}`,
     async () => {
       const { db } = fresh();
       const serving = await startServe(['--db', db, '--model', TINY_MODEL, '--threads', '3'], { DECIDE_THREADS: '2' }, scaled(20_000));
       const line = await serving.waitForStderr(/local engine:/);
-      expect(line).toMatch(/^decide: local engine: 3 threads on (CPU|CUDA|Vulkan|Metal), context \d+ tokens, 8 sequences$/);
+      expect(line).toMatch(/^decide: local engine: 3 threads on (CPU|CUDA|Vulkan|Metal), context \d+ tokens, one decision at a time$/);
       expect((await decide(serving.url, db)).status).toBe(200);
     },
   );

@@ -7,7 +7,7 @@ import { PromptLayout, type Reading, type TokenCache } from './prompt.js';
 import { answerOf, lettered } from './questions.js';
 import { readingsOf } from './readings.js';
 import { backendName, type Llama, type LlamaContext, type LlamaModel, LocalEngineError, loadRuntime, startLlama } from './runtime.js';
-import { SequencePool } from './sequences.js';
+import { SequenceTurns } from './sequences.js';
 import { defaultThreads } from './threads.js';
 
 export interface LocalEngineOptions {
@@ -26,6 +26,7 @@ export interface LocalSettings {
   backend: string;
   /** Tokens one sequence holds. */
   contextSize: number;
+  /** Sequences of the context: one (below). */
   sequences: number;
 }
 
@@ -37,16 +38,16 @@ export interface LocalStats {
 
 export type LocalEngine = Engine & { readonly settings: LocalSettings; stats(): LocalStats; askAll: NonNullable<Engine['askAll']> };
 
-export function describeSettings({ threads, backend, contextSize, sequences }: LocalSettings): string {
-  return `${threads} thread${threads === 1 ? '' : 's'} on ${backend}, context ${contextSize} tokens, ${sequences} sequences`;
+export function describeSettings({ threads, backend, contextSize }: LocalSettings): string {
+  return `${threads} thread${threads === 1 ? '' : 's'} on ${backend}, context ${contextSize} tokens, one decision at a time`;
 }
 
 /**
- * Sequences of the one context: each holds what it last evaluated, so concurrent
- * decisions and the branches of one decision are evaluated side by side in llama.cpp's
- * batches, and a later job finds its prefix already there.
+ * One sequence, one job on it at a time, each from an empty state (sequences.ts): the
+ * price of answers that read the same every time. Side by side in one batch, or after
+ * what another job left, a reading's numbers move (bench/HISTORY.md measures the cost).
  */
-const SEQUENCES = 8;
+const SEQUENCES = 1;
 /** Tokens per sequence: a 4,000-character context and its questions fit easily. */
 const CONTEXT_TOKENS = 4096;
 /** Readings between full garbage collections (collector.ts): a few ms each, every few dozen decisions. */
@@ -90,14 +91,13 @@ export async function createLocalEngine(options: LocalEngineOptions): Promise<Lo
     await llama.dispose();
     throw new LocalEngineError('model', `cannot create a context for the model ${modelPath}: ${firstLine(error)}`);
   }
-  const sequences = Array.from({ length: SEQUENCES }, () => context.getSequence());
   const settings = { threads, backend: backendName(llama.gpu), contextSize: context.contextSize, sequences: SEQUENCES };
   return new TreeEngine(options.model ?? basename(modelPath, '.gguf'), settings, {
     llama,
     model,
     context,
     layout,
-    pool: new SequencePool(sequences),
+    turns: new SequenceTurns(context.getSequence()),
   });
 }
 
@@ -106,7 +106,7 @@ interface Parts {
   model: LlamaModel;
   context: LlamaContext;
   layout: PromptLayout;
-  pool: SequencePool;
+  turns: SequenceTurns;
 }
 
 type Call = { state: string; questions: Questions };
@@ -114,10 +114,10 @@ type Call = { state: string; questions: Questions };
 class TreeEngine implements LocalEngine {
   readonly name = 'local';
   /**
-   * Decisions let in at once (service/admission.ts): half the sequences, so each has
-   * one and can borrow another for its branches; more at once only slows each down.
+   * Decisions let in at once (service/admission.ts): one, as the model evaluates one
+   * job at a time; the rest wait in admission's queue, whose estimates then hold.
    */
-  readonly capacity = SEQUENCES / 2;
+  readonly capacity = SEQUENCES;
   readonly #stats: LocalStats = { promptTokens: 0, evaluatedTokens: 0 };
   /** Every reading is an evaluation that leaves a sampler's buffer behind (collector.ts). */
   readonly #collector = new Collector(COLLECT_EVERY);
@@ -145,7 +145,7 @@ class TreeEngine implements LocalEngine {
    */
   async askAll(calls: readonly Call[], signal: AbortSignal): Promise<EngineReply[]> {
     if (signal.aborted) throw new EngineError('timeout', 'the decision deadline passed before the local model was asked');
-    const { layout, pool } = this.parts;
+    const { layout, turns } = this.parts;
     const readings: Reading[] = [];
     const tokens: TokenCache = new Map();
     const placed = calls.map(({ state, questions }) =>
@@ -167,7 +167,7 @@ class TreeEngine implements LocalEngine {
     let probabilities: number[][];
     let evaluated: number;
     try {
-      ({ probabilities, evaluated } = await evaluateTree(pool, readings, signal));
+      ({ probabilities, evaluated } = await evaluateTree(turns, readings, signal));
     } catch (error) {
       if (signal.aborted) throw new EngineError('timeout', 'the local model did not answer before the decision deadline');
       if (error instanceof EngineError) throw error;

@@ -1,43 +1,45 @@
 import { EngineError } from '../engine.js';
 import { WaitingLine } from '../waiting-line.js';
-import type { LlamaSequence, Token } from './runtime.js';
+import type { LlamaSequence } from './runtime.js';
 
-/** A sequence lent to one job until it gives it back. */
+/** The sequence lent to one job until it gives it back. */
 export interface Lease {
   readonly sequence: LlamaSequence;
   release(): void;
 }
 
 /**
- * The context's sequences, lent one job at a time. A sequence keeps what it last
- * evaluated, so a job is lent the free sequence holding the longest prefix of what
- * it will evaluate (the chat template at least, a whole state when a decision is
- * asked again). Waiting jobs are served first come, first served; a job may borrow
- * more sequences for a while only when nobody waits (`tryAcquire`).
+ * The context's one sequence, lent to one job at a time, first come, first served,
+ * and handed over empty. A reading's probabilities depend on how its tokens were
+ * batched: evaluated after a prefix some earlier job left behind, or in one batch
+ * beside another job's tokens, the same prompt reads differently (by up to a few
+ * hundredths on SmolLM2). A job that starts from an empty sequence, alone, and walks
+ * its readings in an order fixed by its request (prefix-tree.ts) is evaluated the
+ * same way every time, so the same request reads the same to the last bit whatever
+ * ran before it or waits beside it.
  */
-export class SequencePool {
-  readonly #free: LlamaSequence[];
+export class SequenceTurns {
+  #free: LlamaSequence | null;
   readonly #waiting = new WaitingLine<LlamaSequence>();
 
-  constructor(sequences: LlamaSequence[]) {
-    this.#free = [...sequences];
+  constructor(sequence: LlamaSequence) {
+    this.#free = sequence;
   }
 
-  async acquire(prefer: readonly Token[], signal: AbortSignal): Promise<Lease> {
+  async acquire(signal: AbortSignal): Promise<Lease> {
     if (signal.aborted) throw deadlinePassed();
-    if (this.#free.length > 0 && this.#waiting.length === 0) return this.#lend(this.#closest(prefer));
-    return this.#lease(await this.#waiting.wait(undefined, signal, deadlinePassed));
-  }
-
-  /** Another sequence for a job that already holds one, only if it is free and nobody waits. */
-  tryAcquire(prefer: readonly Token[]): Lease | null {
-    if (this.#free.length === 0 || this.#waiting.length > 0) return null;
-    return this.#lend(this.#closest(prefer));
-  }
-
-  #lend(sequence: LlamaSequence): Lease {
-    this.#free.splice(this.#free.indexOf(sequence), 1);
-    return this.#lease(sequence);
+    const free = this.#free;
+    const sequence = free ? free : await this.#waiting.wait(undefined, signal, deadlinePassed);
+    this.#free = null;
+    const lease = this.#lease(sequence);
+    try {
+      // Nothing of an earlier job is reused: not its tokens, nor a checkpoint taken among them.
+      if (sequence.nextTokenIndex > 0) await sequence.eraseContextTokenRanges([{ start: 0, end: sequence.nextTokenIndex }]);
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    return lease;
   }
 
   #lease(sequence: LlamaSequence): Lease {
@@ -49,28 +51,10 @@ export class SequencePool {
         released = true;
         const next = this.#waiting.next();
         if (next) next.serve(sequence);
-        else this.#free.push(sequence);
+        else this.#free = sequence;
       },
     };
   }
-
-  /** The free sequence sharing the longest prefix with `tokens`. */
-  #closest(tokens: readonly Token[]): LlamaSequence {
-    let best = this.#free[0];
-    let bestShared = -1;
-    for (const sequence of this.#free) {
-      const shared = sharedPrefix(sequence.contextTokens, tokens);
-      if (shared > bestShared) [best, bestShared] = [sequence, shared];
-    }
-    return best;
-  }
-}
-
-export function sharedPrefix(a: readonly Token[], b: readonly Token[]): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a[i] === b[i]) i++;
-  return i;
 }
 
 function deadlinePassed(): EngineError {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DecisionRequest } from '../../../src/contract/decision.js';
 import { runDecision } from '../../../src/decision/run.js';
-import { type Engine, EngineError } from '../../../src/engine/engine.js';
+import { type Engine, EngineError, type EngineReply } from '../../../src/engine/engine.js';
 import { createLocalEngine } from '../../../src/engine/local/local.js';
 import { LocalEngineError, loadRuntime, MISSING_RUNTIME } from '../../../src/engine/local/runtime.js';
 import { ROOT } from '../../support/cli.js';
@@ -157,55 +157,67 @@ describe.skipIf(!LOCAL_RUNTIME)(`local engine: a decision's shared prefixes eval
 
   const stress = DecisionRequest.parse({ ...CHOICE, depth: 'stress' });
   const decide = (on: Engine) => runDecision(stress, on, { signal: new AbortController().signal, debias: 'reverse' });
+  const facts = ['The team knows SQL well.', 'Billing needs transactions.', 'Traffic is modest.', 'Nobody has run MongoDB.'];
+  const states = [facts.join(' '), ...facts.map((_, i) => facts.filter((__, j) => j !== i).join(' '))];
+  const options = ['PostgreSQL', 'MongoDB', 'DynamoDB'].map((label) => ({ label, description: null }));
+  const questions = {
+    main: { type: 'choice' as const, instructions: 'Which database?', criteria: options },
+    reversed: { type: 'choice' as const, instructions: 'Which database?', criteria: [...options].reverse() },
+    sufficiency: { type: 'noul' as const, instructions: 'Are the facts enough?' },
+  };
+  const calls = states.map((state) => ({ state, questions }));
+  /** Every probability of the replies, unrounded, in order. */
+  const numbers = (replies: Awaited<ReturnType<typeof engine.askAll>>) =>
+    replies.flatMap((reply) => Object.values(reply.answers).flatMap((a) => ('yes' in a ? [a.yes] : Object.values(a.probabilities))));
+
   it('answers the calls of a stress decision asked as one tree exactly as each asked alone', async () => {
-    const facts = ['The team knows SQL well.', 'Billing needs transactions.', 'Traffic is modest.', 'Nobody has run MongoDB.'];
-    const states = [facts.join(' '), ...facts.map((_, i) => facts.filter((__, j) => j !== i).join(' '))];
-    const options = ['PostgreSQL', 'MongoDB', 'DynamoDB'].map((label) => ({ label, description: null }));
-    const questions = {
-      main: { type: 'choice' as const, instructions: 'Which database?', criteria: options },
-      reversed: { type: 'choice' as const, instructions: 'Which database?', criteria: [...options].reverse() },
-      sufficiency: { type: 'noul' as const, instructions: 'Are the facts enough?' },
-    };
-    const calls = states.map((state) => ({ state, questions }));
     const together = await engine.askAll(calls, new AbortController().signal);
     const apart = [];
     for (const call of [...calls].reverse()) apart.unshift(await engine.ask(call.state, call.questions, new AbortController().signal));
-    const numbers = (replies: typeof together) =>
-      replies.flatMap((reply) => Object.values(reply.answers).flatMap((a) => ('yes' in a ? [a.yes] : Object.values(a.probabilities))));
     const [a, b] = [numbers(together), numbers(apart)];
     expect(a).toHaveLength(5 * 7);
-    a.forEach((p, i) => expect(p).toBeCloseTo(b[i], 6));
+    // Alike to two places, not to the last bit: asked alone, each call is evaluated
+    // whole from an empty sequence; in the tree, a branch after the prefix it shares,
+    // in a batch of another size (up to a few 1e-4 apart here). Each way reads the
+    // same every time (below); answers mixed up between states would be further apart.
+    a.forEach((p, i) => expect(p).toBeCloseTo(b[i], 2));
     // The states do answer differently, so answers mixed up between them would show.
     const mainOf = (k: number) => Object.values((together[k].answers.main as { probabilities: Record<string, number> }).probabilities);
-    expect(Math.max(...states.slice(1).map((_, k) => Math.abs(mainOf(k + 1)[0] - mainOf(0)[0])))).toBeGreaterThan(1e-6);
+    expect(Math.max(...states.slice(1).map((_, k) => Math.abs(mainOf(k + 1)[0] - mainOf(0)[0])))).toBeGreaterThan(1e-2);
     expect(together.map((r) => r.inputTokens)).toEqual(apart.map((r) => r.inputTokens));
   });
 
-  it('answers alike whether its branches get sequences of their own or take turns on one', async () => {
-    const alone = await decide(engine);
-    // Eight at once hold every sequence: each decision's branches are taken one after another on its own.
-    const together = await Promise.all(Array.from({ length: 8 }, () => decide(engine)));
-    // Every number of the outcome (its result, checks, sufficiency, tokens), in order.
-    const numbers = (outcome: typeof alone) =>
-      JSON.stringify(outcome)
-        .match(/-?\d+(\.\d+)?(e-?\d+)?/g)!
-        .map(Number);
-    // Alike to three places, not to the last bit: llama.cpp's sums round differently
-    // in a batch of another size (a few 1e-5 here), while answers read off another
-    // reading's state would be off by the gap between the readings' answers, which
-    // is more than that (checked just below).
-    const places = 3;
-    const probabilities = (alone.stress!.checks.map((c) => c.result) as { probabilities: Record<string, number> }[]).map(
-      (r) => r.probabilities.PostgreSQL,
+  it('reads the same request identically to the last bit, whatever ran before, beside it or since a restart', async () => {
+    const ask = (on: typeof engine) => on.askAll(calls, new AbortController().signal);
+    const first = numbers(await ask(engine));
+    // Other work first: other decisions, whose prompts share the chat template and
+    // part of this one's question and facts, left in the engine's state.
+    const others = [NOUL, SCORE, { ...CHOICE, context: 'Billing needs transactions. The team knows SQL well.' }].map((r) =>
+      DecisionRequest.parse({ ...r, depth: 'stress' }),
     );
-    const gaps = probabilities.flatMap((p, i) => probabilities.slice(i + 1).map((q) => Math.abs(p - q)));
-    expect(Math.min(...gaps)).toBeGreaterThan(10 ** -places / 2);
-    for (const outcome of together) {
-      expect(outcome.stress!.checks.map((c) => c.kind)).toEqual(alone.stress!.checks.map((c) => c.kind));
-      const [a, b] = [numbers(outcome), numbers(alone)];
-      expect(a).toHaveLength(b.length);
-      a.forEach((n, i) => expect(n).toBeCloseTo(b[i], places));
+    const other = (i: number) => runDecision(others[i % 3], engine, { signal: new AbortController().signal, debias: 'reverse' });
+    for (let i = 0; i < others.length; i++) await other(i);
+    const after = numbers(await ask(engine));
+    // Beside other work: eight at once, this request and the others interleaved.
+    const beside = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? other(i) : ask(engine))));
+    // And on a new engine, as after a restart.
+    const restarted = await createLocalEngine({ modelPath: TINY_MODEL, threads: 1 });
+    let again: number[];
+    try {
+      again = numbers(await ask(restarted));
+    } finally {
+      await restarted.close!();
     }
+    const repeats = [after, ...beside.flatMap((reply, i) => (i % 2 ? [] : [numbers(reply as EngineReply[])])), again];
+    expect(repeats).toHaveLength(6);
+    for (const repeat of repeats) {
+      expect(repeat).toHaveLength(first.length);
+      repeat.forEach((p, i) => expect(Math.abs(p - first[i])).toBeLessThanOrEqual(1e-9));
+    }
+    // And a whole decision, as a caller reads it, the same too.
+    const answer = (outcome: Awaited<ReturnType<typeof decide>>) => JSON.stringify({ ...outcome, timing: undefined });
+    const [one, two] = [await decide(engine), (await Promise.all([other(0), decide(engine), other(1)]))[1]];
+    expect(answer(two as Awaited<ReturnType<typeof decide>>)).toBe(answer(one));
   });
 
   it('evaluates fewer tokens than its prompts hold, and inputTokens counts every prompt token, reused or not', async () => {
