@@ -11,15 +11,28 @@ const client = new DecideClient({
   apiKey: process.env.DECIDE_API_KEY,
 });
 
+/** A probability in per cent: 0.54 → "54 %". */
+const percent = (p: number) => `${Math.round(p * 100)} %`;
+
+/**
+ * `confidence` is not a probability: it is how far the answer is from an even split,
+ * (k·pmax − 1)/(k − 1) for k options or levels, 0 = evenly split, 1 = certain.
+ */
+const confidence = (c: number) => `confidence ${c.toFixed(2)}: 0 = evenly split, 1 = certain`;
+
 /** One line per answer: what `mode` says the result holds. */
 function summary(answer: DecisionResponse): string {
   switch (answer.mode) {
-    case 'choice':
-      return `${answer.result.selected} (${Math.round(answer.result.confidence * 100)} %)`;
+    case 'choice': {
+      const { selected, probabilities } = answer.result;
+      return `${selected}, ${percent(probabilities[selected])} (${confidence(answer.result.confidence)})`;
+    }
     case 'noul':
-      return `yes ${Math.round(answer.result.yesProbability * 100)} %`;
-    case 'score':
-      return `score ${answer.result.score.toFixed(2)} of 0 to 2`;
+      return `yes ${percent(answer.result.yesProbability)}`;
+    case 'score': {
+      const { likeliest, probabilities, score } = answer.result;
+      return `likeliest ${likeliest}, ${percent(probabilities[likeliest])} (${confidence(answer.result.confidence)}); score ${score.toFixed(2)} of 0 to 2`;
+    }
   }
 }
 

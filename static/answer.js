@@ -93,10 +93,10 @@
     }
     part.append(table);
     if (stress.pivot) {
-      const { factIndex, flips, fact, shift } = stress.pivot;
+      const { factIndex, fact, shift } = stress.pivot;
       const pivot = el('p', 'pivot');
-      pivot.append(el('strong', '', `${words.PIVOT_NAME} ${factIndex + 1} (${flips ? 'removing it changes the answer' : 'the largest shift'}): `));
-      pivot.append(el('q', '', fact), document.createTextNode(` shift ${pct(shift)}`));
+      pivot.append(el('strong', '', `${words.PIVOT_NAME} ${factIndex + 1}: `));
+      pivot.append(el('q', '', fact), document.createTextNode(` ${words.pivotWords(stress.pivot, pct(shift))}`));
       part.append(pivot);
     } else {
       part.append(el('p', 'muted', words.noPivotWords(stress.checks)));

@@ -7,15 +7,29 @@ const distribution = z
   .record(z.string(), probability)
   .meta({ description: 'Keys keep the request order and spelling; values sum to 1 (±0.001).' });
 
+/**
+ * `confidence`, wherever a result has one: the top answer's margin over an even split,
+ * (k·pmax − 1)/(k − 1) for k options or levels (decision/outcome.ts `peakConfidence`).
+ * Not a probability: the top answer's probability is in `probabilities`.
+ */
+const confidence = z.number().min(0).max(1).meta({
+  description:
+    'How far the answer is from an even split: (k·pmax − 1)/(k − 1), where pmax is the largest of the k probabilities; 0 = evenly split, 1 = certain. Not a probability: the probability of the top answer is its value in `probabilities` (two options at 0.75 and 0.25 have confidence 0.5).',
+});
+
 export const ChoiceResult = z.strictObject({
   selected: z.string(),
-  confidence: probability,
+  confidence,
   probabilities: distribution,
 });
 export const NoulResult = z.strictObject({ yesProbability: probability });
 export const ScoreResult = z.strictObject({
   score: z.number().min(0).max(2).meta({ description: 'Expected level index Σ i·pᵢ, 0 = lowest.' }),
-  confidence: probability,
+  likeliest: z.string().meta({
+    description:
+      'The level with the highest probability (ties: the first in request order); `score` is the mean, which may sit on another level.',
+  }),
+  confidence,
   probabilities: distribution,
 });
 export const DecisionResult = z.union([ChoiceResult, NoulResult, ScoreResult]).meta({ id: 'DecisionResult' });
@@ -50,7 +64,7 @@ export const Stress = z
       .nullable()
       .meta({
         description:
-          'The fact without which the answer flips or shifts most (by at least 0.1); null when no single fact decides it (or the context holds one fact).',
+          "The fact that decides the answer: of the without-fact checks whose shift is more than 1.5 times the engine's own noise on this question (the larger of the reversed check's shift and any other fact's) and that flip an answer that led clearly or shift it by at least 0.1, the largest shift; null when no single fact decides it (or the context holds one fact).",
       }),
   })
   .meta({ id: 'Stress' });

@@ -16,6 +16,30 @@ import type { DecisionResult, Signal, Stress, StressCheck } from './answer.js';
  */
 export const PIVOT_MIN_SHIFT = 0.1;
 
+/**
+ * How much further than the engine's own noise (`noiseOf`) leaving a fact out must
+ * move the answer for that fact to decide it. Chosen on the set's even half, on both
+ * real models and a simulated model whose reading moves with any change of its prompt
+ * (docs/eval.md, "When a fact decides").
+ */
+export const PIVOT_NOISE_RATIO = 1.5;
+
+/**
+ * The engine's own noise on a stress test's question, beside the check of fact
+ * `factIndex`: the larger of the reversed check's shift (the same facts, only the
+ * order changed; repeating the request moves nothing on the local engine) and the
+ * largest shift of leaving out any other fact. A fact moving the answer about as far
+ * as another does is not the single fact it rests on.
+ */
+export function noiseOf(checks: readonly StressCheck[], factIndex: number): number {
+  let noise = 0;
+  for (const check of checks) {
+    if (check.kind === 'without-fact' && check.factIndex === factIndex) continue;
+    noise = Math.max(noise, check.shift);
+  }
+  return noise;
+}
+
 /** What the pivot is called wherever it is shown: the fact the answer hangs on. */
 export const PIVOT_NAME = 'Decisive fact';
 
@@ -82,9 +106,30 @@ export function wholePercent(p: number): string {
 export function leadingAnswer(result: DecisionResult): string {
   if ('selected' in result) return result.selected;
   if ('yesProbability' in result) return result.yesProbability >= 0.5 ? 'Yes' : 'No';
-  let best = '';
-  for (const [label, p] of Object.entries(result.probabilities)) if (best === '' || p > result.probabilities[best]) best = label;
-  return best;
+  return result.likeliest;
+}
+
+/**
+ * What a result's `confidence` is, said wherever it is shown: its top answer's margin
+ * over an even split, (k·pmax − 1)/(k − 1) for k answers. It is not a probability, so
+ * it is never shown as a percentage; the top answer's probability is shown beside it.
+ */
+export const CONFIDENCE_SCALE = '0 = evenly split, 1 = certain';
+
+/** "0.08": a confidence on its own scale from 0 to 1, to two decimals; never a percentage. */
+export function confidenceValue(confidence: number): string {
+  return confidence.toFixed(2);
+}
+
+/** "confidence 0.08: 0 = evenly split, 1 = certain": a result's confidence as what it is. */
+export function confidenceWords(confidence: number): string {
+  return `confidence ${confidenceValue(confidence)}: ${CONFIDENCE_SCALE}`;
+}
+
+/** One probability to a tenth of a per cent, half up on the API's 4-decimal steps: 0.6905 → "69.1%" (as the CLI's bars). */
+export function tenthPercent(p: number): string {
+  const tenths = Math.floor((Math.round(p * 10_000) + 5) / 10);
+  return `${Math.floor(tenths / 10)}.${tenths % 10}%`;
 }
 
 /** What the signal means for this answer, after its name: "needs context: the facts given …". */
@@ -138,24 +183,25 @@ export function stressHeadline(stress: Pick<Stress, 'checks' | 'agreement'>): st
  * The agreement share is not used on its own: 4 of 5 agreeing is fragile when the
  * fifth is a fact, and a pivot that only shifts the answer leaves it standing.
  */
-export function verdictOf(answer: { signal: Signal; stress?: Pick<Stress, 'checks'> | null }): VerdictFound | null {
+export function verdictOf(answer: { signal: Signal; stress?: Pick<Stress, 'checks' | 'pivot'> | null }): VerdictFound | null {
   if (!answer.stress) return null;
   const found = (verdict: Verdict, reason: string): VerdictFound => ({ verdict, reason, words: `${VERDICTS[verdict].words} (${reason})` });
-  const checks: readonly StressCheck[] = answer.stress.checks;
+  const { checks, pivot } = answer.stress;
   if (answer.signal === 'needs-context') return found('needs-facts', 'the context sufficiency is under 50%');
   if (answer.signal === 'unclear') return found('needs-facts', 'no answer leads clearly');
   if (checks.some((check) => check.kind === 'reversed' && !check.agrees)) {
     return found('needs-facts', 'the answer changes when the options are given in reverse order');
   }
-  const flipping = checks.flatMap((check) => (check.kind === 'without-fact' && !check.agrees ? [check.factIndex + 1] : []));
-  if (flipping.length > 0) return found('fragile', `without fact ${flipping.join(' or ')} the answer changes`);
+  if (pivot?.flips) return found('fragile', `without fact ${pivot.factIndex + 1} the answer changes`);
+  if (checks.some((check) => !check.agrees)) return found('stable', "no single fact changes it beyond the engine's own noise");
   return found('stable', 'every check agrees with the answer');
 }
 
 /**
- * Why a stress test names no pivot. The service names none unless leaving a fact out
- * flips the answer or moves it by PIVOT_MIN_SHIFT; the reason is said only when the
- * checks show it.
+ * Why a stress test names no pivot (decision/stress.ts `pivotOf`): leaving a fact out
+ * moved the answer not PIVOT_NOISE_RATIO times further than the engine's own noise,
+ * or by under PIVOT_MIN_SHIFT without changing an answer that led clearly. The reason
+ * is said only when the checks show it.
  */
 export function noPivotWords(checks: readonly StressCheck[]): string {
   const withoutFact = checks.filter((check) => check.kind === 'without-fact');
@@ -163,7 +209,18 @@ export function noPivotWords(checks: readonly StressCheck[]): string {
   if (withoutFact.every((check) => check.agrees && check.shift < PIVOT_MIN_SHIFT)) {
     return `No single fact decides it: leaving one out never flips the answer or moves it ${wholePercent(PIVOT_MIN_SHIFT)} or more.`;
   }
+  if (withoutFact.every((check) => check.shift <= PIVOT_NOISE_RATIO * noiseOf(checks, check.factIndex))) {
+    return `No single fact decides it: leaving one out moves the answer less than ${PIVOT_NOISE_RATIO} times as far as reversing the order or leaving out another fact does.`;
+  }
+  if (withoutFact.every((check) => check.shift < PIVOT_MIN_SHIFT)) {
+    return `No single fact decides it: the answer leads too narrowly for a change of under ${wholePercent(PIVOT_MIN_SHIFT)} to count.`;
+  }
   return 'No single fact decides it.';
+}
+
+/** What leaving the pivot out does, after its name: "Without it the answer shifts by 41.0% and flips: the decision rests on this fact." */
+export function pivotWords(pivot: NonNullable<Stress['pivot']>, shift: string): string {
+  return `Without it the answer shifts by ${shift}${pivot.flips ? ' and flips: the decision rests on this fact.' : ' but does not flip.'}`;
 }
 
 /** "45 s", "12 min", "5 h 3 min": a wait (a Retry-After) as a person reads it. */

@@ -55,7 +55,10 @@ export function roundDistribution(p: readonly number[]): number[] {
   return steps.map((s) => s / UNITS);
 }
 
-/** Normalised peak (k·pmax − 1)/(k − 1), clipped to [0, 1]: 0 when uniform, 1 when certain. */
+/**
+ * A result's `confidence`: the normalised peak (k·pmax − 1)/(k − 1), clipped to [0, 1]:
+ * 0 when uniform, 1 when certain. A margin, not a probability (contract/answer.ts).
+ */
 export function peakConfidence(pmax: number, k: number): number {
   const c = (k * pmax - 1) / (k - 1);
   return round4(Math.min(1, Math.max(0, c)));
@@ -101,7 +104,7 @@ export function weigh(reading: Reading): Weighed {
   const result: DecisionResult =
     reading.mode === 'choice'
       ? { selected: top, confidence, probabilities }
-      : { score: expectedLevel(reading.p), confidence, probabilities };
+      : { score: expectedLevel(reading.p), likeliest: top, confidence, probabilities };
   return { result, steps: rounded.map(units), top };
 }
 
@@ -116,6 +119,11 @@ export function signalOf(weighed: Weighed, contextSufficiency: number): Signal {
   }
   const [top, second] = [...weighed.steps].sort((a, b) => b - a);
   return top - second >= DIRECTIONAL_LEAD ? 'directional' : 'unclear';
+}
+
+/** Whether an answer leads clearly: yes/no outside 0.4–0.6, a choice or score ahead by 0.15 (the signal's own lines). */
+export function leadsClearly(weighed: Weighed): boolean {
+  return signalOf(weighed, 1) !== 'unclear';
 }
 
 /** Total variation distance between two reported distributions of the same question. */

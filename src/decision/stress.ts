@@ -1,7 +1,7 @@
 import type { Stress, StressCheck } from '../contract/answer.js';
-import { PIVOT_MIN_SHIFT } from '../contract/wording.js';
+import { noiseOf, PIVOT_MIN_SHIFT, PIVOT_NOISE_RATIO } from '../contract/wording.js';
 import type { Fact } from './facts.js';
-import { round4, totalVariation, type Weighed } from './outcome.js';
+import { leadsClearly, round4, totalVariation, type Weighed } from './outcome.js';
 
 /**
  * The stress section from the base answer and the checks' answers (docs/api.md,
@@ -26,7 +26,7 @@ export function stressOf(base: Weighed, reversed: Weighed, withoutFacts: Readonl
     ),
   ];
   const agreeing = checks.filter((check) => check.agrees).length;
-  return { agreement: round4(agreeing / checks.length), checks, pivot: pivotOf(checks) };
+  return { agreement: round4(agreeing / checks.length), checks, pivot: pivotOf(checks, leadsClearly(base)) };
 }
 
 export function compare(base: Weighed, check: Weighed): { agrees: boolean; shift: number } {
@@ -34,15 +34,19 @@ export function compare(base: Weighed, check: Weighed): { agrees: boolean; shift
 }
 
 /**
- * The without-fact check that decides the answer: of those that flip it or shift it
- * by at least PIVOT_MIN_SHIFT, the one with the largest shift (ties: the lowest
- * factIndex). Null when none does: no single fact decides it.
+ * The without-fact check that decides the answer, or null: no single fact does. A
+ * check decides when leaving its fact out moves the answer PIVOT_NOISE_RATIO times
+ * further than the engine's own noise on this very question (`noiseOf`), and either
+ * changes an answer that led clearly (`clear`) or moves it by at least
+ * PIVOT_MIN_SHIFT. Of those, the largest shift (ties: the lowest factIndex). A
+ * near-tie tipped by a few hundredths, or one fact moving it about as far as another,
+ * names none: on small models any change of the prompt does that.
  */
-export function pivotOf(checks: readonly StressCheck[]): Stress['pivot'] {
+export function pivotOf(checks: readonly StressCheck[], clear: boolean): Stress['pivot'] {
   let pivot: Stress['pivot'] = null;
   for (const check of checks) {
-    if (check.kind !== 'without-fact') continue;
-    if (check.agrees && check.shift < PIVOT_MIN_SHIFT) continue;
+    if (check.kind !== 'without-fact' || check.shift <= PIVOT_NOISE_RATIO * noiseOf(checks, check.factIndex)) continue;
+    if (check.shift < PIVOT_MIN_SHIFT && (check.agrees || !clear)) continue;
     if (pivot === null || check.shift > pivot.shift || (check.shift === pivot.shift && check.factIndex < pivot.factIndex)) {
       pivot = { factIndex: check.factIndex, fact: check.fact, shift: check.shift, flips: !check.agrees };
     }

@@ -23,7 +23,14 @@ export const Figures = z.object({
   positionBias: PositionBias,
   sufficiency: z.object({ auroc: figure, sufficient: Group, insufficient: Group }),
   // `pull` defaults to null: reports written before it was measured still compare.
-  decisiveFact: z.object({ n: z.int(), changedRate: figure, meanShift: figure, pull: figure.default(null) }),
+  decisiveFact: z.object({
+    n: z.int(),
+    changedRate: figure,
+    meanShift: figure,
+    pull: figure.default(null),
+    // At stress depth only; reports of standard depth, and older ones, have none.
+    pivots: z.object({ n: z.int(), named: figure, wrong: figure }).default({ n: 0, named: null, wrong: null }),
+  }),
   gating: Gating,
 });
 export type Figures = z.infer<typeof Figures>;
@@ -78,6 +85,26 @@ function decisiveFact(records: readonly ItemRecord[]): Figures['decisiveFact'] {
     meanShift: mean(pairs.map(({ a, b }) => totalVariation(a, b))),
     // ln p with the fact − ln p without it, each floored as the log loss floors it.
     pull: mean(pairs.map(({ a, b, answer }) => logLoss({ p: b, answer }) - logLoss({ p: a, answer }))),
+    pivots: pivots(records),
+  };
+}
+
+/**
+ * At stress depth, on complete items whose decisive fact is one of the facts a stress
+ * decision splits: how often a pivot is named, and how often the one named is another
+ * fact (`wrong`), the false alarm a reader would act on. An engine that names a pivot on
+ * its own noise names one on nearly every item, most of them wrong.
+ */
+function pivots(records: readonly ItemRecord[]): Figures['decisiveFact']['pivots'] {
+  const named = records.flatMap((r) =>
+    r.sufficient && r.given?.pivot !== undefined && r.decisiveFactIndex != null
+      ? [{ pivot: r.given.pivot, fact: r.decisiveFactIndex }]
+      : [],
+  );
+  return {
+    n: named.length,
+    named: mean(named.map(({ pivot }) => (pivot === null ? 0 : 1))),
+    wrong: mean(named.map(({ pivot, fact }) => (pivot !== null && pivot !== fact ? 1 : 0))),
   };
 }
 
@@ -114,6 +141,7 @@ export function headline(f: Figures): Record<string, number | null> {
     'sufficiency.insufficient.needsContextRate': f.sufficiency.insufficient.needsContextRate,
     'decisiveFact.changedRate': f.decisiveFact.changedRate,
     'decisiveFact.pull': f.decisiveFact.pull,
+    'decisiveFact.pivots.wrong': f.decisiveFact.pivots.wrong,
   });
   if (f.gating.target) {
     out['gating.target.cut'] = f.gating.target.cut;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { MODES } from '../contract/index.js';
+import { MODES, type Stress } from '../contract/index.js';
 import { type Half, HALVES } from './halves.js';
-import { isSufficient } from './item.js';
+import { splitFacts } from '../decision/facts.js';
+import { type EvalItem, isSufficient } from './item.js';
 import type { Plan } from './plan.js';
 import { answerIndex, distribution } from './readings.js';
 import type { Decided, Outcome } from './run.js';
@@ -25,6 +26,12 @@ export const ReadingRecord = z.object({
    * (scripts/sufficiency-rules.mjs).
    */
   shifts: z.array(z.number()).optional(),
+  /** At stress depth: whether each without-fact check flipped the answer, in fact order. */
+  flips: z.array(z.boolean()).optional(),
+  /** At stress depth: the reversed check's shift, the engine's own noise on the question. */
+  reversedShift: z.number().optional(),
+  /** At stress depth: the pivot's factIndex, or null when no single fact decides it. */
+  pivot: z.int().nullable().optional(),
 });
 export type ReadingRecord = z.infer<typeof ReadingRecord>;
 
@@ -45,6 +52,8 @@ export const ItemRecord = z.object({
   withoutFact: ReadingRecord.nullable(),
   /** True when the request without the fact is also an item of the set (its twin), which counts it. */
   withoutFactIsItem: z.boolean(),
+  /** The decisive fact's place among the context's facts as a stress decision splits them; null when it has none there. */
+  decisiveFactIndex: z.int().nullable().optional(),
 });
 export type ItemRecord = z.infer<typeof ItemRecord>;
 
@@ -58,12 +67,11 @@ export function recordsOf(plan: Plan, outcomes: ReadonlyMap<string, Outcome>, ha
     const reading = (key: string | null): ReadingRecord | null => {
       const d = decided(key);
       if (!d) return null;
-      const shifts = d.stress?.checks.flatMap((check) => (check.kind === 'without-fact' ? [check.shift] : []));
       return {
         p: distribution(item, d),
         contextSufficiency: d.contextSufficiency,
         needsContext: d.signal === 'needs-context',
-        ...(d.stress ? { shifts } : {}),
+        ...(d.stress ? stressRecord(d.stress) : {}),
       };
     };
     return {
@@ -80,6 +88,24 @@ export function recordsOf(plan: Plan, outcomes: ReadonlyMap<string, Outcome>, ha
       }),
       withoutFact: reading(withoutFact),
       withoutFactIsItem: withoutFact !== null && givenKeys.has(withoutFact),
+      decisiveFactIndex: decisiveIndex(item),
     };
   });
+}
+
+function stressRecord(stress: Stress): Pick<ReadingRecord, 'shifts' | 'flips' | 'reversedShift' | 'pivot'> {
+  const withoutFact = stress.checks.filter((check) => check.kind === 'without-fact');
+  return {
+    shifts: withoutFact.map((check) => check.shift),
+    flips: withoutFact.map((check) => !check.agrees),
+    reversedShift: stress.checks.find((check) => check.kind === 'reversed')?.shift ?? 0,
+    pivot: stress.pivot?.factIndex ?? null,
+  };
+}
+
+/** Where the item's decisive fact is among its context's facts (decision/facts.ts), or null. */
+function decisiveIndex(item: EvalItem): number | null {
+  if (!item.decisiveFact) return null;
+  const index = splitFacts(item.context).findIndex((fact) => fact.text.trim() === item.decisiveFact!.trim());
+  return index < 0 ? null : index;
 }

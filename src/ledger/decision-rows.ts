@@ -11,6 +11,7 @@ export interface DecisionRow {
   credits: number | string;
   signal: LoggedDecision['signal'];
   top: string;
+  top_probability: number | null;
   confidence: number;
   question: string | null;
   context: string | null;
@@ -39,6 +40,7 @@ export function loggedDecision(row: DecisionRow): LoggedDecision {
     credits: Number(row.credits),
     signal: row.signal,
     top: row.top,
+    topProbability: row.top_probability,
     confidence: row.confidence,
     text,
   };

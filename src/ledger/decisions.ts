@@ -28,14 +28,25 @@ export interface DecisionEntry {
   signal: Signal;
   /** The result's top answer: the option or level chosen, or yes/no. */
   top: string;
-  /** How likely that top answer is, 0 to 1. */
+  /** The probability of that top answer, 0 to 1. */
+  topProbability: number;
+  /**
+   * The result's confidence as the API defines it, in every mode: the margin
+   * (k·p − 1)/(k − 1) of the top answer over an even split of the k answers (a noul
+   * has k = 2), 0 = evenly split, 1 = certain. Not a probability.
+   */
   confidence: number;
   /** Only at level `full`. */
   text: DecisionText | null;
 }
 
 /** A logged decision as the pass page reads it: its time and its key's hint instead of the ids. */
-export type LoggedDecision = Omit<DecisionEntry, 'keyId' | 'passId'> & { decidedAt: string; keyHint: string };
+export type LoggedDecision = Omit<DecisionEntry, 'keyId' | 'passId' | 'topProbability'> & {
+  decidedAt: string;
+  keyHint: string;
+  /** Null only for a choice logged before the log kept it, at level metadata (its options were not kept). */
+  topProbability: number | null;
+};
 
 /**
  * The optional decision log (`DECIDE_DECISION_LOG`). Entries are written only with a

@@ -1,26 +1,33 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServiceError, DecisionResponse, Usage } from '../contract/index.js';
 import { counted } from '../contract/words.js';
+import { confidenceWords, leadingAnswer, noPivotWords, pivotWords, verdictOf } from '../contract/wording.js';
 
 /**
  * The short human line each tool result carries next to `structuredContent`, e.g.
- * `PostgreSQL 71 % (directional) · context sufficiency 0.82 · 17 free left`.
+ * `PostgreSQL 71 % (directional) · confidence 0.42: 0 = evenly split, 1 = certain ·
+ * context sufficiency 0.82 · 17 free left`.
  * Agents often show only the text, so it names the answer, how sure, whether the
  * facts sufficed and what the call left of the allowance.
  */
 
 const percent = (p: number) => `${Math.round(p * 100)} %`;
 
-/** The leading label and its probability: the answer a reader looks for first. */
+/**
+ * The leading label and its probability: the answer a reader looks for first, then
+ * its confidence in the contract's words (a margin, not a probability; never a
+ * percentage) and, for a score, the mean level.
+ */
 function headline(response: DecisionResponse): string {
   const { result, signal } = response;
   if ('yesProbability' in result) return `yes ${percent(result.yesProbability)} (${signal})`;
-  const [top, p] = Object.entries(result.probabilities).reduce((best, entry) => (entry[1] > best[1] ? entry : best));
-  const label = 'selected' in result ? result.selected : top;
-  const shown = 'selected' in result ? result.probabilities[result.selected] : p;
+  const label = leadingAnswer(result);
   const score = 'score' in result ? ` · score ${result.score} of 0–2` : '';
-  return `${label} ${percent(shown)} (${signal})${score}`;
+  return `${label} ${percent(result.probabilities[label])} (${signal}) · ${confidenceWords(result.confidence)}${score}`;
 }
+
+/** A sentence of the shared wording as a part of the one line: lower-case first, no full stop. */
+const clause = (sentence: string) => sentence[0].toLowerCase() + sentence.slice(1).replace(/\.$/, '');
 
 function quoted(text: string, max = 60): string {
   return `“${text.length > max ? `${text.slice(0, max - 1)}…` : text}”`;
@@ -30,14 +37,12 @@ export function decisionText(response: DecisionResponse): string {
   const parts = [headline(response), `context sufficiency ${response.contextSufficiency}`];
   const { stress } = response;
   if (stress) {
-    parts.push(`agreement ${percent(stress.agreement)}`);
-    if (stress.pivot) {
-      parts.push(
-        `decisive fact ${quoted(stress.pivot.fact)} (${stress.pivot.flips ? 'flips the answer' : 'shifts it'} by ${stress.pivot.shift})`,
-      );
-    } else {
-      parts.push('no single fact decides it');
-    }
+    parts.push(`agreement ${percent(stress.agreement)}`, `verdict ${verdictOf(response)!.words}`);
+    parts.push(
+      stress.pivot
+        ? `decisive fact ${quoted(stress.pivot.fact)}: ${clause(pivotWords(stress.pivot, percent(stress.pivot.shift)))}`
+        : clause(noPivotWords(stress.checks)),
+    );
   }
   const { access } = response;
   parts.push(access.type === 'free' ? `${access.freeRemaining} free left` : `${counted(access.passCredits, 'credit')} left`);

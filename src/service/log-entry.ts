@@ -3,23 +3,27 @@ import type { DecisionLogLevel } from '../contract/decision-log.js';
 import type { DecisionEntry, Reservation } from '../ledger/store.js';
 import type { CommitOutcome } from '../ledger/charges.js';
 import type { DecideContext } from './paid.js';
+import { peakConfidence, round4 } from '../decision/outcome.js';
 
 /** What a decision's own answer tells its log entry; the paid path adds who, through which door, and at what cost. */
-export type LogFacts = Pick<DecisionEntry, 'mode' | 'depth' | 'signal' | 'top' | 'confidence' | 'text'>;
+export type LogFacts = Pick<DecisionEntry, 'mode' | 'depth' | 'signal' | 'top' | 'topProbability' | 'confidence' | 'text'>;
 
 /**
- * The top answer of a result and how likely it is: the option chosen, the most likely
- * level of a score, or yes/no by the likelier side.
+ * The top answer of a result, its probability, and the result's confidence, alike in
+ * every mode: the option chosen, the likeliest level of a score, or yes/no by the
+ * likelier side (yes at exactly 0.5). `confidence` is the API's margin (k·p − 1)/(k − 1)
+ * (decision/outcome.ts `peakConfidence`), which a noul's result does not carry: with
+ * k = 2 it is |2·yes − 1|.
  */
-export function topAnswer(response: DecisionResponse): { top: string; confidence: number } {
+export function topAnswer(response: DecisionResponse): { top: string; topProbability: number; confidence: number } {
   const { result } = response;
   if ('yesProbability' in result) {
     const yes = result.yesProbability >= 0.5;
-    return { top: yes ? 'yes' : 'no', confidence: yes ? result.yesProbability : 1 - result.yesProbability };
+    const topProbability = yes ? result.yesProbability : round4(1 - result.yesProbability);
+    return { top: yes ? 'yes' : 'no', topProbability, confidence: peakConfidence(topProbability, 2) };
   }
-  if ('selected' in result) return { top: result.selected, confidence: result.confidence };
-  const [level, p] = Object.entries(result.probabilities).reduce((best, next) => (next[1] > best[1] ? next : best));
-  return { top: level, confidence: p };
+  const top = 'selected' in result ? result.selected : result.likeliest;
+  return { top, topProbability: result.probabilities[top], confidence: result.confidence };
 }
 
 /** A decision's facts for the log: its text kept as well (level `full` keeps it; `metadata` drops it). */

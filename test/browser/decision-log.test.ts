@@ -86,7 +86,8 @@ describe('the decision log and the request as code, in headless Chromium', () =>
     expect(await rows.count()).toBe(2);
     const [api, web] = (await rows.allTextContents()).map((row) => row.replace(/\s+/g, ' ').trim());
     expect(api).toMatch(/^just now.*API.*choice, standard.*the API caller/);
-    expect(web).toMatch(/^just now.*this page.*choice, standard.*PostgreSQL \(\d+%\).*free$/);
+    // The top answer with its probability, then its confidence as a number from 0 to 1, not a percentage.
+    expect(web).toMatch(/^just now.*this page.*choice, standard.*PostgreSQL, \d+\.\d% ?[01]\.\d\d ?\S+ ?free$/);
     expect(web).toContain(CHOICE.question);
     const time = page.locator('#decision-log time').first();
     const datetime = (await time.getAttribute('datetime'))!;

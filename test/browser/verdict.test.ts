@@ -113,8 +113,13 @@ describe("the pass page's verdict, progress and engine failures, in headless Chr
       }
       const pivot = response.stress?.pivot;
       if (pivot) {
-        await expect(text('#answer .pivot')).resolves.toMatch(new RegExp(`^Decisive fact ${pivot.factIndex + 1} `));
+        // Named alike, and what leaving it out does in the same sentence (contract/wording.ts `pivotWords`).
+        const shown = await text('#answer .pivot');
+        expect(shown).toMatch(new RegExp(`^Decisive fact ${pivot.factIndex + 1}: `));
         expect(cli).toContain(`Decisive fact ${pivot.factIndex + 1}: `);
+        const sentence = shown.slice(shown.indexOf('Without it'));
+        expect(sentence).toMatch(/^Without it the answer shifts by [\d.]+% (and flips: the decision rests on this fact|but does not flip)\.$/);
+        expect(cli.replace(/\s+/g, ' ')).toContain(sentence);
       } else {
         expect(cli).toContain(await text('#answer .stress > p.muted'));
       }

@@ -84,7 +84,8 @@ describe('decide ask / stress against the service', () => {
     expect(lines[0]).toBe(CHOICE.question);
     expect(lines.find((l) => l.includes('PostgreSQL') && l.includes('█'))).toMatch(/75\.0%\s+← selected$/);
     expect(lines.find((l) => l.includes('MongoDB') && l.includes('█'))).toMatch(/25\.0%$/);
-    expect(run.stdout).toContain('Selected: PostgreSQL (confidence 50%)');
+    // The top answer's probability as its bar shows it, the confidence as what it is: no percentage.
+    expect(run.stdout).toContain('Selected: PostgreSQL, 75.0% (confidence 0.50: 0 = evenly split, 1 = certain)');
     expect(run.stdout).toContain('Signal:   directional: "PostgreSQL" leads the next answer by 15 points or more');
     expect(run.stdout).toContain('Context:  sufficient (90%)');
     expect(run.stdout).toContain('free decisions left today: 19 · model fake-logprobs-1');
@@ -142,8 +143,27 @@ describe('decide ask / stress against the service', () => {
 
     const score = await decide(['ask', SCORE.question, '--context', SCORE.context, ...levels(...SCORE.levels)], { env: env(key) });
     expect(score.stdout).toMatch(/medium\s+█+░+\s+50\.0%\s+← likeliest/);
-    expect(score.stdout).toContain('Score:   1.10 on 0 (low) to 2 (high), confidence 25%');
-    expect(score.stdout).toContain('Signal:  directional: "medium" leads');
+    expect(score.stdout).toContain('Likeliest: medium, 50.0% (confidence 0.25: 0 = evenly split, 1 = certain)');
+    expect(score.stdout).toContain('Score:     1.10, the mean level on 0 (low) to 2 (high)');
+    expect(score.stdout).toContain('Signal:    directional: "medium" leads');
+  });
+
+  it('a score names the level its bar marks likeliest, not the level of its mean', async () => {
+    const { key } = await client.svc.newKey();
+    // The answer: low 38.4 %, medium 23.5 %, high 38.1 %; the mean 1.00 is medium.
+    client.svc.fake.respond(scripted({ low: 0.384, medium: 0.235, high: 0.381 }, { Yes: 0.9, No: 0.1 }));
+    const score = await decide(['ask', SCORE.question, '--context', SCORE.context, ...levels(...SCORE.levels)], { env: env(key) });
+    expect(score.code).toBe(0);
+    expect(score.stdout).toMatch(/low\s+█+░+\s+38\.4%\s+← likeliest/);
+    expect(score.stdout).not.toMatch(/(medium|high)\s+█+░+\s+[\d.]+%\s+← likeliest/);
+    expect(score.stdout).toContain('Likeliest: low, 38.4% (confidence 0.08: 0 = evenly split, 1 = certain)');
+    expect(score.stdout).toContain('Score:     1.00, the mean level on 0 (low) to 2 (high)');
+    expect(score.stdout).not.toMatch(/confidence \d+%/);
+
+    const json = await decide(['ask', SCORE.question, '--context', SCORE.context, ...levels(...SCORE.levels), '--json'], {
+      env: env(key),
+    });
+    expect(JSON.parse(json.stdout).result).toMatchObject({ likeliest: 'low', score: 0.997, confidence: 0.076 });
   });
 
   it('--fail-on turns a yes/no signal into exit 1 for gating, with the JSON still printed', async () => {

@@ -68,7 +68,7 @@ describe('ink components', () => {
     expect(lines[3]).toBe(`  MongoDB     ${'█'.repeat(8)}${'░'.repeat(22)}   25.0%`);
     // The values of the result, signal and context lines start in one column.
     expect(frame).toContain(
-      'Selected: PostgreSQL (confidence 50%)\nSignal:   directional: "PostgreSQL" leads the next answer by 15 points or more',
+      'Selected: PostgreSQL, 75.0% (confidence 0.50: 0 = evenly split, 1 = certain)\nSignal:   directional: "PostgreSQL" leads the next answer by 15 points or more',
     );
     expect(frame).toContain('\nContext:  sufficient (88%)');
     expect(lines.at(-1)).toBe('free decisions left today: 19 · model m · 212 ms');

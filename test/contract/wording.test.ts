@@ -32,12 +32,16 @@ describe('the verdict on a stress answer', () => {
     expect(verdict('yes', stress(reversed(true), without(0, true)))).toMatch(/^stable /);
   });
 
-  it('is fragile when leaving out one fact changes the answer, naming each such fact', () => {
-    // 4 of 5 checks agree: a high agreement, and still one fact decides it.
-    const s = stress(reversed(true), without(0, true), without(1, false), without(2, true), without(3, true));
-    expect(verdict('directional', s)).toBe('fragile: one fact decides it (without fact 2 the answer changes)');
-    expect(verdict('directional', stress(reversed(true), without(0, false), without(2, false)))).toBe(
-      'fragile: one fact decides it (without fact 1 or 3 the answer changes)',
+  it('is fragile when the pivot flips the answer, naming that fact', () => {
+    // 3 of 4 checks agree: a high agreement, and still one fact decides it.
+    const s = stress(reversed(true), without(0, true), without(1, false), without(2, true));
+    const pivot = { factIndex: 1, fact: 'Fact 2.', shift: 0.4, flips: true };
+    expect(verdict('directional', { ...s, pivot })).toBe('fragile: one fact decides it (without fact 2 the answer changes)');
+  });
+
+  it("a flip the service names no pivot for (within the engine's own noise) leaves it stable, saying why", () => {
+    expect(verdict('directional', stress({ ...reversed(true), shift: 0.2 }, without(0, false, 0.2)))).toBe(
+      "stable (no single fact changes it beyond the engine's own noise)",
     );
   });
 
@@ -51,6 +55,15 @@ describe('the verdict on a stress answer', () => {
     expect(verdict('unclear', flips)).toBe('needs more facts (no answer leads clearly)');
     expect(verdict('directional', stress(reversed(false), without(0, false)))).toBe(
       'needs more facts (the answer changes when the options are given in reverse order)',
+    );
+  });
+
+  it("says why no fact decides it: within the reversed order's shift, or a narrow lead tipped by under 10%", () => {
+    expect(wording.noPivotWords([{ ...reversed(true), shift: 0.05 }, without(0, false, 0.04), without(1, true, 0.05)])).toBe(
+      'No single fact decides it: leaving one out moves the answer less than 1.5 times as far as reversing the order or leaving out another fact does.',
+    );
+    expect(wording.noPivotWords([reversed(true), without(0, false, 0.08), without(1, true, 0.01)])).toBe(
+      'No single fact decides it: the answer leads too narrowly for a change of under 10% to count.',
     );
   });
 
@@ -75,9 +88,29 @@ describe('the shared words', () => {
     expect(wording.signalWords('needs-context', result)).toBe(
       'needs context: the facts given are not enough to decide; add facts and ask again',
     );
-    expect(wording.signalWords('directional', { score: 1.2, confidence: 0.3, probabilities: { low: 0.1, mid: 0.6, high: 0.3 } })).toBe(
-      'directional: "mid" leads the next answer by 15 points or more',
-    );
+    expect(
+      wording.signalWords('directional', {
+        score: 1.2,
+        likeliest: 'mid',
+        confidence: 0.3,
+        probabilities: { low: 0.1, mid: 0.6, high: 0.3 },
+      }),
+    ).toBe('directional: "mid" leads the next answer by 15 points or more');
+  });
+
+  it('a score leads with its likeliest level, which its mean need not be', () => {
+    const split = { score: 0.997, likeliest: 'low', confidence: 0.076, probabilities: { low: 0.384, medium: 0.235, high: 0.381 } };
+    expect(wording.leadingAnswer(split)).toBe('low');
+    expect(wording.signalWords('directional', split)).toBe('directional: "low" leads the next answer by 15 points or more');
+  });
+
+  it('confidence as what it is: a number from 0 to 1 with its scale, never a percentage', () => {
+    expect(wording.confidenceWords(0.076)).toBe('confidence 0.08: 0 = evenly split, 1 = certain');
+    expect(wording.confidenceWords(0.5)).toBe('confidence 0.50: 0 = evenly split, 1 = certain');
+    expect(wording.confidenceWords(1)).toBe('confidence 1.00: 0 = evenly split, 1 = certain');
+    expect(wording.confidenceValue(0)).toBe('0.00');
+    expect(wording.tenthPercent(0.6905)).toBe('69.1%');
+    expect(wording.tenthPercent(0.54)).toBe('54.0%');
   });
 
   it("an engine's failure in plain words, with the wait when the service gave one; other codes have none", () => {
@@ -113,5 +146,6 @@ describe("the page's copy of the words", () => {
     for (const s of [0, 0.49, 0.5, 0.77, 0.8, 1]) expect(page.sufficiencyWords(s)).toBe(wording.sufficiencyWords(s));
     expect(page.engineFailureWords('engine_unavailable', 180)).toBe(wording.engineFailureWords('engine_unavailable', 180));
     expect(page.decidingFor(4.7)).toBe('Deciding… 4 s');
+    expect(page.confidenceWords(0.076)).toBe(wording.confidenceWords(0.076));
   });
 });

@@ -114,9 +114,21 @@ describe('weigh', () => {
   it('builds a score result with the expected level and the normalised peak', () => {
     expect(weigh(score([0.2, 0.3, 0.5])).result).toEqual({
       score: 1.3,
+      likeliest: 'high',
       confidence: 0.25,
       probabilities: { low: 0.2, medium: 0.3, high: 0.5 },
     });
+  });
+
+  it('names the likeliest level of a score, which the mean need not be, ties to the first in request order', () => {
+    // The answer: the mean is 1.00 (medium), the likeliest level is low.
+    const split = weigh(score([0.384, 0.235, 0.381]));
+    expect(split.result).toMatchObject({ score: 0.997, likeliest: 'low', confidence: 0.076 });
+    expect(split.top).toBe('low');
+    expect(weigh(score([0.1, 0.2, 0.7])).result).toMatchObject({ likeliest: 'high' });
+    expect(weigh(score([0.2, 0.4, 0.4])).result).toMatchObject({ likeliest: 'medium' });
+    expect(weigh(score([0.4, 0.2, 0.4])).result).toMatchObject({ likeliest: 'low' });
+    expect(weigh(score([1 / 3, 1 / 3, 1 / 3])).result).toMatchObject({ likeliest: 'low', confidence: 0 });
   });
 
   it('rounds a noul yes probability and names its side of 0.5', () => {

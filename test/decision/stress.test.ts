@@ -39,7 +39,7 @@ describe('stressOf', () => {
       { fact: facts[0], weighed: choice(0.6, 0.3, 0.1) },
       { fact: facts[1], weighed: choice(0.25, 0.5, 0.25) },
       { fact: facts[2], weighed: choice(0.5, 0.3, 0.2) },
-      { fact: facts[3], weighed: choice(0.35, 0.3, 0.35) },
+      { fact: facts[3], weighed: choice(0.55, 0.3, 0.15) },
     ]);
     expect(Stress.parse(stress)).toEqual(stress);
     expect(stress.checks.map((c) => [c.kind, c.agrees, c.shift])).toEqual([
@@ -47,7 +47,7 @@ describe('stressOf', () => {
       ['without-fact', true, 0],
       ['without-fact', false, 0.35],
       ['without-fact', true, 0.1],
-      ['without-fact', true, 0.25],
+      ['without-fact', true, 0.05],
     ]);
     expect(stress.checks[2]).toMatchObject({ factIndex: 1, fact: 'Two know Rust.', result: { selected: 'Go' } });
     expect(stress.agreement).toBe(0.8);
@@ -76,15 +76,53 @@ describe('stressOf', () => {
       { fact: facts[1], weighed: base },
     ]);
     expect(at.pivot).toMatchObject({ factIndex: 0, shift: 0.1, flips: false });
-    // A flip names the pivot however small the shift.
-    const flip = stressOf(noul(0.52), noul(0.52), [
+    // A flip of an answer that led clearly names the pivot under the threshold too.
+    const clear = choice(0.5, 0.34, 0.16);
+    const flip = stressOf(clear, clear, [
+      { fact: facts[0], weighed: choice(0.41, 0.43, 0.16) },
+      { fact: facts[1], weighed: clear },
+    ]);
+    expect(flip.pivot).toMatchObject({ factIndex: 0, shift: 0.09, flips: true });
+  });
+
+  it('names no pivot for a near-tie tipped by a few hundredths: the answer did not lead clearly', () => {
+    const tipped = stressOf(noul(0.52), noul(0.52), [
       { fact: facts[0], weighed: noul(0.48) },
       { fact: facts[1], weighed: noul(0.52) },
     ]);
-    expect(flip.pivot).toMatchObject({ factIndex: 0, shift: 0.04, flips: true });
+    expect(tipped.checks[1]).toMatchObject({ agrees: false, shift: 0.04 });
+    expect(tipped.pivot).toBeNull();
   });
 
-  it('picks the lowest factIndex among equal largest shifts, and one that need not flip', () => {
+  it("names no pivot within the engine's own noise: a fact moving the answer no more than the reversed order does", () => {
+    const reversed = choice(0.5, 0.4, 0.1); // 0.1 from the base
+    const within = stressOf(base, reversed, [
+      { fact: facts[0], weighed: choice(0.5, 0.4, 0.1) },
+      { fact: facts[1], weighed: choice(0.55, 0.35, 0.1) },
+    ]);
+    expect(within.checks.map((c) => c.shift)).toEqual([0.1, 0.1, 0.05]);
+    expect(within.pivot).toBeNull();
+    // 1.5 times the reversed check's shift, and no more: not yet beyond it.
+    expect(stressOf(base, reversed, [{ fact: facts[0], weighed: choice(0.45, 0.45, 0.1) }]).pivot).toBeNull();
+    const beyond = stressOf(base, reversed, [{ fact: facts[0], weighed: choice(0.42, 0.38, 0.2) }]);
+    expect(beyond.pivot).toMatchObject({ factIndex: 0, shift: 0.18, flips: false });
+  });
+
+  it('names no pivot when another fact moves the answer about as far: no single fact decides it', () => {
+    const two = stressOf(base, base, [
+      { fact: facts[0], weighed: choice(0.25, 0.5, 0.25) },
+      { fact: facts[1], weighed: choice(0.3, 0.5, 0.2) },
+      { fact: facts[2], weighed: base },
+    ]);
+    expect(two.checks.slice(1).map((c) => [c.agrees, c.shift])).toEqual([
+      [false, 0.35],
+      [false, 0.3],
+      [true, 0],
+    ]);
+    expect(two.pivot).toBeNull();
+  });
+
+  it('picks the largest shift, one that need not flip, and none of two equal ones', () => {
     const stress = stressOf(base, base, [
       { fact: facts[0], weighed: choice(0.5, 0.4, 0.1) },
       { fact: facts[1], weighed: choice(0.7, 0.2, 0.1) },
@@ -92,7 +130,8 @@ describe('stressOf', () => {
     ]);
     expect(stress.checks.slice(1).map((c) => c.shift)).toEqual([0.1, 0.1, 0.2]);
     expect(stress.pivot).toMatchObject({ factIndex: 2, shift: 0.2, flips: false });
-    expect(pivotOf(stress.checks.slice(0, 3))).toMatchObject({ factIndex: 0, shift: 0.1 });
+    // Two facts moving it as far: neither alone decides it.
+    expect(pivotOf(stress.checks.slice(0, 3), true)).toBeNull();
   });
 
   it('has no pivot without without-fact checks', () => {

@@ -50,12 +50,25 @@ describe('the simulated model', () => {
       middleLevelBias: 0,
       guesses: 'fixed',
       guessConfidence: 0.15,
+      jitter: 0,
     };
     for (const item of [choice4, choice3, noul, score, twin]) {
       for (const order of [asWritten(item), reversed(item)]) {
         for (const sufficient of [true, false]) expect(sample(off, item, order, sufficient)).toEqual(sample({}, item, order, sufficient));
       }
     }
+  });
+
+  it('jitter moves a reading with any change of its context or order, within its bound, and the same input reads the same', () => {
+    const item = choice4;
+    const a = sample({ jitter: 0.4 }, item, asWritten(item), true, `${item.context} `);
+    expect(sample({ jitter: 0.4 }, item, asWritten(item), true, `${item.context} `)).toEqual(a);
+    const b = sample({ jitter: 0.4 }, item, asWritten(item), true, item.context);
+    const fair = sample({}, item, asWritten(item), true);
+    expect(Math.max(...a.map((p, i) => Math.abs(p - b[i])))).toBeGreaterThan(1e-3);
+    // Each class's odds against another move by at most e^(2 × 0.4).
+    for (let i = 0; i < a.length; i++)
+      for (let j = 0; j < a.length; j++) expect(Math.abs(Math.log(a[i] / a[j] / (fair[i] / fair[j])))).toBeLessThanOrEqual(0.8 + 1e-9);
   });
 
   it('first-place bias weighs the label presented first', () => {

@@ -195,6 +195,35 @@ describe('decide eval on a simulated model with known faults', () => {
     expect(moved / measured).toBeGreaterThan(0.8);
   });
 
+  it("at stress depth names a pivot only beyond the reading's own noise: fewer false alarms than naming every flip", {
+    timeout: scaled(240_000),
+  }, async () => {
+    // A model whose reading moves a little with any change of its prompt, as a small
+    // model's does, and whose answers rest on the deciding fact.
+    const report = await evaluate({ ...FAIR, jitter: 0.4 }, ['--depth', 'stress']);
+    expect(report.failed.count).toBe(0);
+    const counted = report.records.filter((r) => r.sufficient && r.given?.pivot !== undefined && r.decisiveFactIndex != null);
+    expect(report.decisiveFact.pivots.n).toBe(counted.length);
+    expect(counted.length).toBeGreaterThan(50);
+    // The rule before: any flip, or a shift of 0.1, named the largest such shift.
+    const before = ({ shifts, flips }: { shifts?: number[]; flips?: boolean[] }) => {
+      let best: number | null = null;
+      shifts!.forEach((shift, i) => {
+        if ((flips![i] || shift >= 0.1) && (best === null || shift > shifts![best])) best = i;
+      });
+      return best;
+    };
+    const share = (test: (r: (typeof counted)[number]) => boolean) => counted.filter(test).length / counted.length;
+    const wrongBefore = share((r) => before(r.given!) !== null && before(r.given!) !== r.decisiveFactIndex);
+    const { named, wrong } = report.decisiveFact.pivots;
+    // Every flip named a pivot before: on most items, and a wrong one on an item in eight.
+    expect(wrongBefore).toBeGreaterThan(0.1);
+    expect(wrong!).toBeLessThan(wrongBefore / 4);
+    expect(named!).toBeLessThan(share((r) => before(r.given!) !== null));
+    // A fact that decides is still named on most items it decides.
+    expect(share((r) => r.given!.pivot === r.decisiveFactIndex)).toBeGreaterThan(0.6);
+  });
+
   it('--debias reverse cancels a first-place bias between the two orders it averages, not under other orders', {
     timeout: scaled(160_000),
   }, async () => {

@@ -69,9 +69,13 @@ describe('examples/*.ts and the exported types', () => {
     expect(ran.stderr).toBe('');
     expect(ran.code).toBe(0);
     expect(ran.stdout.trimEnd().split('\n')).toEqual([
-      expect.stringMatching(/^choice: PostgreSQL \(\d+ %\), signal \S+, context sufficiency [\d.]+$/),
+      expect.stringMatching(
+        /^choice: PostgreSQL, \d+ % \(confidence [01]\.\d\d: 0 = evenly split, 1 = certain\), signal \S+, context sufficiency [\d.]+$/,
+      ),
       expect.stringMatching(/^noul: yes \d+ %, signal \S+, context sufficiency [\d.]+$/),
-      expect.stringMatching(/^score: score [\d.]+ of 0 to 2, signal \S+, context sufficiency [\d.]+$/),
+      expect.stringMatching(
+        /^score: likeliest high, \d+ % \(confidence [01]\.\d\d: 0 = evenly split, 1 = certain\); score [\d.]+ of 0 to 2, signal \S+, context sufficiency [\d.]+$/,
+      ),
       '17 free decisions left today, 0 pass credits',
     ]);
   });

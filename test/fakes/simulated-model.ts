@@ -50,6 +50,12 @@ export interface SimulatedFaults {
   guesses?: 'fixed' | 'shifting';
   /** How sure a guess is, from 0 (uniform) toward 1 (certain); default 0.15. */
   guessConfidence?: number;
+  /**
+   * Noise of the reading itself: a log-weight drawn in [−jitter, jitter] for each class,
+   * of its own for each context text and presentation order, as a small model's
+   * reading moves with any change of its prompt; default 0.
+   */
+  jitter?: number;
   seed?: number;
 }
 
@@ -146,6 +152,9 @@ export class SimulatedModel {
     }
     const logits = [...Array(k).keys()].map((i) => Math.log(i === top ? c : (1 - c) / (k - 1)) / faults.temperature);
     for (const [i, weight] of this.weights(item, presented)) logits[i] += weight;
+    const jitter = faults.jitter ?? 0;
+    if (jitter > 0)
+      for (let i = 0; i < k; i++) logits[i] += jitter * (2 * uniform(seed, item.id, state, presented.join(), 'jitter', String(i)) - 1);
     const max = Math.max(...logits);
     const weights = logits.map((l) => Math.exp(l - max));
     const sum = weights.reduce((a, b) => a + b, 0);

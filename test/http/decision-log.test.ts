@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { modernClient } from '../mcp/clients.js';
 import { CHOICE, NOUL, SCORE } from '../support/requests.js';
+import { scripted } from '../support/scripts.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { browserOf, ledgerRows } from '../web/helpers.js';
 
@@ -38,6 +39,7 @@ describe('the decision log at level full', () => {
       credits: 5,
       signal: first.body.signal,
       top: first.body.result.selected,
+      top_probability: first.body.result.probabilities[first.body.result.selected],
       confidence: first.body.result.confidence,
       question: CHOICE.question,
       context: CHOICE.context,
@@ -67,6 +69,8 @@ describe('the decision log at level full', () => {
   it('logs a decision of the pass page once, as the page; the page then lists it', async () => {
     const browser = browserOf(svc);
     const { id: keyId, keyHint } = await browser.newKey();
+    // The issue's answer: 54.0 % for PostgreSQL, a confidence of 0.08.
+    svc.fake.respond(scripted({ PostgreSQL: 0.54, MongoDB: 0.46 }, { Yes: 0.9, No: 0.1 }));
     const res = await browser.call('POST', '/v1/web/decisions', { json: { ...CHOICE, keyId } });
     expect(res.status).toBe(200);
     const rows = logged(svc).filter((r) => r.key_id === keyId);
@@ -75,7 +79,37 @@ describe('the decision log at level full', () => {
     const page = await browser.call('GET', '/pass');
     expect(page.text).toContain('Recent decisions');
     expect(page.text).toContain(`<code>${keyHint}</code>`);
-    expect(page.text).toContain(`${res.body.result.selected} (${Math.round(res.body.result.confidence * 100)}%)`);
+    // The top answer with its probability, the confidence in a column of its own, as a
+    // number from 0 to 1 that the section says is no probability.
+    expect(res.body.result).toMatchObject({ selected: 'PostgreSQL', confidence: 0.08 });
+    expect(page.text).toContain('<td data-label="Top answer">PostgreSQL, 54.0%</td>');
+    expect(page.text).toContain('<td data-label="Confidence">0.08</td>');
+    expect(page.text).toContain('0 = evenly split, 1 = certain');
+    expect(page.text).not.toMatch(/data-label="Top answer">[^<]*\(\d+%\)/);
+  });
+
+  it('keeps the same two numbers in every mode: the top probability, and the confidence the API defines', async () => {
+    const { key, passId } = await svc.newKey();
+    const cases: Array<{
+      request: { mode: string };
+      script: Record<string, number>;
+      top: string;
+      topProbability: number;
+      confidence: number;
+    }> = [
+      { request: CHOICE, script: { PostgreSQL: 0.54, MongoDB: 0.46 }, top: 'PostgreSQL', topProbability: 0.54, confidence: 0.08 },
+      { request: NOUL, script: { Yes: 0.54, No: 0.46 }, top: 'yes', topProbability: 0.54, confidence: 0.08 },
+      { request: NOUL, script: { Yes: 0.1, No: 0.9 }, top: 'no', topProbability: 0.9, confidence: 0.8 },
+      { request: SCORE, script: { low: 0.384, medium: 0.235, high: 0.381 }, top: 'low', topProbability: 0.384, confidence: 0.076 },
+    ];
+    for (const { request, script } of cases) {
+      svc.fake.respond(scripted(script, { Yes: 0.9, No: 0.1 }));
+      expect((await svc.call('POST', '/v1/decisions', { key, json: request })).status).toBe(200);
+    }
+    const rows = logged(svc).filter((r) => r.pass_id === passId);
+    expect(rows.map((r) => [r.mode, r.top, r.top_probability, r.confidence])).toEqual(
+      cases.map((c) => [c.request.mode, c.top, c.topProbability, c.confidence]),
+    );
   });
 
   it('logs nothing for a decision that failed, and the books show it was not charged', async () => {

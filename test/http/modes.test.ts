@@ -68,6 +68,7 @@ describe('each mode end to end through the OpenAI-compatible engine', () => {
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({
       score: 1.1,
+      likeliest: 'medium',
       confidence: 0.25,
       probabilities: { low: 0.2, medium: 0.5, high: 0.3 },
     });
@@ -140,7 +141,12 @@ describe('each mode end to end through a System One engine', () => {
   it('score and noul answers', async () => {
     svc.fake.respond(() => ({ answers: { main: scoreAnswer([0.1, 0.1, 0.8]), sufficiency: noulAnswer(0.9) } }));
     const score = await svc.call('POST', '/v1/decisions', { key, json: SCORE });
-    expect(score.body.result).toEqual({ score: 1.7, confidence: 0.7, probabilities: { low: 0.1, medium: 0.1, high: 0.8 } });
+    expect(score.body.result).toEqual({
+      score: 1.7,
+      likeliest: 'high',
+      confidence: 0.7,
+      probabilities: { low: 0.1, medium: 0.1, high: 0.8 },
+    });
 
     svc.fake.requests.length = 0;
     svc.fake.respond(() => ({ answers: { main: noulAnswer(0.35), sufficiency: noulAnswer(0.9) }, usage: null }));

@@ -41,6 +41,7 @@ export function decisionLogSuite(h: LedgerHarness): void {
     credits: 0,
     signal: 'directional',
     top,
+    topProbability: 0.875,
     confidence: 0.75,
     text: null,
     ...extra,
@@ -77,6 +78,7 @@ export function decisionLogSuite(h: LedgerHarness): void {
       credits: 1,
       signal: 'directional',
       top: 'second',
+      topProbability: 0.875,
       confidence: 0.75,
       text: null,
     });

@@ -10,6 +10,6 @@ export async function loggedAt(store: Store, caller: Caller, at: Date, top: stri
   await store.charges.commit(reserved.reservation.id, at, {
     sample: { reservedAt: at, channel: 'api', ms: 1 },
     answer: () => '{}',
-    logged: () => ({ ...entry, credits: 0, signal: 'yes', top, confidence: 0.9, text: null }),
+    logged: () => ({ ...entry, credits: 0, signal: 'yes', top, topProbability: 0.95, confidence: 0.9, text: null }),
   });
 }

@@ -105,3 +105,91 @@ describe('SQLite: a file at step 6 with a group of units still reserved', () => 
     expect(audit(dir)).toEqual([]);
   });
 });
+
+// A decision log written before its entries held the same numbers in every mode: a
+// choice's `confidence` was the margin (k·p − 1)/(k − 1), a noul's and a score's the
+// top answer's probability. The upgrade makes every `confidence` the margin, keeps
+// each probability as `top_probability`, and finds a choice's again where its options
+// were kept (level full).
+describe('SQLite: a decision log from before every mode held the same confidence', () => {
+  let dir: string;
+  let store: SqliteStore | undefined;
+  beforeEach(() => {
+    dir = tempDir();
+    const db = new Database(dbPath(dir));
+    db.pragma('journal_mode = WAL');
+    // Step 12 made the decisions table; later steps are the upgrade.
+    migrate(db, MIGRATIONS.slice(0, 12));
+    const at = (minute: number) => `'${new Date(NOW.getTime() + minute * 60_000).toISOString()}'`;
+    const row = (minute: number, mode: string, top: string, confidence: number, choices: string | null) =>
+      `('pass_old', 'key_old', ${at(minute)}, 'api', '${mode}', 'standard', 0, 'unclear', '${top}', ${confidence}, ${
+        choices === null ? 'NULL, NULL, NULL, NULL' : `'q', 'c', '${choices}', '{}'`
+      })`;
+    db.exec(`
+      INSERT INTO passes (id, created_at, credits, funded_ever) VALUES ('pass_old', ${at(0)}, 0, 0);
+      INSERT INTO keys (id, pass_id, fingerprint, hint, created_at) VALUES ('key_old', 'pass_old', zeroblob(32), 'h', ${at(0)});
+      INSERT INTO decisions (pass_id, key_id, decided_at, door, mode, depth, credits, signal, top, confidence,
+        question, context, choices, answer) VALUES
+        ${[
+          row(1, 'choice', 'PostgreSQL', 0.08, null),
+          row(2, 'choice', 'A', 0.5, '["A","B"]'),
+          row(3, 'choice', 'B', 0.4, '["A","B","C"]'),
+          row(4, 'noul', 'yes', 0.54, null),
+          row(5, 'noul', 'no', 1, null),
+          row(6, 'score', 'low', 0.384, '["low","medium","high"]'),
+          row(7, 'score', 'high', 0.3334, null),
+        ].join(',\n')};
+    `);
+    db.close();
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    cleanup(dir);
+  });
+
+  it('turns every confidence into the margin and keeps each probability it can know', async () => {
+    store = open(dir);
+    const logged = (await store.decisions.recent('pass_old', 20)).reverse();
+    expect(logged.map((d) => [d.mode, d.top, d.topProbability, d.confidence])).toEqual([
+      // Metadata kept no options: a choice's probability cannot be known again.
+      ['choice', 'PostgreSQL', null, 0.08],
+      ['choice', 'A', 0.75, 0.5],
+      ['choice', 'B', 0.6, 0.4],
+      ['noul', 'yes', 0.54, 0.08],
+      ['noul', 'no', 1, 1],
+      ['score', 'low', 0.384, 0.076],
+      ['score', 'high', 0.3334, 0.0001],
+    ]);
+  });
+
+  it('writes new entries with both numbers', async () => {
+    store = open(dir);
+    const reserved = await store.charges.reserve(
+      { caller: { keyId: 'key_old', passId: 'pass_old', keyHint: 'h' }, depth: 'standard', ip: '203.0.113.7' },
+      NOW,
+    );
+    if (!reserved.ok) throw new Error(reserved.code);
+    await store.charges.commit(reserved.reservation.id, NOW, {
+      sample: { reservedAt: NOW, channel: 'api', ms: 1 },
+      answer: () => '{}',
+      logged: () => ({
+        keyId: 'key_old',
+        passId: 'pass_old',
+        door: 'api',
+        mode: 'score',
+        depth: 'standard',
+        credits: 0,
+        signal: 'unclear',
+        top: 'low',
+        topProbability: 0.384,
+        confidence: 0.076,
+        text: null,
+      }),
+    });
+    const rows = inspect(dir, (db) =>
+      db.prepare(`SELECT top, top_probability, confidence FROM decisions WHERE decided_at = ?`).all(NOW.toISOString()),
+    );
+    expect(rows).toEqual([{ top: 'low', top_probability: 0.384, confidence: 0.076 }]);
+  });
+});

@@ -74,7 +74,9 @@ describe('MCP tools over streamable HTTP', () => {
     expect(response.signal).toBe('directional');
     expect(response.stress).toBeNull();
     expect(response.access).toEqual({ type: 'free', freeRemaining: 19 });
-    expect(lineOf(result)).toBe('PostgreSQL 75 % (directional) · context sufficiency 0.875 · 19 free left');
+    expect(lineOf(result)).toBe(
+      'PostgreSQL 75 % (directional) · confidence 0.50: 0 = evenly split, 1 = certain · context sufficiency 0.875 · 19 free left',
+    );
     // The record also travels as JSON text, for clients that ignore structuredContent.
     const blocks = result.content as Array<{ type: string; text: string }>;
     expect(JSON.parse(blocks[1].text)).toEqual(result.structuredContent);
@@ -91,8 +93,22 @@ describe('MCP tools over streamable HTTP', () => {
     svc.fake.respond(scripted({ low: 0.2, medium: 0.5, high: 0.3 }, { Yes: 0.3, No: 0.7 }));
     const score = await client.callTool({ name: 'weigh_decision', arguments: { ...SCORE } });
     const response = DecisionResponse.parse(score.structuredContent);
-    expect(response.result).toEqual({ score: 1.1, confidence: 0.25, probabilities: { low: 0.2, medium: 0.5, high: 0.3 } });
-    expect(lineOf(score)).toBe('medium 50 % (needs-context) · score 1.1 of 0–2 · context sufficiency 0.3 · 18 free left');
+    expect(response.result).toEqual({
+      score: 1.1,
+      likeliest: 'medium',
+      confidence: 0.25,
+      probabilities: { low: 0.2, medium: 0.5, high: 0.3 },
+    });
+    expect(lineOf(score)).toBe(
+      'medium 50 % (needs-context) · confidence 0.25: 0 = evenly split, 1 = certain · score 1.1 of 0–2 · context sufficiency 0.3 · 18 free left',
+    );
+
+    // The likeliest level, not the level nearest the mean: a split between low and high
+    // has the mean 1.0 (medium) but names low, and its confidence is no percentage.
+    svc.fake.respond(scripted({ low: 0.384, medium: 0.235, high: 0.381 }, { Yes: 0.9, No: 0.1 }));
+    const split = await client.callTool({ name: 'weigh_decision', arguments: { ...SCORE } });
+    expect(DecisionResponse.parse(split.structuredContent).result).toMatchObject({ likeliest: 'low', score: 0.997 });
+    expect(lineOf(split)).toMatch(/^low 38 % \(unclear\) · confidence 0\.08: 0 = evenly split, 1 = certain · score 0\.997 of 0–2 · /);
   });
 
   it('stress_test_decision: 5 credits, the checks and the decisive fact', async () => {
@@ -111,8 +127,10 @@ describe('MCP tools over streamable HTTP', () => {
     expect(response.stress?.checks[0].kind).toBe('reversed');
     expect(lineOf(result)).toBe(
       // The engine's own 0.9: the checks do not enter it (docs/api.md).
-      'PostgreSQL 80 % (directional) · context sufficiency 0.9 · agreement 80 % · ' +
-        'decisive fact “The service needs transactions across several tables.” (flips the answer by 0.5) · 2 credits left',
+      'PostgreSQL 80 % (directional) · confidence 0.60: 0 = evenly split, 1 = certain · context sufficiency 0.9 · agreement 80 % · ' +
+        'verdict fragile: one fact decides it (without fact 2 the answer changes) · ' +
+        'decisive fact “The service needs transactions across several tables.”: without it the answer shifts by 50 % and flips: ' +
+        'the decision rests on this fact · 2 credits left',
     );
     // The free allowance is untouched: stress never uses it.
     const usage = await client.callTool({ name: 'get_usage', arguments: {} });

@@ -23,7 +23,8 @@ if (answer.mode === 'noul') {
 if (answer.mode === 'score') {
   const score: number = answer.result.score;
   const confidence: number = answer.result.confidence;
-  void [score, confidence];
+  const likeliest: string = answer.result.likeliest;
+  void [score, confidence, likeliest];
 }
 
 // Without narrowing, only what every mode has.

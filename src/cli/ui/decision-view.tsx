@@ -6,7 +6,7 @@ import { Prose } from './prose.js';
 import { StressView } from './stress-view.js';
 import {
   footerWords,
-  resultLine,
+  resultLines,
   rowsOf,
   signalTone,
   signalWords,
@@ -24,7 +24,6 @@ const TOP_MARK = { choice: 'selected', score: 'likeliest', noul: 'leans' } as co
  * the overall verdict and the checks.
  */
 export function DecisionView({ response, columns }: { response: DecisionResponse; columns: number }) {
-  const [label, value] = resultLine(response.result);
   const sufficiency = response.contextSufficiency;
   const verdict = verdictOf(response);
   return (
@@ -36,7 +35,7 @@ export function DecisionView({ response, columns }: { response: DecisionResponse
       <Box marginTop={1} flexDirection="column">
         <Fields
           fields={[
-            { label, value },
+            ...resultLines(response.result).map(([label, value]) => ({ label, value })),
             {
               label: 'Signal',
               value: (

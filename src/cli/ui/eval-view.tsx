@@ -240,6 +240,11 @@ export function EvalTable({ report, columns }: { report: EvalReport; columns: nu
           <Prose>
             {`answer changed on ${pct(decisiveFact.changedRate)} without it, mean shift ${fixed(decisiveFact.meanShift)}, pull toward the right answer ${signed(decisiveFact.pull)} (${counted(decisiveFact.n, 'item')})`}
           </Prose>
+          {decisiveFact.pivots.n > 0 ? (
+            <Prose>
+              {`a pivot named on ${pct(decisiveFact.pivots.named)} of complete items, another fact than the decisive one on ${pct(decisiveFact.pivots.wrong)} (${counted(decisiveFact.pivots.n, 'item')})`}
+            </Prose>
+          ) : null}
         </Section>
         <Section name="Gating">
           <Table rows={gatingRows(gating, inner)} columns={inner} right={[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]} />

@@ -4,7 +4,7 @@ import { AGREES_WIDTH, GAP, MARKER_WIDTH, tableWidths } from './layout.js';
 import { Paint } from './paint.js';
 import { Prose } from './prose.js';
 import { columnDecimals, percentTo } from './percent.js';
-import { PIVOT_NAME } from '../../contract/wording.js';
+import { PIVOT_NAME, pivotWords } from '../../contract/wording.js';
 import { checkName, noPivotWords, quote, SHIFT_WORDS, stressHeadline, tiedWithPivot, topAnswer } from './words.js';
 
 interface CellsProps {
@@ -88,8 +88,7 @@ export function StressView({ stress, columns }: { stress: Stress; columns: numbe
           <Box flexDirection="column" flexGrow={1} flexShrink={1} flexBasis={0}>
             <Prose color="yellow" bold>{`${PIVOT_NAME} ${pivot.factIndex + 1}: ${quote(pivot.fact, 200)}`}</Prose>
             <Prose>
-              {`Without it the answer shifts by ${percentTo(pivot.shift, decimals)}` +
-                (pivot.flips ? ' and flips: the decision rests on this fact.' : ' but does not flip.') +
+              {pivotWords(pivot, percentTo(pivot.shift, decimals)) +
                 (tied.length ? ` Leaving out fact ${tied.map((i) => i + 1).join(' or ')} moves it as much; the first is named.` : '')}
             </Prose>
           </Box>

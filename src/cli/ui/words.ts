@@ -1,6 +1,6 @@
 import type { DecisionResponse, DecisionResult, Signal, Stress, StressCheck } from '../../contract/index.js';
 import * as wording from '../../contract/wording.js';
-import { percent, shares, wholePercent } from './percent.js';
+import { percent, shares } from './percent.js';
 
 /**
  * The words and numbers of the human output, apart from the components that lay them
@@ -45,12 +45,23 @@ export function rowsOf(result: DecisionResult): Row[] {
   return rows.map((row, i) => ({ ...row, share: shown[i] }));
 }
 
-/** The first of a view's key-value lines: what the result is, labelled. */
-export function resultLine(result: DecisionResult): [label: string, value: string] {
-  if ('yesProbability' in result) return ['Probability of yes', rowsOf(result)[0].share];
-  if ('selected' in result) return ['Selected', `${result.selected} (confidence ${wholePercent(result.confidence)})`];
+/**
+ * The first of a view's key-value lines: what the result is, labelled. The top answer
+ * comes with its probability as its bar shows it, and its confidence in words
+ * (contract/wording.ts `confidenceWords`), never as a bare percentage. A score's
+ * likeliest level comes first, as its bar is marked; the score, the mean level, after.
+ */
+export function resultLines(result: DecisionResult): Array<[label: string, value: string]> {
+  const rows = rowsOf(result);
+  if ('yesProbability' in result) return [['Probability of yes', rows[0].share]];
+  const top = rows.find((row) => row.top);
+  const topWords = `${top?.label}, ${top?.share} (${wording.confidenceWords(result.confidence)})`;
+  if ('selected' in result) return [['Selected', topWords]];
   const levels = Object.keys(result.probabilities);
-  return ['Score', `${result.score.toFixed(2)} on 0 (${levels[0]}) to 2 (${levels[2]}), confidence ${wholePercent(result.confidence)}`];
+  return [
+    ['Likeliest', topWords],
+    ['Score', `${result.score.toFixed(2)}, the mean level on 0 (${levels[0]}) to 2 (${levels[2]})`],
+  ];
 }
 
 /** The top answer of a result in a few words: an option, a level, or "yes 62.5%" ("even 50.0%" at exactly 50%). */

@@ -4,12 +4,12 @@ import { type DecisionRow, loggedDecision } from '../decision-rows.js';
 import { prepared, queryAgain } from './database.js';
 
 const SQL = prepared('decisions', {
-  insert: `INSERT INTO decisions (pass_id, key_id, decided_at, door, mode, depth, credits, signal, top, confidence,
-             question, context, choices, answer)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+  insert: `INSERT INTO decisions (pass_id, key_id, decided_at, door, mode, depth, credits, signal, top, top_probability,
+             confidence, question, context, choices, answer)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
   // The id breaks ties of one microsecond: the later insert is the newer decision.
-  recent: `SELECT d.decided_at, k.hint AS key_hint, d.door, d.mode, d.depth, d.credits, d.signal, d.top, d.confidence,
-             d.question, d.context, d.choices, d.answer
+  recent: `SELECT d.decided_at, k.hint AS key_hint, d.door, d.mode, d.depth, d.credits, d.signal, d.top, d.top_probability,
+             d.confidence, d.question, d.context, d.choices, d.answer
            FROM decisions d JOIN keys k ON k.id = d.key_id
            WHERE d.pass_id = $1 ORDER BY d.decided_at DESC, d.id DESC LIMIT $2`,
   sweep: 'DELETE FROM decisions WHERE decided_at < $1',
@@ -34,6 +34,7 @@ export class PgDecisions implements DecisionLog {
       entry.credits,
       entry.signal,
       entry.top,
+      entry.topProbability,
       entry.confidence,
       text?.question ?? null,
       text?.context ?? null,

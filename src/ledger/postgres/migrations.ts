@@ -331,6 +331,18 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (engine, model, debias)
   );
   `,
+  // 15: the decision log keeps the same two numbers in every mode, as SQLite's step 14.
+  `
+  ALTER TABLE decisions ADD COLUMN top_probability double precision CHECK (top_probability BETWEEN 0 AND 1);
+  UPDATE decisions
+     SET top_probability = confidence,
+         confidence = round(greatest(0, least(1,
+           ((CASE mode WHEN 'noul' THEN 2 ELSE 3 END) * confidence - 1) / (CASE mode WHEN 'noul' THEN 1 ELSE 2 END)))::numeric, 4)::double precision
+   WHERE mode IN ('noul', 'score');
+  UPDATE decisions
+     SET top_probability = round(least(1, confidence + (1 - confidence) / json_array_length(choices::json))::numeric, 4)::double precision
+   WHERE mode = 'choice' AND choices IS NOT NULL;
+  `,
 ];
 
 /** The table recording which steps a database has had. */

@@ -14,13 +14,13 @@ export class SqliteDecisions implements DecisionLog {
   ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
-      insert: p(`INSERT INTO decisions (pass_id, key_id, decided_at, door, mode, depth, credits, signal, top, confidence,
-                   question, context, choices, answer)
-                 VALUES (@passId, @keyId, @decidedAt, @door, @mode, @depth, @credits, @signal, @top, @confidence,
-                   @question, @context, @choices, @answer)`),
+      insert: p(`INSERT INTO decisions (pass_id, key_id, decided_at, door, mode, depth, credits, signal, top, top_probability,
+                   confidence, question, context, choices, answer)
+                 VALUES (@passId, @keyId, @decidedAt, @door, @mode, @depth, @credits, @signal, @top, @topProbability,
+                   @confidence, @question, @context, @choices, @answer)`),
       // The id breaks ties of one millisecond: the later insert is the newer decision.
-      recent: p(`SELECT d.decided_at, k.hint AS key_hint, d.door, d.mode, d.depth, d.credits, d.signal, d.top, d.confidence,
-                   d.question, d.context, d.choices, d.answer
+      recent: p(`SELECT d.decided_at, k.hint AS key_hint, d.door, d.mode, d.depth, d.credits, d.signal, d.top, d.top_probability,
+                   d.confidence, d.question, d.context, d.choices, d.answer
                  FROM decisions d JOIN keys k ON k.id = d.key_id
                  WHERE d.pass_id = ? ORDER BY d.decided_at DESC, d.id DESC LIMIT ?`),
       sweep: p('DELETE FROM decisions WHERE decided_at < ?'),

@@ -295,6 +295,23 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (engine, model, debias)
   ) STRICT;
   `,
+  // 14: the decision log keeps the same two numbers in every mode: `top_probability`,
+  // the top answer's probability, and `confidence`, the result's confidence as the API
+  // defines it, the margin (k·p − 1)/(k − 1) over an even split of k answers. Rows
+  // before held the margin for a choice but the top probability for a noul (k = 2) or
+  // a score (k = 3 levels); a choice's probability is found again where its options
+  // were kept (level full), p = c + (1 − c)/k, and stays null where they were not.
+  `
+  ALTER TABLE decisions ADD COLUMN top_probability REAL CHECK (top_probability BETWEEN 0 AND 1);
+  UPDATE decisions
+     SET top_probability = confidence,
+         confidence = round(max(0.0, min(1.0,
+           ((CASE mode WHEN 'noul' THEN 2 ELSE 3 END) * confidence - 1) / (CASE mode WHEN 'noul' THEN 1 ELSE 2 END))), 4)
+   WHERE mode IN ('noul', 'score');
+  UPDATE decisions
+     SET top_probability = round(min(1.0, confidence + (1 - confidence) / json_array_length(choices)), 4)
+   WHERE mode = 'choice' AND choices IS NOT NULL;
+  `,
 ];
 
 /**

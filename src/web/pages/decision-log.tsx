@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { LoggedDecision } from '../../ledger/store.js';
 import { counted } from '../../contract/words.js';
+import { CONFIDENCE_SCALE, confidenceValue, tenthPercent } from '../../contract/wording.js';
 
 /** How many of a pass's latest decisions its page shows. */
 export const RECENT_DECISIONS = 20;
@@ -41,7 +42,8 @@ export function DecisionLogSection({ log }: { log: DecisionLogView }) {
       <h2 id="decision-log-title">Recent decisions</h2>
       <p class="muted">
         The last {RECENT_DECISIONS} decisions paid by this pass's keys, through any channel, newest first. This server keeps a log of
-        decisions for a while; reload the page to see new ones.
+        decisions for a while; reload the page to see new ones. Each top answer is shown with its probability; its confidence is how far the
+        answer is from an even split of the options ({CONFIDENCE_SCALE}), not a probability.
       </p>
       {log.entries.length === 0 ? (
         <p id="decision-log-empty">No decisions logged yet.</p>
@@ -54,6 +56,7 @@ export function DecisionLogSection({ log }: { log: DecisionLogView }) {
               <th scope="col">Through</th>
               <th scope="col">Decision</th>
               <th scope="col">Top answer</th>
+              <th scope="col">Confidence</th>
               <th scope="col">Signal</th>
               <th scope="col">Credits</th>
             </tr>
@@ -74,9 +77,8 @@ export function DecisionLogSection({ log }: { log: DecisionLogView }) {
                   {d.mode}, {d.depth}
                   {d.text ? <span class="logged-question breakable">{d.text.question}</span> : null}
                 </td>
-                <td data-label="Top answer">
-                  {d.top} ({Math.round(d.confidence * 100)}%)
-                </td>
+                <td data-label="Top answer">{d.topProbability === null ? d.top : `${d.top}, ${tenthPercent(d.topProbability)}`}</td>
+                <td data-label="Confidence">{confidenceValue(d.confidence)}</td>
                 <td data-label="Signal">{d.signal}</td>
                 <td data-label="Credits">{d.credits === 0 ? 'free' : d.credits}</td>
               </tr>
