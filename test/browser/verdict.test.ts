@@ -118,7 +118,9 @@ describe("the pass page's verdict, progress and engine failures, in headless Chr
         expect(shown).toMatch(new RegExp(`^Decisive fact ${pivot.factIndex + 1}: `));
         expect(cli).toContain(`Decisive fact ${pivot.factIndex + 1}: `);
         const sentence = shown.slice(shown.indexOf('Without it'));
-        expect(sentence).toMatch(/^Without it the answer shifts by [\d.]+% (and flips: the decision rests on this fact|but does not flip)\.$/);
+        expect(sentence).toMatch(
+          /^Without it the answer shifts by [\d.]+% (and flips: the decision rests on this fact|but does not flip)\.$/,
+        );
         expect(cli.replace(/\s+/g, ' ')).toContain(sentence);
       } else {
         expect(cli).toContain(await text('#answer .stress > p.muted'));
