@@ -90,7 +90,9 @@ describe('decide mcp, the stdio bridge', () => {
     expect(result.isError).toBeFalsy();
     const response = DecisionResponse.parse(result.structuredContent);
     expect(response.access).toEqual({ type: 'free', freeRemaining: 19 });
-    expect(lineOf(result)).toMatch(/^(PostgreSQL|MongoDB) \d+ % \(\w[\w-]*\) · context sufficiency [\d.]+ · 19 free left$/);
+    expect(lineOf(result)).toMatch(
+      /^(PostgreSQL|MongoDB) \d+ % \(\w[\w-]*\) · confidence [\d.]+: 0 = evenly split, 1 = certain · context sufficiency [\d.]+ · 19 free left$/,
+    );
     expect(result._meta).toBeUndefined();
 
     const usage = await bridge.client.callTool({ name: 'get_usage', arguments: {} });
