@@ -66,9 +66,14 @@ describe('Ctrl-C during a decision', () => {
     const run = await decideInPty([...args, '--json', '--idempotency-key', 'ci-run-42'], { env: env(key), keyboard });
     release.open();
     expect(run.code).toBe(130);
-    const line = run.stdout.split(/\r?\n/).find((l) => l.startsWith('{'))!;
-    expect(JSON.parse(line)).toMatchObject({ code: 'interrupted' });
-    expect(JSON.parse(line).error).toContain('--idempotency-key ci-run-42');
+    // The terminal may echo the Ctrl-C typed as "^C" ahead of the line.
+    const line = run.stdout
+      .split(/\r?\n/)
+      .map((l) => l.replace(/^(\^C)+/, ''))
+      .find((l) => l.startsWith('{'));
+    expect(line, run.stdout).toBeDefined();
+    expect(JSON.parse(line!)).toMatchObject({ code: 'interrupted' });
+    expect(JSON.parse(line!).error).toContain('--idempotency-key ci-run-42');
   });
 
   it('a bad --idempotency-key is refused before anything is sent (exit 2, the flag named)', async () => {
