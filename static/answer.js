@@ -113,7 +113,7 @@
     const signal = el('p', 'signal');
     signal.append(
       el('span', `badge signal-${response.signal}`, words.SIGNAL_NAMES[response.signal]),
-      document.createTextNode(` ${words.signalMeaning(response.signal, response.result)}`),
+      document.createTextNode(` ${words.signalMeaning(response.signal, response.result, response.labelMass)}`),
     );
     box.append(signal);
     // A stress test's one-line verdict, before the detail it sums up.

@@ -14,7 +14,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fillBlocks, random } from './blocks.js';
+import { fillBlocks, random, toHalf } from './blocks.js';
+import { answerInLetters, letterTokens } from './letters.js';
 import { encodeHeader, entry, TENSOR_TYPE, tensorBytes } from './format.js';
 import { architectureMetadata, parameters, SHAPES, tensors } from './shapes.js';
 import { tokenizerMetadata } from './tokenizer.js';
@@ -22,7 +23,7 @@ import { tokenizerMetadata } from './tokenizer.js';
 const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CACHE = path.join(BENCH, '.cache', 'models');
 /** Part of every file name: a change to what the generator writes gets new files, not stale ones. */
-const GENERATOR_VERSION = 3;
+const GENERATOR_VERSION = 4;
 const SEED = 20_260_728;
 /** Tensor data is made and written this many bytes at a time (rounded to whole blocks). */
 const CHUNK_BYTES = 8 << 20;
@@ -61,9 +62,11 @@ export function ensureModel(size, { quant = defaultQuant(size), dir = CACHE, pro
   try {
     writeSync(fd, header);
     const next = random(SEED);
+    const letters = shape.letters ? letterTokens(tokenizer.tokens) : null;
     let written = 0;
     for (const [i, t] of list.entries()) {
-      written += writeTensor(fd, t, next, offsets[i] - written, shape.weightStd);
+      const adjust = letters && ((piece) => answerInLetters(t, piece, letters, toHalf));
+      written += writeTensor(fd, t, next, offsets[i] - written, shape.weightStd, adjust);
       progress(written, dataBytes);
     }
     writeSync(fd, Buffer.alloc(dataBytes - written));
@@ -77,14 +80,22 @@ export function ensureModel(size, { quant = defaultQuant(size), dir = CACHE, pro
   return { ...about, bytes: statSync(file).size, generated: true };
 }
 
-/** Writes `padding` zero bytes (to the tensor's aligned offset), then its data; returns the bytes written. */
-function writeTensor(fd, t, next, padding, std) {
+/**
+ * Writes `padding` zero bytes (to the tensor's aligned offset), then its data; returns
+ * the bytes written. `adjust`, when given, rewrites an f16 tensor's data, which must
+ * then fit one chunk (the tiny model's do).
+ */
+function writeTensor(fd, t, next, padding, std, adjust) {
   if (padding > 0) writeSync(fd, Buffer.alloc(padding));
   const total = tensorBytes(t.type, t.dims);
   const chunk = Buffer.alloc(Math.min(total, Math.floor(CHUNK_BYTES / t.type.blockBytes) * t.type.blockBytes));
   for (let done = 0; done < total; done += chunk.length) {
     const piece = chunk.subarray(0, Math.min(chunk.length, total - done));
     fillBlocks(piece, t.typeName, t.type, next, std);
+    if (adjust && t.typeName === 'f16') {
+      if (piece.length !== total) throw new Error(`${t.name} does not fit one chunk, so it cannot be adjusted`);
+      adjust(piece);
+    }
     writeSync(fd, piece);
   }
   return padding + total;

@@ -13,12 +13,13 @@
 // holds, and the tests compare answers given in different batches. Their spread is
 // wider than a trained model's, so that an answer depends on the text enough for a
 // test to tell two texts' answers apart: at 0.02 every answer sits within 0.001 of
-// even odds.
+// even odds. And it answers in letters, as a trained instruct model does (letters.js):
+// so its output head is a tensor of its own.
 
 export const SHAPES = {
   '0.5b': { layers: 24, width: 896, ffn: 4864, heads: 14, kvHeads: 2, vocab: 151_936 },
   '1.5b': { layers: 28, width: 1536, ffn: 8960, heads: 12, kvHeads: 2, vocab: 151_936 },
-  test: { layers: 2, width: 64, ffn: 128, heads: 4, kvHeads: 2, vocab: 32_000, quant: 'f16', weightStd: 0.3 },
+  test: { layers: 2, width: 64, ffn: 128, heads: 4, kvHeads: 2, vocab: 32_000, quant: 'f16', weightStd: 0.3, letters: true },
 };
 
 /** As in Qwen2.5. */
@@ -64,6 +65,7 @@ export function tensors(shape, vocab, quant) {
     blk('ffn_down', [ffn, width]);
   }
   list.push({ name: 'output_norm.weight', dims: [width], type: 'f32' });
+  if (shape.letters) list.push({ name: 'output.weight', dims: [width, vocab], type: quant });
   return list;
 }
 

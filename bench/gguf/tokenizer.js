@@ -114,6 +114,7 @@ export function tokenizerMetadata(vocab) {
   const scores = tokens.map((_, i) => (i < have ? -i : 0));
   return {
     vocab: tokens.length,
+    tokens,
     entries: [
       entry('tokenizer.ggml.model', 'string', 'llama'),
       entry('tokenizer.ggml.tokens', 'array', { itemType: VALUE.string, items: tokens }),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 /** What the service answers a decision request with (the request is in ./decision.ts). */
 
 const probability = z.number().min(0).max(1);
+
 const distribution = z
   .record(z.string(), probability)
   .meta({ description: 'Keys keep the request order and spelling; values sum to 1 (±0.001).' });
@@ -97,6 +98,10 @@ const answered = {
   question: z.string(),
   signal: Signal,
   contextSufficiency: probability,
+  labelMass: probability.nullable().optional().meta({
+    description:
+      "How much of the model's next-token probability fell on the answers' labels (every spelling of a label counted), the smallest over the readings behind `result`, before `probabilities` were renormalised over the labels: near 1, the model answered the question; lower, it mostly wanted to say something else, and the probabilities are the rest read at a magnification. Under 0.5 the signal is `unclear`, whatever the probabilities say. null when the engine does not read token probabilities (anthropic, systemone, openai with verbalized probabilities); absent in answers of earlier versions.",
+  }),
   model: z.string(),
   inputTokens: z.int().min(0).nullable().optional().meta({
     description:

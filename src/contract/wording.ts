@@ -25,6 +25,15 @@ export const PIVOT_MIN_SHIFT = 0.1;
 export const PIVOT_NOISE_RATIO = 1.5;
 
 /**
+ * The low-mass rule, one for every engine that reads token probabilities: an answer
+ * whose readings put less than this share of the model's next-token probability on
+ * the answers' labels (`labelMass`) is `unclear` whatever its renormalised figures say
+ * (decision/outcome.ts), and a System One question is refused (decision/ask-each.ts).
+ * Here, with the words that say it, as the pass page reads them from this file alone.
+ */
+export const LOW_LABEL_MASS = 0.5;
+
+/**
  * The engine's own noise on a stress test's question, beside the check of fact
  * `factIndex`: the larger of the reversed check's shift (the same facts, only the
  * order changed; repeating the request moves nothing on the local engine) and the
@@ -132,20 +141,36 @@ export function tenthPercent(p: number): string {
   return `${Math.floor(tenths / 10)}.${tenths % 10}%`;
 }
 
+/** Whether an answer rests on too little of the model's probability to lead (the low-mass rule). */
+export function restsOnLittle(labelMass: number | null | undefined): labelMass is number {
+  return typeof labelMass === 'number' && labelMass < LOW_LABEL_MASS;
+}
+
+/** "0.71 of its probability on the answers": an answer's labelMass as what it is. */
+export function labelMassWords(labelMass: number): string {
+  return `${labelMass.toFixed(2)} of its probability on the answers`;
+}
+
+/** "the model put only 3% of its probability on the answers …": why a low-mass answer is unclear. */
+export function lowMassWords(labelMass: number): string {
+  return `the model put only ${wholePercent(labelMass)} of its probability on the answers (the rest on other words), so the figures above are not its answer`;
+}
+
 /** What the signal means for this answer, after its name: "needs context: the facts given …". */
-export function signalMeaning(signal: Signal, result: DecisionResult): string {
+export function signalMeaning(signal: Signal, result: DecisionResult, labelMass?: number | null): string {
   if (signal === 'directional') return `"${leadingAnswer(result)}" leads the next answer by 15 points or more`;
   if (signal === 'yes') return 'the probability of yes is 60% or more';
   if (signal === 'no') return 'the probability of yes is 40% or less';
   if (signal === 'unclear') {
+    if (restsOnLittle(labelMass)) return lowMassWords(labelMass);
     return 'yesProbability' in result ? 'the probability of yes lies between 40% and 60%' : 'no answer leads by 15 points or more';
   }
   return 'the facts given are not enough to decide; add facts and ask again';
 }
 
 /** "directional: "PostgreSQL" leads …": the signal's name and its meaning. */
-export function signalWords(signal: Signal, result: DecisionResult): string {
-  return `${SIGNAL_NAMES[signal]}: ${signalMeaning(signal, result)}`;
+export function signalWords(signal: Signal, result: DecisionResult, labelMass?: number | null): string {
+  return `${SIGNAL_NAMES[signal]}: ${signalMeaning(signal, result, labelMass)}`;
 }
 
 export function sufficiencyLevel(sufficiency: number): { from: number; words: string; tone: Tone } {
@@ -183,12 +208,20 @@ export function stressHeadline(stress: Pick<Stress, 'checks' | 'agreement'>): st
  * The agreement share is not used on its own: 4 of 5 agreeing is fragile when the
  * fifth is a fact, and a pivot that only shifts the answer leaves it standing.
  */
-export function verdictOf(answer: { signal: Signal; stress?: Pick<Stress, 'checks' | 'pivot'> | null }): VerdictFound | null {
+export function verdictOf(answer: {
+  signal: Signal;
+  labelMass?: number | null;
+  stress?: Pick<Stress, 'checks' | 'pivot'> | null;
+}): VerdictFound | null {
   if (!answer.stress) return null;
   const found = (verdict: Verdict, reason: string): VerdictFound => ({ verdict, reason, words: `${VERDICTS[verdict].words} (${reason})` });
   const { checks, pivot } = answer.stress;
   if (answer.signal === 'needs-context') return found('needs-facts', 'the context sufficiency is under 50%');
-  if (answer.signal === 'unclear') return found('needs-facts', 'no answer leads clearly');
+  if (answer.signal === 'unclear') {
+    if (restsOnLittle(answer.labelMass))
+      return found('needs-facts', `the model put only ${wholePercent(answer.labelMass)} of its probability on the answers`);
+    return found('needs-facts', 'no answer leads clearly');
+  }
   if (checks.some((check) => check.kind === 'reversed' && !check.agrees)) {
     return found('needs-facts', 'the answer changes when the options are given in reverse order');
   }

@@ -3,6 +3,7 @@ import { mapBounded } from './bounded.js';
 import { average, ordersFor, readingName } from './debias.js';
 import { type Order, presented, readPresented, shownOrder } from './orders.js';
 import type { Reading } from './outcome.js';
+import { LOW_LABEL_MASS } from '../contract/wording.js';
 import { DEFAULT_CONCURRENCY } from './run.js';
 import { calibrated, type Scalings } from './scaling.js';
 import type { Debias } from '../contract/debias.js';
@@ -65,7 +66,9 @@ export async function askEach(
       const inOrders = Object.fromEntries(orders.map((order, j) => [readingName('q', j), presented(own.question, order)]));
       try {
         const reply = await engine.ask(state, inOrders, signal, options.call);
-        const readings = orders.map((order, j) => readPresented(own.question, own.labels, id, reply.answers[readingName('q', j)], order));
+        const answers = orders.map((_, j) => reply.answers[readingName('q', j)]);
+        refuseLowMass(answers.map((answer) => answer?.labelMass));
+        const readings = orders.map((order, j) => readPresented(own.question, own.labels, id, answers[j], order));
         return { id, reading: calibrated(average(readings), options.scalings ?? {}), inputTokens: reply.inputTokens };
       } catch (error) {
         if (error instanceof EngineError && error.kind === 'bad_response' && !signal.aborted) {
@@ -83,4 +86,21 @@ export async function askEach(
     read.inputTokens += one.inputTokens;
   }
   return read;
+}
+
+/**
+ * The low-mass rule on the System One routes (contract/wording.ts `LOW_LABEL_MASS`): the
+ * format's answer has no signal to say `unclear` with, so a question whose readings
+ * put too little of the model's probability on its answers is refused (502, nothing
+ * charged) rather than passed off as the renormalised rest.
+ */
+function refuseLowMass(masses: readonly (number | undefined)[]): void {
+  const known = masses.filter((m): m is number => m !== undefined);
+  if (known.length === 0) return;
+  const smallest = Math.min(...known);
+  if (smallest >= LOW_LABEL_MASS) return;
+  throw new EngineError(
+    'bad_response',
+    `the model put only ${smallest.toFixed(3)} of its next-token probability on the answers (at least ${LOW_LABEL_MASS} needed): it was not answering the question`,
+  );
 }

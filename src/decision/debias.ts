@@ -69,6 +69,16 @@ export function readAveraged(request: DecisionRequest, answers: Record<string, A
   return average(readings);
 }
 
+/**
+ * The smallest share of the next-token probability that the main question's
+ * readings put on their labels (engine.ts `labelMass`); null when the engine does
+ * not say for every one of them.
+ */
+export function smallestLabelMass(answers: Record<string, Answer>, orders: readonly Order[]): number | null {
+  const masses = orders.map((_, j) => answers[readingName(MAIN, j)]?.labelMass);
+  return masses.every((m) => m !== undefined) ? Math.min(...(masses as number[])) : null;
+}
+
 export function average(readings: readonly Reading[]): Reading {
   const first = readings[0];
   if (first.mode === 'noul') return { mode: 'noul', yes: mean(readings.map((r) => (r.mode === 'noul' ? r.yes : 0))) };

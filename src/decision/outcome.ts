@@ -1,4 +1,5 @@
 import type { DecisionResult, Signal } from '../contract/answer.js';
+import { LOW_LABEL_MASS } from '../contract/wording.js';
 
 /**
  * Turns main answers into the contract's `result` and `signal` (docs/api.md,
@@ -108,9 +109,16 @@ export function weigh(reading: Reading): Weighed {
   return { result, steps: rounded.map(units), top };
 }
 
-/** The signal as docs/api.md's "Decisions" gives it, in its order, on the reported (rounded) values. */
-export function signalOf(weighed: Weighed, contextSufficiency: number): Signal {
+/**
+ * The signal as docs/api.md's "Decisions" gives it, in its order, on the reported
+ * (rounded) values; `labelMass` null when the engine does not say. An answer that
+ * rests on less than LOW_LABEL_MASS of the model's probability is `unclear`: on both
+ * real models of CI the figures chose that over refusing it (docs/api.md, "How much
+ * an answer rests on").
+ */
+export function signalOf(weighed: Weighed, contextSufficiency: number, labelMass: number | null = null): Signal {
   if (units(contextSufficiency) < SUFFICIENT) return 'needs-context';
+  if (labelMass !== null && units(labelMass) < LOW_LABEL_MASS * UNITS) return 'unclear';
   if ('yesProbability' in weighed.result) {
     const yes = weighed.steps[1];
     if (yes >= YES_AT) return 'yes';

@@ -5,7 +5,16 @@ import { mapBounded } from './bounded.js';
 import { contextWithout, type Fact, splitFacts } from './facts.js';
 import { type Reading, round4, signalOf, type Weighed, weigh } from './outcome.js';
 import { calibrated, calibratedSufficiency, type Scalings } from './scaling.js';
-import { mainQuestions, ordersFor, readAveraged, readingName, readSufficiency, reversedReading, sufficiencyQuestions } from './debias.js';
+import {
+  mainQuestions,
+  ordersFor,
+  readAveraged,
+  readingName,
+  readSufficiency,
+  reversedReading,
+  smallestLabelMass,
+  sufficiencyQuestions,
+} from './debias.js';
 import { type Order, reversedOf, shownOrder } from './orders.js';
 import { MAIN, mainQuestion, readMain, REVERSED } from './questions.js';
 import { stressOf } from './stress.js';
@@ -15,6 +24,8 @@ export interface DecisionOutcome {
   result: DecisionResult;
   signal: Signal;
   contextSufficiency: number;
+  /** The smallest share of the next-token probability the main readings put on their labels; null when the engine does not say. */
+  labelMass: number | null;
   inputTokens: number;
   stress: Stress | null;
   model: string;
@@ -35,6 +46,7 @@ type Asked =
       main: Weighed;
       distribution: number[];
       contextSufficiency: number;
+      labelMass: number | null;
       reversed: Weighed | null;
     }
   | { kind: 'without-fact'; inputTokens: number; main: Weighed; fact: Fact };
@@ -95,6 +107,7 @@ export async function runDecision(
           main: weigh(main),
           distribution: main.mode === 'noul' ? [main.yes, 1 - main.yes] : [...main.p],
           contextSufficiency: round4(calibratedSufficiency(readSufficiency(answers, debias), options.scalings ?? {})),
+          labelMass: roundedOrNull(smallestLabelMass(answers, orders)),
           reversed: !stress
             ? null
             : reused < 0
@@ -139,8 +152,9 @@ export async function runDecision(
   const contextSufficiency = base.contextSufficiency;
   return {
     result: base.main.result,
-    signal: signalOf(base.main, contextSufficiency),
+    signal: signalOf(base.main, contextSufficiency, base.labelMass),
     contextSufficiency,
+    labelMass: base.labelMass,
     inputTokens: asked.reduce((sum, a) => sum + a.inputTokens, 0),
     stress: checked,
     model: engine.model,
@@ -153,3 +167,5 @@ function removableFacts(context: string): Fact[] {
   const facts = splitFacts(context);
   return facts.length > 1 ? facts : [];
 }
+
+const roundedOrNull = (x: number | null): number | null => (x === null ? null : round4(x));

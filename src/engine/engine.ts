@@ -30,12 +30,19 @@ export type ScoreQuestion = {
 export type Question = NoulQuestion | ChoiceQuestion | ScoreQuestion;
 export type Questions = Record<string, Question>;
 
-/** Distributions are normalised: they sum to 1. */
-export type NoulAnswer = { type: 'noul'; yes: number };
+/**
+ * Distributions are normalised: they sum to 1. An engine that reads them off the
+ * model's next-token probabilities also says what share of that probability fell on
+ * the answers' labels before renormalising (`labelMass`, the smallest over the
+ * readings it took; labels.ts); one whose model states its probabilities, or a
+ * server that sends only the distribution, has none to say.
+ */
+type Read = { labelMass?: number };
+export type NoulAnswer = Read & { type: 'noul'; yes: number };
 /** Keyed by the question's criteria labels. */
-export type ChoiceAnswer = { type: 'choice'; probabilities: Record<string, number> };
+export type ChoiceAnswer = Read & { type: 'choice'; probabilities: Record<string, number> };
 /** Indexed like the question's criteria array. */
-export type ScoreAnswer = { type: 'score'; probabilities: number[] };
+export type ScoreAnswer = Read & { type: 'score'; probabilities: number[] };
 export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
 
 export type AnswerOf<Q extends Question> = Q extends NoulQuestion ? NoulAnswer : Q extends ChoiceQuestion ? ChoiceAnswer : ScoreAnswer;

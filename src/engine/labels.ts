@@ -1,8 +1,5 @@
 import { EngineError } from './engine.js';
 
-/** Below this much top-logprob mass on the labels the model was not answering the question. */
-export const MIN_LABEL_MASS = 0.5;
-
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /**
@@ -55,15 +52,25 @@ export function labelMasses(top: readonly TopLogprob[], labels: readonly string[
   return masses;
 }
 
-/** The label distribution renormalised over the labels, or bad_response when too little mass fell on them. */
-export function labelDistribution(top: readonly TopLogprob[], labels: readonly string[], provider: string): number[] {
+/**
+ * The label distribution renormalised over the labels, and the share of the top
+ * logprobs' mass they held (a lower bound of their share of the whole vocabulary:
+ * tokens outside the top ones count for nothing). bad_response only when the labels
+ * held none of it: a small share is an answer, and the decision says how little it
+ * rests on (contract/wording.ts `LOW_LABEL_MASS`).
+ */
+export function labelDistribution(
+  top: readonly TopLogprob[],
+  labels: readonly string[],
+  provider: string,
+): { p: number[]; labelMass: number } {
   const masses = labelMasses(top, labels);
   const total = masses.reduce((sum, m) => sum + m, 0);
-  if (!(total >= MIN_LABEL_MASS)) {
+  if (!(total > 0 && Number.isFinite(total))) {
     throw new EngineError(
       'bad_response',
-      `${provider} engine put only ${total.toFixed(3)} of its probability mass on the labels ${labels.join(', ')} (at least ${MIN_LABEL_MASS} needed)`,
+      `${provider} engine put none of its top-token probability on the labels ${labels.join(', ')}: the model was not answering the question`,
     );
   }
-  return masses.map((m) => m / total);
+  return { p: masses.map((m) => m / total), labelMass: Math.min(1, total) };
 }

@@ -68,8 +68,8 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
   async function askByLogprobs(id: string, state: string, question: Question, deadline: Deadline): Promise<OneAnswer> {
     if (question.type !== 'choice' || question.criteria.length <= labelsPerReading) {
       const prompt = renderQuestion(state, question);
-      const { p, inputTokens } = await readLabels(id, prompt, deadline);
-      return { answer: answerFromLabels(question, prompt.labels, p), inputTokens };
+      const { p, labelMass, inputTokens } = await readLabels(id, prompt, deadline);
+      return { answer: { ...answerFromLabels(question, prompt.labels, p), labelMass }, inputTokens };
     }
     if (question.criteria.length > labelsPerReading ** 2) {
       // Only a server configured for fewer top logprobs gets here: the default reads 400.
@@ -82,13 +82,20 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     const readings = await Promise.all(groupedPrompts(state, question, groups).map((prompt) => readLabels(id, prompt, deadline)));
     const [ofGroup, ...within] = readings.map((r) => r.p);
     return {
-      answer: answerFromLabels(question, [], combineGroups(groups, ofGroup, within)),
+      answer: {
+        ...answerFromLabels(question, [], combineGroups(groups, ofGroup, within)),
+        labelMass: Math.min(...readings.map((r) => r.labelMass)),
+      },
       inputTokens: readings.reduce((sum, r) => sum + r.inputTokens, 0),
     };
   }
 
   /** One prompt's label distribution, from the first answer token's top logprobs. */
-  async function readLabels(id: string, prompt: RenderedQuestion, deadline: Deadline): Promise<{ p: number[]; inputTokens: number }> {
+  async function readLabels(
+    id: string,
+    prompt: RenderedQuestion,
+    deadline: Deadline,
+  ): Promise<{ p: number[]; labelMass: number; inputTokens: number }> {
     const payload = {
       model,
       messages: [
@@ -102,7 +109,7 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     };
     const data = await withOneRateLimitRetry(() => http.post(payload, deadline), deadline);
     const { top, inputTokens } = readLogprobs(data, PROVIDER, id);
-    return { p: labelDistribution(top, prompt.labels, PROVIDER), inputTokens: inputTokens ?? (await chatTokens(payload.messages)) };
+    return { ...labelDistribution(top, prompt.labels, PROVIDER), inputTokens: inputTokens ?? (await chatTokens(payload.messages)) };
   }
 
   /** One call whose answer must be a JSON object of one probability per label (strict json_schema). */

@@ -32,6 +32,14 @@ export const Figures = z.object({
     pivots: z.object({ n: z.int(), named: figure, wrong: figure }).default({ n: 0, named: null, wrong: null }),
   }),
   gating: Gating,
+  /**
+   * The answers' labelMass over every decision read as written (null where the engine
+   * does not say; absent from older reports): how much of the model's next-token
+   * probability the answers rested on.
+   */
+  labelMass: z
+    .object({ n: z.int(), smallest: figure, tenth: figure, median: figure })
+    .default({ n: 0, smallest: null, tenth: null, median: null }),
 });
 export type Figures = z.infer<typeof Figures>;
 
@@ -45,7 +53,15 @@ export function figuresOf(records: readonly ItemRecord[], options: { targetAccur
     sufficiency: sufficiency(records),
     decisiveFact: decisiveFact(records),
     gating: gating(scored(complete), options.targetAccuracy),
+    labelMass: labelMassOf(records),
   };
+}
+
+/** The smallest, the tenth percentile and the median of the answers' labelMass. */
+function labelMassOf(records: readonly ItemRecord[]): Figures['labelMass'] {
+  const masses = records.flatMap((r) => (typeof r.given?.labelMass === 'number' ? [r.given.labelMass] : [])).sort((a, b) => a - b);
+  const at = (q: number) => (masses.length === 0 ? null : masses[Math.min(masses.length - 1, Math.floor(q * masses.length))]);
+  return { n: masses.length, smallest: masses[0] ?? null, tenth: at(0.1), median: at(0.5) };
 }
 
 /**

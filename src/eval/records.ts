@@ -20,6 +20,8 @@ export const ReadingRecord = z.object({
   p: Distribution,
   contextSufficiency: z.number(),
   needsContext: z.boolean(),
+  /** The answer's `labelMass`: the smallest share of the next-token probability its readings put on the labels; null when the engine does not say. */
+  labelMass: z.number().nullable().optional(),
   /**
    * At stress depth: each without-fact check's shift, in fact order, so that a rule
    * weighing the checks into sufficiency can be judged on the readings it would weigh
@@ -71,6 +73,7 @@ export function recordsOf(plan: Plan, outcomes: ReadonlyMap<string, Outcome>, ha
         p: distribution(item, d),
         contextSufficiency: d.contextSufficiency,
         needsContext: d.signal === 'needs-context',
+        labelMass: d.labelMass ?? null,
         ...(d.stress ? stressRecord(d.stress) : {}),
       };
     };

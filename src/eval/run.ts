@@ -7,6 +7,8 @@ export interface Decided {
   result: DecisionResult;
   signal: Signal;
   contextSufficiency: number;
+  /** The API's `labelMass`, when the engine says. */
+  labelMass?: number | null;
   model: string;
   /** The main answer unrounded, in the asked request's order (noul: [yes, no]), when the decider has it. */
   distribution?: number[];

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServiceError, DecisionResponse, Usage } from '../contract/index.js';
 import { counted } from '../contract/words.js';
-import { confidenceWords, leadingAnswer, noPivotWords, pivotWords, verdictOf } from '../contract/wording.js';
+import { confidenceWords, leadingAnswer, lowMassWords, noPivotWords, pivotWords, restsOnLittle, verdictOf } from '../contract/wording.js';
 
 /**
  * The short human line each tool result carries next to `structuredContent`, e.g.
@@ -35,6 +35,9 @@ function quoted(text: string, max = 60): string {
 
 export function decisionText(response: DecisionResponse): string {
   const parts = [headline(response), `context sufficiency ${response.contextSufficiency}`];
+  if (typeof response.labelMass === 'number') {
+    parts.push(`label mass ${response.labelMass}${restsOnLittle(response.labelMass) ? `: ${lowMassWords(response.labelMass)}` : ''}`);
+  }
   const { stress } = response;
   if (stress) {
     parts.push(`agreement ${percent(stress.agreement)}`, `verdict ${verdictOf(response)!.words}`);

@@ -171,6 +171,7 @@ export class DecisionService {
               result: outcome.result,
               signal: outcome.signal,
               contextSufficiency: outcome.contextSufficiency,
+              labelMass: outcome.labelMass,
               model: outcome.model,
               inputTokens: outcome.inputTokens,
               evaluatedAt,

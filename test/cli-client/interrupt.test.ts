@@ -66,11 +66,11 @@ describe('Ctrl-C during a decision', () => {
     const run = await decideInPty([...args, '--json', '--idempotency-key', 'ci-run-42'], { env: env(key), keyboard });
     release.open();
     expect(run.code).toBe(130);
-    // The terminal may echo the Ctrl-C typed as "^C" ahead of the line.
+    // The terminal may echo the Ctrl-C typed ("^C") on the line ahead of it.
     const line = run.stdout
       .split(/\r?\n/)
-      .map((l) => l.replace(/^(\^C)+/, ''))
-      .find((l) => l.startsWith('{'));
+      .find((l) => l.includes('{"'))
+      ?.replace(/^[^{]*/, '');
     expect(line, run.stdout).toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({ code: 'interrupted' });
     expect(JSON.parse(line!).error).toContain('--idempotency-key ci-run-42');

@@ -147,5 +147,23 @@ describe("the page's copy of the words", () => {
     expect(page.engineFailureWords('engine_unavailable', 180)).toBe(wording.engineFailureWords('engine_unavailable', 180));
     expect(page.decidingFor(4.7)).toBe('Deciding… 4 s');
     expect(page.confidenceWords(0.076)).toBe(wording.confidenceWords(0.076));
+    // The low-mass rule's words, whose threshold the page reads from the same file.
+    expect(page.signalWords('unclear', result, 0.03)).toBe(wording.signalWords('unclear', result, 0.03));
+    expect(page.verdictOf({ signal: 'unclear', labelMass: 0.03, stress: stress(reversed(true)) })).toEqual(
+      wording.verdictOf({ signal: 'unclear', labelMass: 0.03, stress: stress(reversed(true)) }),
+    );
+  });
+});
+
+describe('an answer that rests on little of the model', () => {
+  it('is unclear because of it, said in so many words; at half the mass or more the usual reason stands', () => {
+    expect(wording.signalWords('unclear', result, 0.03)).toBe(
+      'unclear: the model put only 3% of its probability on the answers (the rest on other words), so the figures above are not its answer',
+    );
+    expect(wording.verdictOf({ signal: 'unclear', labelMass: 0.03, stress: stress(reversed(true)) })?.words).toBe(
+      'needs more facts (the model put only 3% of its probability on the answers)',
+    );
+    expect(wording.signalWords('unclear', result, 0.5)).toBe('unclear: no answer leads by 15 points or more');
+    expect(wording.signalWords('unclear', result, null)).toBe('unclear: no answer leads by 15 points or more');
   });
 });

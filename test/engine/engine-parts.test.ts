@@ -40,9 +40,22 @@ describe('labels', () => {
     expect(masses[1]).toBeCloseTo(0.2, 12);
   });
 
-  it('accepts exactly half the mass on labels and rejects less', () => {
-    expect(labelDistribution([{ token: 'Yes', logprob: ln(0.5) }], ['Yes', 'No'], 't')).toEqual([1, 0]);
-    expect(() => labelDistribution([{ token: 'Yes', logprob: ln(0.49) }], ['Yes', 'No'], 't')).toThrow(/0\.490/);
+  it('renormalises over the labels and keeps the share they held; refuses only when they held none', () => {
+    const read = labelDistribution(
+      [
+        { token: 'Yes', logprob: ln(0.3) },
+        { token: 'No', logprob: ln(0.1) },
+        { token: 'The', logprob: ln(0.6) },
+      ],
+      ['Yes', 'No'],
+      't',
+    );
+    expect(read.p[0]).toBeCloseTo(0.75, 12);
+    expect(read.p[1]).toBeCloseTo(0.25, 12);
+    expect(read.labelMass).toBeCloseTo(0.4, 12);
+    expect(() => labelDistribution([{ token: 'The', logprob: ln(0.9) }], ['Yes', 'No'], 't')).toThrow(
+      /put none of its top-token probability on the labels Yes, No/,
+    );
   });
 });
 

@@ -123,10 +123,10 @@ describe('openai engine (logprobs): more options than one reading can offer', ()
   it('fails the question when any of its readings is unusable: the group question, or a group', async () => {
     const fake = await startOpenAIFake();
     const engine = await started(fake, (f) => createOpenAIEngine({ baseUrl: f.url, model: 'm', timeoutMs: scaled(5_000) }));
-    fake.respond((body) => (offeredGroups(body).length > 0 ? { labels: { Sure: 0.9, A: 0.1 } } : {}));
+    fake.respond((body) => (offeredGroups(body).length > 0 ? { labels: { Sure: 1 } } : {}));
     const groupFails = await failureOf(engine.ask(STATE, { queue: queue255 }, noDeadline()));
     expect(groupFails.kind).toBe('bad_response');
-    expect(groupFails.message).toMatch(/put only 0\.100 of its probability mass on the labels A, B, C/);
+    expect(groupFails.message).toMatch(/put none of its top-token probability on the labels A, B, C/);
 
     fake.respond((body) => (offeredOptions(body).some((o) => o.text.startsWith('Queue 250')) ? { noLogprobs: true } : {}));
     const oneGroupFails = await failureOf(engine.ask(STATE, { queue: queue255 }, noDeadline()));

@@ -51,7 +51,7 @@ describe('engine failures through the OpenAI-compatible engine', () => {
     ['a truncated body', 502, 'engine_bad_response', { truncated: true }],
     ['an endless body', 502, 'engine_bad_response', { padTo: Infinity }],
     ['no logprobs', 502, 'engine_bad_response', { noLogprobs: true }],
-    ['too little mass on labels', 502, 'engine_bad_response', { labels: { The: 0.8, A: 0.1, Yes: 0.1 } }],
+    ['no mass on the labels', 502, 'engine_bad_response', { labels: { The: 0.8, Maybe: 0.2 } }],
     ['a hang past the deadline', 504, 'engine_timeout', { hang: true }],
   ];
 

@@ -91,7 +91,7 @@ describe('decide mcp, the stdio bridge', () => {
     const response = DecisionResponse.parse(result.structuredContent);
     expect(response.access).toEqual({ type: 'free', freeRemaining: 19 });
     expect(lineOf(result)).toMatch(
-      /^(PostgreSQL|MongoDB) \d+ % \(\w[\w-]*\) · confidence [\d.]+: 0 = evenly split, 1 = certain · context sufficiency [\d.]+ · 19 free left$/,
+      /^(PostgreSQL|MongoDB) \d+ % \(\w[\w-]*\) · confidence [\d.]+: 0 = evenly split, 1 = certain · context sufficiency [\d.]+ · label mass [\d.]+ · 19 free left$/,
     );
     expect(result._meta).toBeUndefined();
 

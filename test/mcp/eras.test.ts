@@ -41,7 +41,9 @@ describe('protocol versions on POST /mcp', () => {
       const result = await client.callTool({ name: 'weigh_decision', arguments: { ...NOUL } });
       expect(result.isError).toBeFalsy();
       expect(DecisionResponse.parse(result.structuredContent).access).toEqual({ type: 'free', freeRemaining: 19 });
-      expect(lineOf(result)).toMatch(/^yes \d+ % \((yes|no|unclear|needs-context)\) · context sufficiency [\d.]+ · 19 free left$/);
+      expect(lineOf(result)).toMatch(
+        /^yes \d+ % \((yes|no|unclear|needs-context)\) · context sufficiency [\d.]+ · label mass [\d.]+ · 19 free left$/,
+      );
       const usage = await client.callTool({ name: 'get_usage', arguments: {} });
       expect(Usage.parse(usage.structuredContent)).toMatchObject({ freeUsed: 1, passCredits: 3 });
       const failed = await client.callTool({ name: 'weigh_decision', arguments: { mode: 'noul', question: 'Why?' } });

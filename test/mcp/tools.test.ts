@@ -75,7 +75,7 @@ describe('MCP tools over streamable HTTP', () => {
     expect(response.stress).toBeNull();
     expect(response.access).toEqual({ type: 'free', freeRemaining: 19 });
     expect(lineOf(result)).toBe(
-      'PostgreSQL 75 % (directional) · confidence 0.50: 0 = evenly split, 1 = certain · context sufficiency 0.875 · 19 free left',
+      'PostgreSQL 75 % (directional) · confidence 0.50: 0 = evenly split, 1 = certain · context sufficiency 0.875 · label mass 0.8 · 19 free left',
     );
     // The record also travels as JSON text, for clients that ignore structuredContent.
     const blocks = result.content as Array<{ type: string; text: string }>;
@@ -88,7 +88,7 @@ describe('MCP tools over streamable HTTP', () => {
     svc.fake.respond(scripted({ Yes: 0.62, No: 0.38 }, { Yes: 0.9, No: 0.1 }));
     const noul = await client.callTool({ name: 'weigh_decision', arguments: { ...NOUL } });
     expect(DecisionResponse.parse(noul.structuredContent).result).toEqual({ yesProbability: 0.62 });
-    expect(lineOf(noul)).toBe('yes 62 % (yes) · context sufficiency 0.9 · 19 free left');
+    expect(lineOf(noul)).toBe('yes 62 % (yes) · context sufficiency 0.9 · label mass 1 · 19 free left');
 
     svc.fake.respond(scripted({ low: 0.2, medium: 0.5, high: 0.3 }, { Yes: 0.3, No: 0.7 }));
     const score = await client.callTool({ name: 'weigh_decision', arguments: { ...SCORE } });
@@ -100,7 +100,7 @@ describe('MCP tools over streamable HTTP', () => {
       probabilities: { low: 0.2, medium: 0.5, high: 0.3 },
     });
     expect(lineOf(score)).toBe(
-      'medium 50 % (needs-context) · confidence 0.25: 0 = evenly split, 1 = certain · score 1.1 of 0–2 · context sufficiency 0.3 · 18 free left',
+      'medium 50 % (needs-context) · confidence 0.25: 0 = evenly split, 1 = certain · score 1.1 of 0–2 · context sufficiency 0.3 · label mass 1 · 18 free left',
     );
 
     // The likeliest level, not the level nearest the mean: a split between low and high
@@ -127,7 +127,7 @@ describe('MCP tools over streamable HTTP', () => {
     expect(response.stress?.checks[0].kind).toBe('reversed');
     expect(lineOf(result)).toBe(
       // The engine's own 0.9: the checks do not enter it (docs/api.md).
-      'PostgreSQL 80 % (directional) · confidence 0.60: 0 = evenly split, 1 = certain · context sufficiency 0.9 · agreement 80 % · ' +
+      'PostgreSQL 80 % (directional) · confidence 0.60: 0 = evenly split, 1 = certain · context sufficiency 0.9 · label mass 1 · agreement 80 % · ' +
         'verdict fragile: one fact decides it (without fact 2 the answer changes) · ' +
         'decisive fact “The service needs transactions across several tables.”: without it the answer shifts by 50 % and flips: ' +
         'the decision rests on this fact · 2 credits left',

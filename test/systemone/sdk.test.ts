@@ -95,7 +95,7 @@ describe('the TypeSafe SDK against decide serve', () => {
     expect(failed).toBeInstanceOf(InternalServerError);
     expect((failed as APIError).status).toBe(502);
     expect((failed as APIError).message).toMatch(
-      /^502 the decision engine's answer was unusable: question "lost": openai engine put only 0\.000/,
+      /^502 the decision engine's answer was unusable: question "lost": openai engine put none of its top-token probability on the labels/,
     );
     expect((failed as APIError).requestId).toMatch(/^req_/);
     expect((await usageOf(server.url, key)).freeUsed).toBe(0);

@@ -8,7 +8,14 @@ import { percent, shares } from './percent.js';
  * their thresholds, are the contract's (contract/wording.ts).
  */
 
-export { noPivotWords, stressHeadline, sufficiencyLevel, sufficiencyWords, verdictOf, VERDICTS } from '../../contract/wording.js';
+export {
+  noPivotWords,
+  stressHeadline,
+  sufficiencyLevel,
+  sufficiencyWords,
+  verdictOf,
+  VERDICTS,
+} from '../../contract/wording.js';
 
 /** Cells of a bar of `width` for probability p: [filled, empty]. */
 export function barCells(p: number, width: number): [number, number] {
@@ -74,8 +81,8 @@ export function topAnswer(result: DecisionResult): string {
 }
 
 /** The signal and what it means for this answer. */
-export function signalWords(response: Pick<DecisionResponse, 'signal' | 'result'>): string {
-  return wording.signalWords(response.signal, response.result);
+export function signalWords(response: Pick<DecisionResponse, 'signal' | 'result' | 'labelMass'>): string {
+  return wording.signalWords(response.signal, response.result, response.labelMass);
 }
 
 export type Tone = wording.Tone;
@@ -130,7 +137,11 @@ export function footerWords(response: DecisionResponse): string {
     response.access.type === 'free'
       ? `free decisions left today: ${response.access.freeRemaining}`
       : `pass credits left: ${response.access.passCredits}`;
-  return [access, `model ${response.model}`, `${response.timing.processingMs} ms`].join(' · ');
+  const model =
+    typeof response.labelMass === 'number'
+      ? `model ${response.model}, ${wording.labelMassWords(response.labelMass)}`
+      : `model ${response.model}`;
+  return [access, model, `${response.timing.processingMs} ms`].join(' · ');
 }
 
 /** "5 h 12 min" from now until `iso`. */

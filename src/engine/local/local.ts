@@ -2,7 +2,7 @@ import { access, constants } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Engine, EngineError, type EngineReply, type Questions } from '../engine.js';
 import { Collector } from './collector.js';
-import { evaluateTree } from './prefix-tree.js';
+import { evaluateTree, type LetterReading } from './prefix-tree.js';
 import { PromptLayout, type Reading, type TokenCache } from './prompt.js';
 import { answerOf, lettered } from './questions.js';
 import { readingsOf } from './readings.js';
@@ -164,10 +164,10 @@ class TreeEngine implements LocalEngine {
         return { name, question, indexes, combine: own.combine };
       }),
     );
-    let probabilities: number[][];
+    let read: LetterReading[];
     let evaluated: number;
     try {
-      ({ probabilities, evaluated } = await evaluateTree(turns, readings, signal));
+      ({ readings: read, evaluated } = await evaluateTree(turns, readings, signal));
     } catch (error) {
       if (signal.aborted) throw new EngineError('timeout', 'the local model did not answer before the decision deadline');
       if (error instanceof EngineError) throw error;
@@ -179,10 +179,11 @@ class TreeEngine implements LocalEngine {
       const answers: Record<string, unknown> = {};
       let inputTokens = 0;
       for (const { name, question, indexes, combine } of entries) {
-        const read = indexes.map((i) => probabilities[i]);
-        if (read.some((p) => !p || p.some((x) => !Number.isFinite(x))))
+        const own = indexes.map((i) => read[i]);
+        if (own.some((r) => !r || r.p.some((x) => !Number.isFinite(x))))
           throw new EngineError('bad_response', `the local model gave no usable answer to "${name}"`);
-        answers[name] = answerOf(question, combine(read));
+        const labelMass = Math.min(...own.map((r) => r.labelMass));
+        answers[name] = { ...answerOf(question, combine(own.map((r) => r.p))), labelMass };
         for (const i of indexes) inputTokens += readings[i].tokens.length;
       }
       this.#stats.promptTokens += inputTokens;

@@ -41,9 +41,17 @@ function build(items: ReadonlyArray<{ tokens: Token[]; index: number }>, from: n
   };
 }
 
+/** What one reading read off the model's next token. */
+export interface LetterReading {
+  /** The probabilities of its letters in presentation order, renormalised over them. */
+  p: number[];
+  /** The share of the next-token probability its letters held (every spelling), before renormalising. */
+  labelMass: number;
+}
+
 export interface TreeResult {
-  /** Per reading, the probabilities of its letters in presentation order. */
-  probabilities: number[][];
+  /** Per reading, in the job's order. */
+  readings: LetterReading[];
   /** Tokens the model evaluated for this job: what was not shared. */
   evaluated: number;
 }
@@ -60,15 +68,15 @@ export interface TreeResult {
  */
 export async function evaluateTree(turns: SequenceTurns, readings: readonly Reading[], signal: AbortSignal): Promise<TreeResult> {
   const root = prefixTree(readings);
-  const probabilities: number[][] = new Array(readings.length);
+  const read: LetterReading[] = new Array(readings.length);
   let evaluated = 0;
 
   const check = () => {
     if (signal.aborted) throw new EngineError('timeout', 'the local model did not answer before the decision deadline');
   };
 
-  /** Brings `sequence` to hold `path`, evaluating what it lacks; the logits of its last token when `letters` are wanted. */
-  async function extend(sequence: LlamaSequence, path: Token[], letters: Token[] | null): Promise<Map<Token, number> | null> {
+  /** Brings `sequence` to hold `path`, evaluating what it lacks; what its last token reads when `letters` are wanted. */
+  async function extend(sequence: LlamaSequence, path: Token[], letters: Token[] | null): Promise<NextToken | null> {
     await sequence.adaptStateToTokens(path, false);
     let from = sequence.nextTokenIndex;
     if (letters && from >= path.length) {
@@ -85,10 +93,13 @@ export async function evaluateTree(turns: SequenceTurns, readings: readonly Read
       return null;
     }
     const last = input.pop()!;
-    const results = await sequence.controlledEvaluate([...input, [last, { generateNext: { logits: { filter: { tokens: letters } } } }]]);
-    const logits = results.at(-1)?.next?.logits;
-    if (!logits) throw new Error('the model returned no logits for the answer');
-    return logits;
+    const results = await sequence.controlledEvaluate([
+      ...input,
+      [last, { generateNext: { logits: { filter: { tokens: letters, includeSelected: true } }, totalLogitWeight: true } }],
+    ]);
+    const next = results.at(-1)?.next;
+    if (!next?.logits || next.totalLogitWeight === undefined) throw new Error('the model returned no logits for the answer');
+    return { logits: next.logits, totalWeight: next.totalLogitWeight };
   }
 
   async function walk(node: Node, sequence: LlamaSequence): Promise<void> {
@@ -104,9 +115,9 @@ export async function evaluateTree(turns: SequenceTurns, readings: readonly Read
         if (step.children.length > 1) await sequence.takeCheckpoint();
       }
     }
-    const letters = end.readings.length > 0 ? [...new Set(end.readings.flatMap((i) => readings[i].letters))] : null;
-    const logits = await extend(sequence, end.path, letters);
-    for (const i of end.readings) probabilities[i] = softmax(readings[i].letters.map((letter) => logits!.get(letter) ?? -Infinity));
+    const letters = end.readings.length > 0 ? [...new Set(end.readings.flatMap((i) => readings[i].letters.flat()))] : null;
+    const next = await extend(sequence, end.path, letters);
+    for (const i of end.readings) read[i] = letterReading(next!, readings[i].letters);
     // Deepest first: it shares the most with what the sequence holds.
     for (const child of branches.reverse()) await walk(child, sequence);
   }
@@ -119,13 +130,29 @@ export async function evaluateTree(turns: SequenceTurns, readings: readonly Read
   } finally {
     lease.release();
   }
-  return { probabilities, evaluated };
+  return { readings: read, evaluated };
 }
 
-/** Probabilities from logits, in the same order. */
-function softmax(logits: readonly number[]): number[] {
-  const max = Math.max(...logits);
-  const weights = logits.map((x) => Math.exp(x - max));
+/**
+ * The logits of the letters' spellings and of the most likely token, and the sum of
+ * exp(logit − the largest) over the vocabulary (llama.cpp computes it beside the logits).
+ * The most likely token comes as the one "selected": with no sampling options the
+ * library picks greedily, and asking for the top token instead would sort the whole
+ * vocabulary (262,144 tokens on Gemma 3) at every reading.
+ */
+interface NextToken {
+  logits: Map<Token, number>;
+  totalWeight: number;
+}
+
+/**
+ * Each letter's weight, exp(logit − the largest logit) summed over its spellings;
+ * the letters' probabilities are those weights renormalised, and their share of the
+ * next token the weights' sum over the vocabulary's.
+ */
+function letterReading({ logits, totalWeight }: NextToken, letters: readonly (readonly Token[])[]): LetterReading {
+  const top = Math.max(...logits.values());
+  const weights = letters.map((spellings) => spellings.reduce((sum, token) => sum + Math.exp((logits.get(token) ?? -Infinity) - top), 0));
   const sum = weights.reduce((a, b) => a + b, 0);
-  return weights.map((w) => w / sum);
+  return { p: weights.map((w) => w / sum), labelMass: Math.min(1, sum / totalWeight) };
 }

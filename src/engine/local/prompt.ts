@@ -39,15 +39,19 @@ import type { LlamaModel, NodeLlamaCpp, Token } from './runtime.js';
  */
 export interface Reading {
   tokens: Token[];
-  /** The letters' tokens, in presentation order. */
-  letters: Token[];
+  /**
+   * The letters' tokens, in presentation order: each letter's spellings, the letter
+   * alone and with a leading space where the vocabulary has that as one token
+   * (`spellingsOf`). A letter's probability is the sum over its spellings.
+   */
+  letters: Token[][];
 }
 
 /** Texts already tokenised for a job, by text. */
 export type TokenCache = Map<string, Token[]>;
 
 /**
- * The letters one reading offers, A to T. Each must be one token (singleToken): it is
+ * The letters one reading offers, A to T. Each must be one token (spellingsOf): it is
  * in the tiny test model, SmolLM2 and Gemma 3 alike (all 26 are, checked), as in
  * every common tokenizer. 20 as the remote engines read at most 20 labels at once
  * (labels.ts), and since the group question offers a letter per group too, 20 × 20
@@ -66,7 +70,7 @@ export class PromptLayout {
     /** The template up to the user's text, and from its end to where the answer goes. */
     private readonly head: Token[],
     private readonly tail: Token[],
-    private readonly letterTokens: Token[],
+    private readonly letterTokens: Token[][],
   ) {}
 
   static create(runtime: NodeLlamaCpp, model: LlamaModel): PromptLayout {
@@ -84,7 +88,7 @@ export class PromptLayout {
       model,
       tokenize(head),
       tokenize(tail),
-      [...LETTERS].map((letter) => singleToken(model, letter)),
+      [...LETTERS].map((letter) => spellingsOf(model, letter)),
     );
   }
 
@@ -117,7 +121,7 @@ export class PromptLayout {
     if (bodies.length > LETTERS.length) throw new Error(`at most ${LETTERS.length} answers can be lettered; got ${bodies.length}`);
     const cached = (text: string) => tokens.get(text) ?? tokens.set(text, this.tokenize(text)).get(text)!;
     const prompt = [...this.head, ...cached(`Question: ${instruction}\n\nText:\n`), ...cached(state), ...cached(reply)];
-    bodies.forEach((body, i) => prompt.push(this.letterTokens[i], ...cached(`.${body}${i === bodies.length - 1 ? '' : '\n'}`)));
+    bodies.forEach((body, i) => prompt.push(this.letterTokens[i][0], ...cached(`.${body}${i === bodies.length - 1 ? '' : '\n'}`)));
     prompt.push(...this.tail);
     return { tokens: prompt, letters: this.letterTokens.slice(0, bodies.length) };
   }
@@ -140,9 +144,20 @@ function split(runtime: NodeLlamaCpp, values: ReadonlyArray<string | object>, ma
   return [runtime.LlamaText([...values.slice(0, at), before]), runtime.LlamaText([after, ...values.slice(at + 1)])] as const;
 }
 
-/** The one token that is `text` alone (a letter): the answer is read off its probability. */
-function singleToken(model: LlamaModel, text: string): Token {
-  const token = model.tokenize(text, false, 'trimLeadingSpace').find((t) => model.detokenize([t]).trim() === text);
-  if (token === undefined) throw new Error(`the model has no single token for "${text}"`);
-  return token;
+/**
+ * The tokens a model may answer `letter` with: the one token that is the letter alone
+ * (shown in the prompt, and required), then the letter after a space, when the
+ * vocabulary has that as one token of its own. Both are the same answer: a reading
+ * that counted only the first would take a model answering " B" for one that said
+ * nothing. Lower case is not counted: "a" and "I" are words as well as letters.
+ */
+export function spellingsOf(model: LlamaModel, letter: string): Token[] {
+  const alone = model.tokenize(letter, false, 'trimLeadingSpace').find((t) => model.detokenize([t]).trim() === letter);
+  if (alone === undefined) throw new Error(`the model has no single token for "${letter}"`);
+  // A byte-pair vocabulary spells the spaced letter " A"; a SentencePiece one "▁A",
+  // which it gives the letter alone when no space is trimmed.
+  const others = [model.tokenize(` ${letter}`, false), model.tokenize(letter, false)].flatMap((tokens) =>
+    tokens.length === 1 && model.detokenize(tokens).trim() === letter ? tokens : [],
+  );
+  return [...new Set([alone, ...others])];
 }

@@ -35,7 +35,7 @@ export type Token = number;
 export interface LlamaModel {
   readonly trainContextSize: number;
   readonly tokenizer: unknown;
-  tokenize(text: string, specialTokens: false, options: 'trimLeadingSpace'): Token[];
+  tokenize(text: string, specialTokens: false, options?: 'trimLeadingSpace'): Token[];
   detokenize(tokens: readonly Token[]): string;
   createContext(options: { threads: number; sequences: number; contextSize: { max: number } }): Promise<LlamaContext>;
   dispose(): Promise<void>;
@@ -49,8 +49,16 @@ export interface LlamaContext {
   dispose(): Promise<void>;
 }
 
-/** What the logits of one evaluated token are asked for: only those of `tokens`. */
-export type LogitsRequest = [Token, { generateNext: { logits: { filter: { tokens: Token[] } } } }];
+/**
+ * What is asked of one evaluated token: the logits of `tokens` and of the token a
+ * greedy pick selects (the most likely), and the sum of exp(logit − the largest
+ * logit) over the whole vocabulary, which together give each token's share of the
+ * next-token probability.
+ */
+export type LogitsRequest = [
+  Token,
+  { generateNext: { logits: { filter: { tokens: Token[]; includeSelected: true } }; totalLogitWeight: true } },
+];
 
 /** One sequence of a context: its evaluated tokens stay in memory until erased. */
 export interface LlamaSequence {
@@ -62,7 +70,9 @@ export interface LlamaSequence {
   adaptStateToTokens(tokens: Token[], allowShift: false): Promise<void>;
   eraseContextTokenRanges(ranges: { start: number; end: number }[]): Promise<void>;
   evaluateWithoutGeneratingNewTokens(tokens: Token[]): Promise<void>;
-  controlledEvaluate(input: Array<Token | LogitsRequest>): Promise<Array<undefined | { next?: { logits?: Map<Token, number> } }>>;
+  controlledEvaluate(
+    input: Array<Token | LogitsRequest>,
+  ): Promise<Array<undefined | { next?: { logits?: Map<Token, number>; totalLogitWeight?: number } }>>;
   takeCheckpoint(): Promise<void>;
   /**
    * Internal to node-llama-cpp (its decision context shares a prefix this way): makes
