@@ -151,9 +151,14 @@ export function labelMassWords(labelMass: number): string {
   return `${labelMass.toFixed(2)} of its probability on the answers`;
 }
 
-/** "the model put only 3% of its probability on the answers …": why a low-mass answer is unclear. */
+/** "the model put only 3% of its probability on the answers": why a low-mass answer is unclear, as the verdict says it. */
+export function lowMassReason(labelMass: number): string {
+  return `the model put only ${wholePercent(labelMass)} of its probability on the answers`;
+}
+
+/** The reason in full, as the signal line says it. */
 export function lowMassWords(labelMass: number): string {
-  return `the model put only ${wholePercent(labelMass)} of its probability on the answers (the rest on other words), so the figures above are not its answer`;
+  return `${lowMassReason(labelMass)} (the rest on other words), so the figures above are not its answer`;
 }
 
 /** What the signal means for this answer, after its name: "needs context: the facts given …". */
@@ -218,8 +223,7 @@ export function verdictOf(answer: {
   const { checks, pivot } = answer.stress;
   if (answer.signal === 'needs-context') return found('needs-facts', 'the context sufficiency is under 50%');
   if (answer.signal === 'unclear') {
-    if (restsOnLittle(answer.labelMass))
-      return found('needs-facts', `the model put only ${wholePercent(answer.labelMass)} of its probability on the answers`);
+    if (restsOnLittle(answer.labelMass)) return found('needs-facts', lowMassReason(answer.labelMass));
     return found('needs-facts', 'no answer leads clearly');
   }
   if (checks.some((check) => check.kind === 'reversed' && !check.agrees)) {

@@ -1,6 +1,6 @@
 import { type AskContext, type Engine, EngineError, type Question } from '../engine/engine.js';
 import { mapBounded } from './bounded.js';
-import { average, ordersFor, readingName } from './debias.js';
+import { average, ordersFor, readingName, smallestLabelMass } from './debias.js';
 import { type Order, presented, readPresented, shownOrder } from './orders.js';
 import type { Reading } from './outcome.js';
 import { LOW_LABEL_MASS } from '../contract/wording.js';
@@ -67,7 +67,7 @@ export async function askEach(
       try {
         const reply = await engine.ask(state, inOrders, signal, options.call);
         const answers = orders.map((_, j) => reply.answers[readingName('q', j)]);
-        refuseLowMass(answers.map((answer) => answer?.labelMass));
+        refuseLowMass(smallestLabelMass(answers));
         const readings = orders.map((order, j) => readPresented(own.question, own.labels, id, answers[j], order));
         return { id, reading: calibrated(average(readings), options.scalings ?? {}), inputTokens: reply.inputTokens };
       } catch (error) {
@@ -94,11 +94,8 @@ export async function askEach(
  * put too little of the model's probability on its answers is refused (502, nothing
  * charged) rather than passed off as the renormalised rest.
  */
-function refuseLowMass(masses: readonly (number | undefined)[]): void {
-  const known = masses.filter((m): m is number => m !== undefined);
-  if (known.length === 0) return;
-  const smallest = Math.min(...known);
-  if (smallest >= LOW_LABEL_MASS) return;
+function refuseLowMass(smallest: number | null): void {
+  if (smallest === null || smallest >= LOW_LABEL_MASS) return;
   throw new EngineError(
     'bad_response',
     `the model put only ${smallest.toFixed(3)} of its next-token probability on the answers (at least ${LOW_LABEL_MASS} needed): it was not answering the question`,

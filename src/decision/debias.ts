@@ -70,12 +70,12 @@ export function readAveraged(request: DecisionRequest, answers: Record<string, A
 }
 
 /**
- * The smallest share of the next-token probability that the main question's
- * readings put on their labels (engine.ts `labelMass`); null when the engine does
+ * The smallest share of the next-token probability that a question's readings (one
+ * per order) put on their labels (engine.ts `labelMass`); null when the engine does
  * not say for every one of them.
  */
-export function smallestLabelMass(answers: Record<string, Answer>, orders: readonly Order[]): number | null {
-  const masses = orders.map((_, j) => answers[readingName(MAIN, j)]?.labelMass);
+export function smallestLabelMass(readings: readonly (Answer | undefined)[]): number | null {
+  const masses = readings.map((answer) => answer?.labelMass);
   return masses.every((m) => m !== undefined) ? Math.min(...(masses as number[])) : null;
 }
 

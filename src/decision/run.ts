@@ -107,7 +107,7 @@ export async function runDecision(
           main: weigh(main),
           distribution: main.mode === 'noul' ? [main.yes, 1 - main.yes] : [...main.p],
           contextSufficiency: round4(calibratedSufficiency(readSufficiency(answers, debias), options.scalings ?? {})),
-          labelMass: roundedOrNull(smallestLabelMass(answers, orders)),
+          labelMass: roundedOrNull(smallestLabelMass(orders.map((_, j) => answers[readingName(MAIN, j)]))),
           reversed: !stress
             ? null
             : reused < 0
