@@ -14,7 +14,12 @@ export interface Interrupt {
   abort(): void;
   /** The Failure to throw in its place, once the call has given up (exit 130). */
   failure(idempotencyKey: string): Failure;
-  /** Stops listening: from then on SIGINT ends the process as usual. */
+  /**
+   * Stops listening: from then on SIGINT ends the process as usual. Once interrupted,
+   * though, the handler stays: a second Ctrl-C (a person presses it twice) would
+   * otherwise kill the process before it has said what happened, and the process is
+   * only writing its failure and ending.
+   */
   dispose(): void;
 }
 
@@ -33,6 +38,8 @@ export function listenForInterrupt(): Interrupt {
         CLIENT_EXIT.interrupted,
         { code: 'interrupted' },
       ),
-    dispose: () => process.off('SIGINT', abort),
+    dispose: () => {
+      if (!controller.signal.aborted) process.off('SIGINT', abort);
+    },
   };
 }

@@ -93,7 +93,9 @@ export function decideInPty(args: string[], options: PtyOptions = {}): Promise<R
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const { answer, watch, keyboard } = options;
-  keyboard?.((text) => child.stdin!.write(text));
+  // Keys typed after the command ended go nowhere, as on a real terminal.
+  child.stdin!.on('error', () => {});
+  keyboard?.((text) => child.stdin!.writable && child.stdin!.write(text));
   if (watch) {
     let all = '';
     child.stdout!.on('data', (d: Buffer) => watch((all += d.toString('utf8'))));

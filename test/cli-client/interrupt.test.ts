@@ -27,8 +27,11 @@ describe('Ctrl-C during a decision', () => {
     const release = gate();
     let type: (text: string) => void = () => {};
     const decided = scripted({ PostgreSQL: 0.75, MongoDB: 0.25 }, { Yes: 0.9, No: 0.1 });
+    let pressed = 0;
     client.svc.fake.respond((body) => {
       type('\x03');
+      // Then a burst more, as an impatient person presses it, while the command says what happened.
+      if (pressed++ === 0) for (let n = 1; n <= 40; n++) setTimeout(() => type('\x03'), 5 * n);
       return { ...decided(body), until: release.promise };
     });
     return { release, keyboard: (typer: (text: string) => void) => (type = typer) };
