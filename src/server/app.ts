@@ -5,6 +5,7 @@ import { methodNotAllowed, notFound, onError } from '../http/errors.js';
 import type { TrustProxy } from '../config/trust-proxy.js';
 import { hostCheck } from '../http/host-check.js';
 import { requestContext, trustOf } from '../http/request-context.js';
+import { errorFormatByPath } from '../http/error-format.js';
 import { requestId } from '../http/request-id.js';
 import { accountRoutes } from '../http/routes/account.js';
 import { adminRoutes, type AdminOptions } from '../http/routes/admin.js';
@@ -47,6 +48,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? stdoutLog();
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
+  app.use('*', errorFormatByPath());
   app.use('*', accessLog(log));
   const trust = trustOf(options.trustProxy);
   const behindProxy = trust.kind !== 'off';

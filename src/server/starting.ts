@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { ServiceError } from '../contract/index.js';
 import type { AppEnv } from '../http/env.js';
 import { errorResponse } from '../http/errors.js';
+import { errorFormatByPath } from '../http/error-format.js';
 import { requestId } from '../http/request-id.js';
 
 /**
@@ -15,6 +16,7 @@ import { requestId } from '../http/request-id.js';
 export function startingApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
+  app.use('*', errorFormatByPath());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) =>
     c.json({ status: 'starting', checks: { ledger: 'starting', engine: 'starting' } }, 503, { 'Retry-After': '5' }),

@@ -14,6 +14,7 @@ import { openaiEnv, runCli, runJson, startServe, useServeFixture } from '../supp
 import { CHOICE, NOUL } from '../support/requests.js';
 
 const SECRET = 'sk-startup-test-engine-secret-5151';
+const SYSTEM_ONE = { state: 'The invoice was paid twice.', questions: { refund: { type: 'noul' } } };
 
 /** A port some other program holds. */
 async function takenPort(): Promise<{ port: number; release(): Promise<void> }> {
@@ -118,7 +119,7 @@ describe('decide serve at start: the port first, the engine named and checked', 
     }
   });
 
-  it('while it starts, the port answers: /healthz 200, /readyz 503 starting, the API 503 with Retry-After', async () => {
+  it('while it starts, the port answers: /healthz 200, /readyz 503 starting, the API 503 with Retry-After, the System One routes in their format', async () => {
     const server = await listen(startingApp(), 0, '127.0.0.1');
     try {
       expect((await call(server.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
@@ -129,6 +130,24 @@ describe('decide serve at start: the port first, the engine named and checked', 
       expect(decision.status).toBe(503);
       expect(decision.body.code).toBe('engine_unavailable');
       expect(decision.headers['retry-after']).toBe('5');
+      // The System One routes answer in their format, with the id its SDKs read.
+      for (const [method, path] of [
+        ['POST', '/v1/systemone'],
+        ['GET', '/v1/models'],
+      ] as const) {
+        const starting = await call(server.url, method, path, { json: method === 'POST' ? SYSTEM_ONE : undefined });
+        expect(starting.status, path).toBe(503);
+        expect(starting.headers['retry-after'], path).toBe('5');
+        expect(starting.body, path).toEqual({
+          detail: {
+            error_type: expect.any(String),
+            message: expect.stringContaining('decide is starting'),
+            x_code: 'engine_unavailable',
+            x_request_id: starting.headers['x-typesafe-request-id'],
+          },
+        });
+        expect(starting.headers['x-typesafe-request-id'], path).toMatch(/^req_/);
+      }
     } finally {
       await server.close();
     }

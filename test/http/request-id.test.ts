@@ -75,6 +75,31 @@ describe('X-Request-Id, end to end (systemone engine)', () => {
       detail: [{ loc: ['body', 'questions'], msg: 'must hold 1 to 64 questions (got 0)', type: 'value_error' }],
     });
   });
+
+  it('a refusal before the route (another Host) is in the format too, with its request id', async () => {
+    const { key } = await svc.newKey();
+    const port = new URL(svc.url).port;
+    for (const [method, path] of [
+      ['POST', '/v1/systemone'],
+      ['GET', '/v1/models'],
+    ] as const) {
+      const refused = await svc.call(method, path, {
+        key,
+        json: method === 'POST' ? QUESTION : undefined,
+        headers: { host: `evil.example:${port}`, 'X-Request-Id': 'so-403' },
+      });
+      expect(refused.status, path).toBe(403);
+      expect(refused.headers['x-typesafe-request-id'], path).toBe('so-403');
+      expect(refused.body, path).toEqual({
+        detail: {
+          error_type: expect.any(String),
+          message: expect.stringContaining('evil.example'),
+          x_code: 'forbidden_origin',
+          x_request_id: 'so-403',
+        },
+      });
+    }
+  });
 });
 
 describe('X-Request-Id in the error line of a bug', () => {

@@ -6,6 +6,8 @@ import { questionText } from '../fakes/openai-fake.js';
 import { openaiEnv, runJson, startServe, useServeFixture } from '../support/cli.js';
 import { NEEDS_PYTHON_TOOLS, PYTHON_TOOLS } from '../support/python-tools.js';
 import { scaled } from '../support/time.js';
+import { listen } from '../../src/server/listen.js';
+import { startingApp } from '../../src/server/starting.js';
 
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sdk_check.py');
 
@@ -31,14 +33,7 @@ describe.skipIf(!PYTHON_TOOLS)(`the official Python SDK against decide serve ${N
       // Nothing of its mass on the labels: the engine cannot read this question.
       fixture.fake.respond((body) => (questionText(body).includes('unreadable') ? { labels: { The: 1 } } : {}));
 
-      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(
-          PYTHON_TOOLS!.python,
-          [SCRIPT, server.url, funded.key, unfunded.key],
-          { timeout: scaled(120_000) },
-          (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-        ),
-      );
+      const run = await python([SCRIPT, server.url, funded.key, unfunded.key]);
       expect(run.code, run.stderr).toBe(0);
       const seen = JSON.parse(run.stdout);
 
@@ -75,4 +70,39 @@ describe.skipIf(!PYTHON_TOOLS)(`the official Python SDK against decide serve ${N
     },
     scaled(200_000),
   );
+
+  it('while decide starts: the SDK raises on the 503 with the server’s sentence and its request id', async () => {
+    const server = await listen(startingApp(), 0, '127.0.0.1');
+    try {
+      const run = await python(['-c', STARTING, server.url]);
+      expect(run.code, run.stderr).toBe(0);
+      const seen = JSON.parse(run.stdout);
+      expect(seen.status).toBe(503);
+      expect(seen.message).toContain('decide is starting');
+      expect(seen.request_id).toMatch(/^req_[0-9a-f]{32}$/);
+    } finally {
+      await server.close();
+    }
+  });
 });
+
+/** One call of the SDK to a server still starting, and what it raised. */
+const STARTING = `
+import json, sys
+from typesafe_sdk import Noul, RetryPolicy, TypeSafeClient
+with TypeSafeClient(api_key="sk-any", base_url=sys.argv[1], retry=RetryPolicy(max_retries=0), timeout=60) as sdk:
+    try:
+        sdk.system_one(state="The invoice was paid twice.", questions={"refund": Noul(instructions="Refund?")}, model="jev-latest")
+        print(json.dumps(None))
+    except Exception as e:
+        print(json.dumps({"class": type(e).__name__, "status": getattr(e, "status", None), "message": str(e), "request_id": getattr(e, "request_id", None)}))
+`;
+
+/** The tools' python, run with `args`: its exit code and what it printed. */
+function python(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(PYTHON_TOOLS!.python, args, { timeout: scaled(120_000) }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    ),
+  );
+}

@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { ServiceError } from '../../contract/index.js';
 import { type ModelList, SYSTEM_ONE_LIMITS, SystemOneRequest } from '../../contract/systemone.js';
 import { jsonShapeProblem } from '../../contract/json-shape.js';
@@ -11,12 +11,6 @@ import { idempotencyKeyOf } from '../idempotency-key.js';
 import { orderedJsonBody } from '../json-body.js';
 import { paidContext, paidResponse } from '../paid-answer.js';
 import { utcDay } from '../../contract/utc-day.js';
-
-/** Errors on these routes are the format's (contract/systemone-errors.ts), whatever raises them. */
-const formatErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set('errorFormat', 'systemone');
-  await next();
-};
 
 /** The Idempotency-Key, refused as the format refuses a bad header: 422, located in the header. */
 function idempotencyKey(c: Parameters<typeof idempotencyKeyOf>[0]): string | undefined {
@@ -34,12 +28,11 @@ function idempotencyKey(c: Parameters<typeof idempotencyKeyOf>[0]): string | und
  * decide as a System One provider: `POST /v1/systemone` answers the format's requests
  * with the configured engine, each question paid as one standard decision, and
  * `GET /v1/models` names the one model it answers with. Same keys as the API; the
- * format's error shapes and its request-id header.
+ * format's error shapes and its request-id header (http/error-format.ts, which
+ * picks them by path for every answer of these routes).
  */
 export function systemOneRoutes(service: DecisionService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use('/v1/systemone', formatErrors);
-  app.use('/v1/models', formatErrors);
 
   app.post('/v1/systemone', requireKey(service), ...orderedJsonBody(SYSTEM_ONE_LIMITS.bodyBytes), async (c) => {
     const body = c.get('body');
