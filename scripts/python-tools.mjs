@@ -4,7 +4,9 @@
 //
 //   jevcompat, the third-party conformance suite for System One servers (`jevcompat test URL`);
 //   typesafe-sdk, the format's official Python SDK (jevcompat's drop-in check uses it too);
-//   schemathesis, a property-based fuzzer of OpenAPI services (`schemathesis run URL/openapi.json`).
+//   schemathesis, a property-based fuzzer of OpenAPI services (`schemathesis run URL/openapi.json`);
+//   openapi-python-client, a generator of Python clients from the OpenAPI document (the clients
+//   it writes need httpx and attrs, which it installs with itself).
 //
 // For development and CI only: nothing here runs at `npm install`.
 //
@@ -22,10 +24,13 @@ import path from 'node:path';
 /**
  * What is installed: jevcompat pinned (a conformance verdict must not move under us); the SDK
  * as jevcompat accepts it; schemathesis pinned too (what it generates and checks changes
- * between releases, and a fuzzer's findings should change only when decide does).
+ * between releases, and a fuzzer's findings should change only when decide does);
+ * openapi-python-client pinned for the same reason (which schemas it can parse changes
+ * between releases). httpx and attrs are checked, not pinned: the generated client imports
+ * them, and the generator's own requirements decide their versions.
  */
-const REQUIREMENTS = ['jevcompat==0.1.1', 'typesafe-sdk>=0.7.1,<0.8', 'schemathesis==4.32.5'];
-const TOOLS = ['jevcompat', 'typesafe-sdk', 'schemathesis'];
+const REQUIREMENTS = ['jevcompat==0.1.1', 'typesafe-sdk>=0.7.1,<0.8', 'schemathesis==4.32.5', 'openapi-python-client==0.29.1'];
+const TOOLS = ['jevcompat', 'typesafe-sdk', 'schemathesis', 'openapi-python-client', 'httpx', 'attrs'];
 
 function toolsDir(env = process.env) {
   if (env.DECIDE_PYTHON_TOOLS) return env.DECIDE_PYTHON_TOOLS;

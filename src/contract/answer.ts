@@ -4,9 +4,14 @@ import { z } from 'zod';
 
 const probability = z.number().min(0).max(1);
 
+/**
+ * Named, not inline: openapi-python-client builds an object that sits inside a member of
+ * a union (`DecisionResult`) twice, and the second time refuses it as a duplicate model
+ * (`DecisionResultType0Probabilities`), dropping the result's members with it.
+ */
 const distribution = z
   .record(z.string(), probability)
-  .meta({ description: 'Keys keep the request order and spelling; values sum to 1 (±0.001).' });
+  .meta({ id: 'Probabilities', description: 'Keys keep the request order and spelling; values sum to 1 (±0.001).' });
 
 /**
  * `confidence`, wherever a result has one: the top answer's margin over an even split,

@@ -161,6 +161,18 @@ export type SystemOneRequest = z.infer<typeof SystemOneRequest>;
 
 const probability = z.number().min(0).max(1);
 
+/**
+ * The objects inside an answer are named schemas, not inline ones: openapi-python-client
+ * builds an object inside a member of a union (`SystemOneAnswer`) twice, and the second
+ * time refuses it as a duplicate model, dropping the answer and POST /v1/systemone with it.
+ */
+const distribution = z
+  .record(z.string(), probability)
+  .meta({ id: 'SystemOneProbabilities', description: 'Each answer offered and its probability; values sum to 1.' });
+const legend = z
+  .record(z.string(), z.union([z.string(), z.array(JsonValue), z.record(z.string(), JsonValue)]))
+  .meta({ id: 'SystemOneLegend', description: 'Each level as the request described it, keyed "0", "1", ….' });
+
 export const SystemOneAnswer = z
   .discriminatedUnion('type', [
     z.strictObject({ type: z.literal('noul'), noul: probability.meta({ description: 'The probability of yes.' }) }),
@@ -168,7 +180,7 @@ export const SystemOneAnswer = z
       type: z.literal('choice'),
       choice: z.string().meta({ description: 'The most probable option (ties: the first in request order).' }),
       confidence: probability.meta({ description: '(k·pmax − 1)/(k − 1): 0 when uniform, 1 when certain.' }),
-      probabilities: z.record(z.string(), probability).meta({ description: 'Keyed by option name, in request order.' }),
+      probabilities: distribution.meta({ description: 'Keyed by option name, in request order.' }),
     }),
     z.strictObject({
       type: z.literal('score'),
@@ -177,10 +189,10 @@ export const SystemOneAnswer = z
         description:
           '1 − Σ pᵢ·|i − mode| / the same spread of a uniform distribution, at least 0: 1 when certain, 0 when as spread as uniform.',
       }),
-      legend: z
-        .record(z.string(), z.union([z.string(), z.array(JsonValue), z.record(z.string(), JsonValue)]))
-        .meta({ description: 'Each level as the request described it, keyed "0", "1", …; a null level as the number it was shown as.' }),
-      probabilities: z.record(z.string(), probability).meta({ description: 'Keyed "0", "1", … like legend.' }),
+      legend: legend.meta({
+        description: 'Each level as the request described it, keyed "0", "1", …; a null level as the number it was shown as.',
+      }),
+      probabilities: distribution.meta({ description: 'Keyed "0", "1", … like legend.' }),
     }),
   ])
   .meta({ id: 'SystemOneAnswer' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createDocument } from 'zod-openapi';
+import { createDocument, type ZodOpenApiObject, type ZodOpenApiOverrideContext } from 'zod-openapi';
 import { PASS_COOKIE_SCHEME, webPaths } from '../web/openapi.js';
 import { DecisionRequest, DecisionResponse, IdempotencyKey, KeyRevoked, Metrics, Usage } from '../contract/index.js';
 import { ModelList, SystemOneRequest, SystemOneResponse } from '../contract/systemone.js';
@@ -26,13 +26,27 @@ const paidFailures = {
 };
 
 /**
+ * A request's defaulted field (`depth`) keeps its default in words, not as `default`.
+ * The request schemas are zod's input side, the field optional; but openapi-typescript,
+ * with its default options, types a component's property that has a `default` as always
+ * present (right for an answer, which the server fills in, wrong for a request), so a
+ * request without `depth` did not compile against the generated types.
+ */
+function defaultInWords({ jsonSchema, io }: ZodOpenApiOverrideContext): void {
+  if (io !== 'input' || jsonSchema.default === undefined) return;
+  const said = `Default: ${JSON.stringify(jsonSchema.default)}.`;
+  jsonSchema.description = jsonSchema.description ? `${jsonSchema.description} ${said}` : said;
+  delete jsonSchema.default;
+}
+
+/**
  * The OpenAPI document, generated from the contract's zod schemas (never written by
  * hand). Every operation has an `operationId` (a generated client's method names) and
  * says its security, `[]` where none is needed; `servers` is DECIDE_PUBLIC_URL when the
  * operator set one, else this server, wherever the document was fetched from.
  */
 export function openApiDocument(publicUrl: string | null = null): ReturnType<typeof createDocument> {
-  return createDocument({
+  const document: ZodOpenApiObject = {
     openapi: '3.1.0',
     servers: [{ url: publicUrl ?? '/', description: publicUrl ? 'This service' : 'The server this document was fetched from' }],
     security: [{ bearer: [] }],
@@ -112,5 +126,6 @@ export function openApiDocument(publicUrl: string | null = null): ReturnType<typ
       ...webPaths(),
       ...operatorPaths(),
     },
-  });
+  };
+  return createDocument(document, { override: defaultInWords });
 }

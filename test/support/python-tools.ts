@@ -45,3 +45,22 @@ function foundSchemathesis(): string | null {
 export const SCHEMATHESIS = foundSchemathesis();
 
 export const NEEDS_SCHEMATHESIS = '(needs schemathesis: npm run tools:python)';
+
+/**
+ * openapi-python-client, the generator of Python clients from the OpenAPI document, from
+ * the same environment (the clients it writes import httpx and attrs, installed with it),
+ * under the same rule.
+ */
+function foundOpenApiPythonClient(): { python: string; generator: string } | null {
+  const python = path.join(DIR, 'bin', 'python');
+  const generator = path.join(DIR, 'bin', 'openapi-python-client');
+  if (fs.existsSync(python) && fs.existsSync(generator)) return { python, generator };
+  if (process.env.DECIDE_REQUIRE_PYTHON_TOOLS === '1') {
+    throw new Error(`openapi-python-client is missing from ${DIR} and DECIDE_REQUIRE_PYTHON_TOOLS=1: run npm run tools:python`);
+  }
+  return null;
+}
+
+export const OPENAPI_PYTHON_CLIENT = foundOpenApiPythonClient();
+
+export const NEEDS_OPENAPI_PYTHON_CLIENT = '(needs openapi-python-client: npm run tools:python)';

@@ -10,9 +10,10 @@ import { scaled } from '../support/time.js';
 /**
  * What a user of the OpenAPI document does: generate a typed client from it with
  * openapi-typescript, write a System One call with a JSON-object state, compile it
- * strictly and run it against the server. The recursive JSON value is one named
- * schema (JsonValue, src/contract/json-value.ts); anonymous copies of it, and a union
- * holding an array of itself, were what the generated types could not compile.
+ * strictly and run it against the server. Any JSON value is one named schema
+ * (JsonValue, src/contract/json-value.ts) that does not refer to itself; anonymous
+ * copies of it, and a union holding an array of itself, were what the generated types
+ * could not compile (test/openapi/generated-clients.test.ts calls every route).
  */
 
 const BIN = path.join(ROOT, 'node_modules', '.bin');
@@ -90,12 +91,11 @@ describe('a client generated from the OpenAPI document by openapi-typescript', (
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('types the recursive JSON value once, by name, and a call with a JSON-object state compiles and is answered', async () => {
+  it('types any JSON value once, by name, and a call with a JSON-object state compiles and is answered', async () => {
     const doc = JSON.parse(fs.readFileSync(path.join(dir, 'openapi.json'), 'utf8'));
     expect(Object.keys(doc.components.schemas).filter((name) => name.startsWith('__'))).toEqual([]);
-    expect(doc.components.schemas.JsonValue.anyOf).toContainEqual(
-      expect.objectContaining({ type: 'object', additionalProperties: { $ref: '#/components/schemas/JsonValue' } }),
-    );
+    expect(doc.components.schemas.JsonValue.anyOf).toContainEqual(expect.objectContaining({ type: 'object', additionalProperties: {} }));
+    expect(JSON.stringify(doc.components.schemas.JsonValue)).not.toContain('$ref');
 
     expect(generated.code, generated.output).toBe(0);
     fs.writeFileSync(path.join(dir, 'call.ts'), CALL);
