@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { stringifyInOrder } from '../json/key-order.js';
 import { JsonValue } from './json-value.js';
-import { codePoints, comparable, withoutInvisible } from './text.js';
+import { codePoints, comparable, hasNul, NUL_REFUSED, withoutInvisible } from './text.js';
 
 /**
  * `POST /v1/systemone` and `GET /v1/models`: the System One wire format, as its clients
@@ -46,8 +46,36 @@ export function contentText(content: Content | undefined): string {
   return withoutInvisible(text).normalize('NFC').trim();
 }
 
+/**
+ * Where in `content` the first string or key holding a NUL is (text.ts `NUL_REFUSED`),
+ * the shallowest first, as a path from the content itself; null when none does. Without
+ * recursion, as json-shape.ts walks a body.
+ */
+function nulAt(content: Content): (string | number)[] | null {
+  const queue: Array<{ value: unknown; path: (string | number)[] }> = [{ value: content, path: [] }];
+  for (let i = 0; i < queue.length; i++) {
+    const { value, path } = queue[i];
+    if (typeof value === 'string') {
+      if (hasNul(value)) return path;
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => queue.push({ value: item, path: [...path, index] }));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (hasNul(key)) return [...path, key];
+        queue.push({ value: item, path: [...path, key] });
+      }
+    }
+  }
+  return null;
+}
+
 function boundedContent(max: number) {
   return Content.check((ctx) => {
+    const nul = nulAt(ctx.value);
+    if (nul) {
+      ctx.issues.push({ code: 'custom', message: NUL_REFUSED, input: ctx.value, path: nul });
+      return;
+    }
     const n = codePoints(contentText(ctx.value));
     if (n > max) ctx.issues.push({ code: 'custom', message: `must be at most ${max} characters as text (got ${n})`, input: ctx.value });
   }).meta({ description: `Text, a JSON object or array, or null; at most ${max} characters as text (JSON compactly).` });
@@ -89,8 +117,9 @@ const ChoiceOptions = z
       const n = codePoints(contentText(label));
       const same = comparable(contentText(label));
       const earlier = seen.get(same);
-      const problem =
-        n === 0
+      const problem = hasNul(label)
+        ? NUL_REFUSED
+        : n === 0
           ? 'an option name must not be empty'
           : n > L.labelChars
             ? `an option name must be at most ${L.labelChars} characters (got ${n})`
@@ -135,6 +164,7 @@ const QuestionsById = z
       ctx.issues.push({ code: 'custom', message: `must hold 1 to ${L.questions} questions (got ${ids.length})`, input: ctx.value });
     }
     if (ids.includes('')) ctx.issues.push({ code: 'custom', message: "a question's id must not be empty", input: ctx.value, path: [''] });
+    for (const id of ids.filter(hasNul)) ctx.issues.push({ code: 'custom', message: NUL_REFUSED, input: ctx.value, path: [id] });
   })
   .meta({
     description: `1 to ${L.questions} questions, keyed by ids (any non-empty string) their answers come back under.`,
@@ -151,6 +181,7 @@ export const SystemOneRequest = z
       .string()
       .min(1)
       .max(200)
+      .refine((model) => !hasNul(model), NUL_REFUSED)
       .optional()
       .meta({ description: 'Accepted whatever it names (`jev-latest` included); the answer names the model that answered.' }),
     state: boundedContent(L.stateChars),

@@ -80,8 +80,13 @@ export interface Settlement {
    * The decision log's entry (decisions.ts), when the log is on: asked after `answer`,
    * inside the transaction, on the same terms (synchronous, must not throw), and
    * written with the commit, so a decision is logged exactly once, when it was served.
+   * Written in a savepoint of its own: an entry the store refuses is left out, and the
+   * charge, sample and kept answer are committed all the same (a decision whose entry
+   * failed must not be served free), `unlogged` told why.
    */
   logged?(outcome: CommitOutcome): DecisionEntry;
+  /** The entry of a committed decision was not written: `error` is what the store said. Must not throw. */
+  unlogged?(error: unknown): void;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type Access, ServiceError, type Timing } from '../contract/index.js';
-import type { CommitOutcome, Limits, Settlement, Store } from '../ledger/store.js';
+import type { CommitOutcome, DecisionEntry, Limits, Settlement, Store } from '../ledger/store.js';
 import type { Admission, Slot } from './admission.js';
 import { type Allowance, allowanceAfter } from './allowance.js';
 import type { Clock } from './clock.js';
@@ -195,6 +195,7 @@ export class PaidRequests {
     let response: R | undefined;
     let access: Access | undefined;
     let json = '';
+    let entry: DecisionEntry | undefined;
     const settlement: Settlement = {
       sample: { reservedAt, channel: context.channel, ms: processingMs },
       idempotency: context.idempotencyKey === undefined ? undefined : { keyId: context.caller.keyId, idemKey: context.idempotencyKey },
@@ -214,7 +215,13 @@ export class PaidRequests {
       logged:
         level === 'off' || !logFacts
           ? undefined
-          : (committed) => logEntry(level, logFacts(response as R, json), context, reservation, committed),
+          : (committed) => (entry = logEntry(level, logFacts(response as R, json), context, reservation, committed)),
+      // The commit stands without its entry: a decision is never served free for the log's sake.
+      unlogged: (error) =>
+        this.options.warn(
+          `the decision log did not keep a decision (${context.door ?? context.channel}, ${entry?.mode ?? work.route}, ` +
+            `key ${context.caller.keyHint}): ${oneLine(error)}; the decision was served and charged all the same`,
+        ),
     };
     let committed: CommitOutcome;
     try {
@@ -236,4 +243,13 @@ export class PaidRequests {
     if (!response) throw new Error('the ledger committed a decision without asking for its answer');
     return { response, json, replayed: false, access, allowance: allowanceAfter(access, work.depth, this.options.limits, clock()) };
   }
+}
+
+/**
+ * What the store said, as one line of the operator's log: its message only (a
+ * database's error detail can quote the row, the text asked with it).
+ */
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ').trim();
 }

@@ -33,6 +33,14 @@ describe('boundedText', () => {
     expect(problemOf(question, { question: ` ${char.repeat(4)}  ${char.repeat(4)} ` })).toBe('question: must not be empty');
   });
 
+  it('refuses a NUL anywhere, alone or among invisible characters, rather than dropping it: no ledger column holds one', () => {
+    for (const value of ['Ship it\u0000 on Friday?', '\u0000', '\u200B\u0000\u200B', `${'q'.repeat(301)}\u0000`]) {
+      expect(problemOf(question, { question: value })).toBe('question: must not contain the NUL character (U+0000)');
+    }
+    // Other control characters are text like any other.
+    expect(problemOf(question, { question: 'Ship it\u0001 on Friday?' })).toBeNull();
+  });
+
   it('does not count invisible characters toward the length, and drops them from the value', () => {
     const padded = 'Go now?'.split('').join('\u200B');
     expect(problemOf(question, { question: padded })).toBe('question: must be 8 to 300 characters long (got 7)');

@@ -103,6 +103,31 @@ export function decisionLogSuite(h: LedgerHarness): void {
     expect((await store.decisions.recent(caller.passId, 20)).map((d) => d.top)).toEqual(['once']);
   });
 
+  it('an entry the store refuses is left out, and the rest of the commit stands: charged, its answer kept', async () => {
+    const { caller } = await newKey();
+    expect((await store.idempotency.begin(caller.keyId, 'refused-entry', 'hash', NOW)).state).toBe('new');
+    const reservation = okOf(await store.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW));
+    const refused: unknown[] = [];
+    const outcome = await store.charges.commit(reservation.id, NOW, {
+      sample: { reservedAt: NOW, channel: 'api', ms: 5 },
+      idempotency: { keyId: caller.keyId, idemKey: 'refused-entry' },
+      answer: () => '{"kept":true}',
+      // Outside the table's CHECK (confidence from 0 to 1): no entry of the service's is, once the contract refused NUL.
+      logged: () => entryOf(caller, 'A', { confidence: 2 }),
+      unlogged: (error) => refused.push(error),
+    });
+    expect(outcome).toEqual({ charged: true });
+    expect(await count()).toBe(0);
+    expect(refused).toHaveLength(1);
+    expect(String(refused[0])).toMatch(/check constraint|CHECK constraint/i);
+    expect(await h.chargeStates()).toMatchObject({ committed: 1 });
+    expect(await h.rows('SELECT status, body FROM idempotency')).toEqual([{ status: 200, body: '{"kept":true}' }]);
+    expect(await h.audit()).toEqual([]);
+    // The next decision is logged as ever.
+    await decided(caller, entryOf(caller, 'B'));
+    expect((await store.decisions.recent(caller.passId, 20)).map((d) => d.top)).toEqual(['B']);
+  });
+
   it('logs nothing for a released reservation that is never committed, nor for a commit without an entry', async () => {
     const { caller } = await newKey();
     const released = okOf(await store.charges.reserve({ caller, depth: 'standard', ip: IP }, NOW));

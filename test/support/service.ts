@@ -11,7 +11,8 @@ import type { Engine } from '../../src/engine/engine.js';
 import { createApp } from '../../src/server/app.js';
 import { listen } from '../../src/server/listen.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/ledger/sqlite/store.js';
-import type { Limits } from '../../src/ledger/store.js';
+import { openPostgresStore } from '../../src/ledger/postgres/store.js';
+import type { Limits, Store } from '../../src/ledger/store.js';
 import type { Clock } from '../../src/service/clock.js';
 import { DecisionService } from '../../src/service/service.js';
 import type { WebOptions } from '../../src/web/routes.js';
@@ -57,17 +58,33 @@ export interface StartOptions {
   metricsToken?: string;
   /** DECIDE_DECISION_LOG (its retention is `ledger.decisionRetentionDays`). */
   decisionLog?: DecisionLogLevel;
+  /** Where the service tells the operator what they should know; stderr unless given. */
+  warn?: (line: string) => void;
 }
+
+/** The ledger the service runs on: a SQLite file at `dbPath` unless a test opens another. */
+type OpenLedger<S extends Store> = (limits: Limits, dbPath: string) => S | Promise<S>;
+
+const sqliteLedger =
+  (options: StartOptions): OpenLedger<ReturnType<typeof openSqliteStore>> =>
+  (limits, dbPath) =>
+    openSqliteStore(dbPath, limits, options.ledger);
 
 /**
  * The whole service, in process: a real HTTP server on an ephemeral port, a real
- * SQLite file in a temp folder, and an engine talking to a loopback fake provider.
+ * SQLite file in a temp folder (or the ledger `open` makes), and an engine talking to
+ * a loopback fake provider.
  */
-async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engine, options: StartOptions) {
+async function start<F extends { close(): Promise<void> }, S extends Store>(
+  fake: F,
+  engine: Engine,
+  options: StartOptions,
+  open: OpenLedger<S>,
+) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'decide-http-'));
   const dbPath = path.join(dir, 'ledger.db');
   const limits: Limits = { freePerKey: 20, freePerIp: 0, freePerSite: 0, ...options.limits };
-  const store = openSqliteStore(dbPath, limits, options.ledger);
+  const store = await open(limits, dbPath);
   const service = new DecisionService({
     store,
     engine: options.capacity === undefined ? engine : withCapacity(engine, options.capacity),
@@ -78,6 +95,7 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
     debias: options.debias,
     scalings: options.scalings,
     decisionLog: options.decisionLog,
+    warn: options.warn,
   });
   const logs: string[] = [];
   const web: WebOptions = { store, verifier: noVerification, cookieSecret: randomBytes(32).toString('base64url'), ...options.web };
@@ -121,7 +139,7 @@ async function start<F extends { close(): Promise<void> }>(fake: F, engine: Engi
 
 /** The service on an engine of the test's own making: one with a bug in it, which no provider fake can give. */
 export async function startWithEngine(engine: Engine, options: StartOptions = {}) {
-  return start({ close: async () => {} }, engine, options);
+  return start({ close: async () => {} }, engine, options, sqliteLedger(options));
 }
 
 /** `engine` declaring `capacity`, as the local engine does. */
@@ -143,19 +161,29 @@ export async function startWithOpenAI(options: StartOptions = {}) {
     model: 'fake-logprobs-1',
     maxConnections: options.connections,
   });
-  return start(fake, engine, options);
+  return start(fake, engine, options, sqliteLedger(options));
+}
+
+/**
+ * As startWithOpenAI, on the PostgreSQL ledger at `url` (a schema of the test's own:
+ * test/ledger/postgres-helpers.ts), without the periodic sweep. The test drops it.
+ */
+export async function startWithOpenAIOnPostgres(url: string, options: StartOptions = {}) {
+  const fake = await startOpenAIFake();
+  const engine = createOpenAIEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-logprobs-1' });
+  return start(fake, engine, options, (limits) => openPostgresStore(url, limits, { sweepIntervalMs: 0 }));
 }
 
 export async function startWithSystemOne(options: StartOptions = {}) {
   const fake = await startSystemOneFake();
   const engine = createSystemOneEngine({ baseUrl: fake.url, apiKey: ENGINE_SECRET, model: 'fake-systemone-1' });
-  return start(fake, engine, options);
+  return start(fake, engine, options, sqliteLedger(options));
 }
 
 /** The local engine on the tiny random-weights model: real plumbing, random answers. */
 export async function startWithLocal(options: StartOptions = {}) {
   const engine = await createLocalEngine({ modelPath: TINY_MODEL });
-  return start({ close: async () => {} }, engine, options);
+  return start({ close: async () => {} }, engine, options, sqliteLedger(options));
 }
 
 export type Running = Awaited<ReturnType<typeof startWithOpenAI>>;

@@ -12,7 +12,7 @@ export function cookieOf(setCookie: string | undefined): string {
  * A browser, as the API sees one: it sends its own page's `Origin` (or the one given)
  * and, once it has one, its pass cookie.
  */
-export function browserOf(svc: Running, origin: string | null = svc.url) {
+export function browserOf(svc: Pick<Running, 'call' | 'url'>, origin: string | null = svc.url) {
   const self = {
     cookie: undefined as string | undefined,
     call(method: string, path: string, options: CallOptions = {}) {

@@ -65,7 +65,9 @@ export class PgCharges implements Charges {
 
   /**
    * A decision's commit: the charge, the metrics sample and the answer kept for its
-   * Idempotency-Key and its log entry, all or none. Usually one statement: an API
+   * Idempotency-Key and its log entry, all or none; but an entry the log refuses is
+   * rolled back alone, to a savepoint (decisions.ts), and the rest committed, so no
+   * decision is served free for its log's sake. Usually one statement: an API
    * decision of one unit without an Idempotency-Key or a log entry whose charge is
    * still reserved is committed with its sample by `commitWithSample`. Anything else (a group of units kept in part and
    * given back in part, among others) takes a transaction.
@@ -82,8 +84,11 @@ export class PgCharges implements Charges {
         return { charged: true };
       }
     }
+    // What the log refused, told only once the commit stands (an attempt run again starts afresh).
+    let refused = null as { error: unknown } | null;
     const settle = () =>
       transaction(this.pool, async (client): Promise<CommitOutcome> => {
+        refused = null;
         const { outcome, fresh } = await this.settling.settle(client, reservationId, now, settlement?.units);
         if (!settlement || !day || !fresh) return outcome;
         const { channel, ms } = settlement.sample;
@@ -94,14 +99,17 @@ export class PgCharges implements Charges {
         if (settlement.idempotency) {
           await this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body, client);
         }
-        if (settlement.logged) await this.decisions.record(client, settlement.logged(outcome), now);
+        const { logged } = settlement;
+        if (logged) refused = await this.decisions.record(client, () => logged(outcome), now);
         return outcome;
       });
     // The connection lost during COMMIT: it may have committed. Running it again tells:
     // the guard finds the charge committed (and writes nothing twice), or settles it now.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await settle();
+        const outcome = await settle();
+        if (refused) settlement?.unlogged?.(refused.error);
+        return outcome;
       } catch (error) {
         if (!isConnectionLoss(error) || attempt >= 3) throw error;
       }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { type DecisionEntry, type DecisionLog, type LoggedDecision, retentionCutoff } from '../decisions.js';
 import { type DecisionRow, loggedDecision } from '../decision-rows.js';
-import { prepared, queryAgain } from './database.js';
+import { isConnectionLoss, prepared, queryAgain } from './database.js';
 
 const SQL = prepared('decisions', {
   insert: `INSERT INTO decisions (pass_id, key_id, decided_at, door, mode, depth, credits, signal, top, top_probability,
@@ -22,7 +22,25 @@ export class PgDecisions implements DecisionLog {
     private readonly retentionDays: number,
   ) {}
 
-  async record(client: pg.PoolClient, entry: DecisionEntry, now: Date): Promise<void> {
+  /**
+   * Writes the entry `entry` makes in a savepoint of the commit's transaction; returns
+   * null, or the error the entry met, rolled back to the savepoint so that the commit
+   * goes on without it (charges.ts `Settlement.logged`). A lost connection is thrown:
+   * the whole transaction is gone with it, and the commit's retry sorts it out.
+   */
+  async record(client: pg.PoolClient, entry: () => DecisionEntry, now: Date): Promise<{ error: unknown } | null> {
+    await client.query('SAVEPOINT decision_log');
+    try {
+      await this.insert(client, entry(), now);
+      return null;
+    } catch (error) {
+      if (isConnectionLoss(error)) throw error;
+      await client.query('ROLLBACK TO SAVEPOINT decision_log');
+      return { error };
+    }
+  }
+
+  private async insert(client: pg.PoolClient, entry: DecisionEntry, now: Date): Promise<void> {
     const { text } = entry;
     await client.query(SQL.insert, [
       entry.passId,

@@ -33,17 +33,24 @@ export class SqliteCharges implements Charges {
   async commit(reservationId: string, now: Date, settlement?: Settlement): Promise<CommitOutcome> {
     const day = settlement && utcDay(settlement.sample.reservedAt);
     if (settlement) checkSample(settlement.sample.channel, settlement.sample.ms);
+    // What the log refused (decisions.ts), told only once the commit stands.
+    let refused = null as { error: unknown } | null;
     // One savepoint of the turn's IMMEDIATE transaction: the charge, the sample, the
-    // kept answer and the log entry, or none of them.
-    return this.tx.grouped((): CommitOutcome => {
+    // kept answer and the log entry, or none of them; but an entry the log refuses is
+    // left out, in a savepoint of its own, and the rest committed.
+    const outcome = await this.tx.grouped((): CommitOutcome => {
+      refused = null;
       const { outcome, fresh } = this.reservations.settle(reservationId, now, settlement?.units);
       if (!settlement || !day || !fresh) return outcome;
       const { channel, ms } = settlement.sample;
       const body = settlement.answer(outcome, this.metrics.record(day, channel, ms, !outcome.charged));
       if (settlement.idempotency) this.idempotency.finish(settlement.idempotency.keyId, settlement.idempotency.idemKey, 200, body);
-      if (settlement.logged) this.decisions.record(settlement.logged(outcome), now);
+      const { logged } = settlement;
+      if (logged) refused = this.decisions.record(() => logged(outcome), now);
       return outcome;
     });
+    if (refused) settlement?.unlogged?.(refused.error);
+    return outcome;
   }
 
   async release(reservationId: string, now: Date): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
 import { type DecisionEntry, type DecisionLog, type LoggedDecision, retentionCutoff } from '../decisions.js';
 import type { Transactions } from './transactions.js';
 import { type DecisionRow, loggedDecision } from '../decision-rows.js';
@@ -6,12 +6,15 @@ import { type DecisionRow, loggedDecision } from '../decision-rows.js';
 /** The decision log in the SQLite file: `record` runs inside a commit's transaction (charges.ts). */
 export class SqliteDecisions implements DecisionLog {
   private readonly s: Record<string, Statement>;
+  private readonly savepoint: Transaction<(work: () => void) => void>;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly tx: Transactions,
     private readonly retentionDays: number,
   ) {
+    // Inside a transaction, better-sqlite3 runs a transaction function as a savepoint.
+    this.savepoint = db.transaction((work: () => void) => work());
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       insert: p(`INSERT INTO decisions (pass_id, key_id, decided_at, door, mode, depth, credits, signal, top, top_probability,
@@ -27,8 +30,23 @@ export class SqliteDecisions implements DecisionLog {
     };
   }
 
-  /** Writes one entry; the caller holds the commit's transaction. */
-  record(entry: DecisionEntry, now: Date): void {
+  /**
+   * Writes the entry `entry` makes in a savepoint of the commit's transaction (the
+   * caller holds it); returns null, or the error the entry met, rolled back to the
+   * savepoint so that the commit goes on without it (charges.ts `Settlement.logged`).
+   * An error after which SQLite gave up the whole transaction is thrown.
+   */
+  record(entry: () => DecisionEntry, now: Date): { error: unknown } | null {
+    try {
+      this.savepoint(() => this.insert(entry(), now));
+      return null;
+    } catch (error) {
+      if (!this.db.inTransaction) throw error;
+      return { error };
+    }
+  }
+
+  private insert(entry: DecisionEntry, now: Date): void {
     const { text, ...meta } = entry;
     this.s.insert.run({
       ...meta,
