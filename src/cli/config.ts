@@ -1,5 +1,7 @@
 import fs from 'node:fs';
+import { serviceRoot } from '../client/base-url.js';
 import { httpUrl, parseSetting } from '../config/parse.js';
+import { shownUrl } from '../config/shown-url.js';
 import { DEFAULT_URL, envValue } from '../config/variables.js';
 import { isWellFormedKey } from '../contract/key.js';
 import { CLIENT_EXIT, Failure } from './exit-codes.js';
@@ -14,28 +16,35 @@ export interface ConnectionFlags {
 /**
  * `--url`, else DECIDE_URL, else the address `decide serve` listens on by default.
  * Flag and variable are read by the variable's schema (config/parse.ts); a bad one is
- * a usage error (exit 2) naming where it came from, its password masked.
+ * a usage error (exit 2) naming where it came from, its secrets masked. The value is
+ * kept as written: the client takes a last `/v1` off (client/base-url.ts), and drops
+ * the query it does not send.
  */
 export function resolveUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = envValue(env, 'DECIDE_URL');
   const [value, source] =
     flags.url !== undefined ? [flags.url, '--url'] : fromEnv ? [fromEnv, 'DECIDE_URL'] : [DEFAULT_URL, 'the default URL'];
   try {
-    return parseSetting(source, value, httpUrl, false, shownUrl(value));
+    return parseSetting(source, value, httpUrl);
   } catch (error) {
     throw new Failure(`${(error as Error).message} (expected e.g. ${DEFAULT_URL})`, CLIENT_EXIT.usage);
   }
 }
 
-/** A URL fit for a message: without user:password@, should someone have put one there. */
-export function shownUrl(value: string): string {
+/** A URL fit for a message: its password and query values masked (config/shown-url.ts, the one way every command shows a URL). */
+export { shownUrl };
+
+/**
+ * The service's home page for a base URL as given, a link to open in a browser: its
+ * root (a last `/v1` taken off as the client takes it off, client/base-url.ts),
+ * without user:password@ or a query, which are no part of the page and may be secrets.
+ */
+function homePage(url: string): string {
   try {
-    const url = new URL(value);
-    url.username = '';
-    url.password = '';
-    return url.toString().replace(/\/+$/, '');
+    const root = serviceRoot(new URL(url));
+    return `${root.origin}${root.pathname.replace(/\/+$/, '')}/`;
   } catch {
-    return value;
+    return `${shownUrl(url)}/`;
   }
 }
 
@@ -63,7 +72,7 @@ export function resolveKey(flags: ConnectionFlags, env: NodeJS.ProcessEnv = proc
   } else {
     throw new Failure(
       'no API key: set DECIDE_API_KEY, or pass --key-file PATH (a file holding the key). ' +
-        `Get a key in a browser at ${shownUrl(url)}/ (the service's home page), or from its operator (\`decide key create\`).`,
+        `Get a key in a browser at ${homePage(url)} (the service's home page), or from its operator (\`decide key create\`).`,
       CLIENT_EXIT.auth,
     );
   }

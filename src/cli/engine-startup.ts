@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { type EngineConfig, readEngineConfig } from '../config/config.js';
 import type { LocalSettings } from '../config/engine.js';
 import type { ProxySettings } from '../config/proxy.js';
+import { shownUrl, withoutUrlSecrets } from '../config/shown-url.js';
 import type { Env } from '../config/variables.js';
 import type { Engine } from '../engine/engine.js';
 import { DEFAULT_MODEL, defaultModelSource } from '../engine/local/default-model.js';
@@ -97,7 +98,7 @@ async function defaultModel(settings: LocalSettings, proxy: ProxySettings): Prom
     await fetchModelFile(source, source.path, progressPrinter(process.stderr), proxy);
   } catch (error) {
     throw new Failure(
-      `cannot fetch the default model from ${source.url}: ${(error as Error).message}.\n` +
+      `cannot fetch the default model from ${shownUrl(source.url)}: ${withoutUrlSecrets((error as Error).message, source.url)}.\n` +
         `  Download that file yourself (${DEFAULT_MODEL.bytes} bytes, SHA-256 ${DEFAULT_MODEL.sha256}) and put it at\n` +
         `  ${source.path}\n` +
         `  or start with --model PATH.gguf, or configure a remote engine (see the README). A partial download resumes on the next start.`,

@@ -4,6 +4,8 @@ import type { z } from 'zod';
 import type { DecisionResponse } from '../contract/answer.js';
 import type { DecisionRequest } from '../contract/decision.js';
 import type { KeyRevoked, Metrics, Usage } from '../contract/records.js';
+import { shownUrl, withoutUrlSecrets } from '../config/shown-url.js';
+import { serviceRoot } from './base-url.js';
 import { DecideError, isServiceCode } from './errors.js';
 import { parseRetryAfter } from '../net/retry-after.js';
 import { withRetries } from '../net/retry.js';
@@ -24,7 +26,7 @@ export interface RetryEvent {
 }
 
 export interface DecideClientOptions {
-  /** Base URL of the service, e.g. `http://127.0.0.1:8787` (a path prefix is kept). */
+  /** Base URL of the service, e.g. `http://127.0.0.1:8787` (a path prefix is kept; a last `/v1` is taken off, base-url.ts). */
   url: string;
   /** `dcd_api_…`; needed by everything but `metrics()`. Sent only as a bearer header. */
   apiKey?: string;
@@ -113,7 +115,7 @@ export class DecideClient {
   readonly #onRetry: ((event: RetryEvent) => void) | undefined;
 
   constructor(options: DecideClientOptions) {
-    const base = new URL(options.url);
+    const base = serviceRoot(new URL(options.url));
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new TypeError(`DecideClient url must be http:// or https://, got ${base.protocol}`);
     }
@@ -177,7 +179,8 @@ export class DecideClient {
   }
 
   async #once<T>(route: Route<T>, signal: AbortSignal | undefined): Promise<Omit<Answer<T>, 'attempts'>> {
-    const where = `${route.method} ${this.url}${route.path}`;
+    // Messages name the URL with its password masked (the query is never sent: see the constructor).
+    const where = `${route.method} ${shownUrl(this.url + route.path)}`;
     const headers = new Headers({ accept: 'application/json', 'user-agent': 'decide-client' });
     // Built before the call, so a bad header value (an Idempotency-Key with a line
     // break, say) throws its TypeError as the caller's bug, not as the network's failure.
@@ -213,7 +216,13 @@ export class DecideClient {
       if (deadline.aborted) {
         throw new DecideError(0, 'timeout', `${where}: no answer within ${this.#timeoutMs} ms`, undefined, { cause: error });
       }
-      throw new DecideError(0, 'unreachable', `cannot reach the decide service (${where}): ${reason(error)}`, undefined, { cause: error });
+      throw new DecideError(
+        0,
+        'unreachable',
+        `cannot reach the decide service (${where}): ${withoutUrlSecrets(reason(error), this.url)}`,
+        undefined,
+        { cause: error },
+      );
     }
 
     const json = parseJson(text);

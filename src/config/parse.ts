@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maskedByLook } from './shown-url.js';
 import { envValue, VARIABLES, type Env, type Variable, type VariableName } from './variables.js';
 
 /**
@@ -24,13 +25,16 @@ export function setting<T>(env: Env, name: VariableName, schema: z.ZodType<T, st
 
 /**
  * `raw` through `schema`, or an Error "NAME must be …; got "raw"" (a secret by its
- * length only; `shown` where the caller masks part of the value). The one way a bad setting is reported, whether NAME is a variable or
- * the command-line flag that stands for it (cli/flag-values.ts).
+ * length only; a URL as typed, its password and query values masked, config/shown-url.ts).
+ * The one way a bad setting is reported, whether NAME is a variable or the
+ * command-line flag that stands for it (cli/flag-values.ts).
  */
-export function parseSetting<T>(name: string, raw: string, schema: z.ZodType<T, string>, secret = false, shown = raw): T {
+export function parseSetting<T>(name: string, raw: string, schema: z.ZodType<T, string>, secret = false): T {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const got = secret ? `${raw.length} characters` : `"${shown}"`;
+  // A URL, or what was meant as one (a typo'd scheme, a missing one): as typed, its secrets masked as every URL's are.
+  const url = schema === (httpUrl as z.ZodType<unknown, string>) || raw.includes('://');
+  const got = secret ? `${raw.length} characters` : `"${url ? maskedByLook(raw) : raw}"`;
   throw new Error(`${name} must be ${result.error.issues[0]?.message ?? 'valid'}; got ${got}`);
 }
 

@@ -1,4 +1,5 @@
 import type { ProxySettings } from '../config/proxy.js';
+import { shownUrl } from '../config/shown-url.js';
 import { z } from 'zod';
 import { parseRetryAfter } from '../net/retry-after.js';
 import type { Deadline } from './deadline.js';
@@ -102,7 +103,8 @@ export function createAnthropicEngine(options: AnthropicEngineOptions): Engine {
     apiKey,
     askOne,
     close: () => http.close(),
-    endpoint: root,
+    // For the start line and /metrics: a password or a token in the URL is not for them.
+    endpoint: shownUrl(root),
     // The Messages API's models list takes the same key and version header, and costs nothing.
     probe: (signal) => http.probe(`${root}/v1/models`, signal),
   });

@@ -1,4 +1,5 @@
 import type { ProxySettings } from '../config/proxy.js';
+import { shownUrl } from '../config/shown-url.js';
 import type { Deadline } from './deadline.js';
 import { type Engine, EngineError, type Question } from './engine.js';
 import { combineGroups, groupedPrompts, groupsOf } from './grouped.js';
@@ -148,7 +149,8 @@ export function createOpenAIEngine(options: OpenAIEngineOptions): Engine {
     apiKey,
     askOne,
     close: () => http.close(),
-    endpoint: root,
+    // For the start line and /metrics: a password or a token in the URL is not for them.
+    endpoint: shownUrl(root),
     // Every OpenAI-compatible server lists its models at {base}/models.
     probe: (signal) => http.probe(`${root}/models`, signal),
   });

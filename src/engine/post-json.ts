@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { ProxySettings } from '../config/proxy.js';
+import { shownUrl, withoutUrlSecrets } from '../config/shown-url.js';
 import { describeFailure } from '../net/failure.js';
 import { outboundAgent } from '../net/outbound.js';
 import { AnswerTooLarge, readCapped, tooLargeFailure } from './answer-size.js';
@@ -96,19 +97,22 @@ export function jsonPoster(options: {
       }
     },
     async probe(target, signal) {
+      // The operator reads these at start and in the log: the URL named, its secrets masked.
+      const shown = shownUrl(target);
       let response: Awaited<ReturnType<typeof request>>;
       try {
         response = await request(target, { method: 'GET', headers: getHeaders, signal, dispatcher: agent });
       } catch (err) {
-        if (signal.aborted) throw new EngineError('timeout', `${provider} engine did not answer ${target} in time`);
-        throw new EngineError('unavailable', `${provider} engine cannot be reached at ${target}: ${describeFailure(err, proxy)}`);
+        if (signal.aborted) throw new EngineError('timeout', `${provider} engine did not answer ${shown} in time`);
+        const why = withoutUrlSecrets(describeFailure(err, proxy), target);
+        throw new EngineError('unavailable', `${provider} engine cannot be reached at ${shown}: ${why}`);
       }
       await response.body.dump().catch(() => undefined);
       const status = response.statusCode;
       if (status >= 200 && status < 300) return;
       if (status === 401 || status === 403)
-        throw new EngineError('bad_response', `${provider} engine refused the key at ${target} (HTTP ${status})`);
-      throw new EngineError(status >= 500 ? 'unavailable' : 'bad_response', `${provider} engine answered HTTP ${status} at ${target}`);
+        throw new EngineError('bad_response', `${provider} engine refused the key at ${shown} (HTTP ${status})`);
+      throw new EngineError(status >= 500 ? 'unavailable' : 'bad_response', `${provider} engine answered HTTP ${status} at ${shown}`);
     },
     async close() {
       // In-flight calls belong to decisions that are being abandoned; don't wait for them.

@@ -1,4 +1,5 @@
 import type { ProxySettings } from '../config/proxy.js';
+import { shownUrl } from '../config/shown-url.js';
 import { hasOrder, stringifyInOrder } from '../json/key-order.js';
 import { Deadline } from './deadline.js';
 import type { AskContext, Engine, EngineReply, Question, Questions } from './engine.js';
@@ -52,7 +53,8 @@ export function createSystemOneEngine(options: SystemOneEngineOptions): Engine {
     name: PROVIDER,
     model,
     connections: options.maxConnections ?? 32,
-    endpoint: root,
+    // For the start line and /metrics: a password or a token in the URL is not for them.
+    endpoint: shownUrl(root),
     // The format's own cheap call: GET /v1/models, with the key.
     probe: (signal) => http.probe(`${root}/v1/models`, signal),
     async ask<Q extends Questions>(state: string, questions: Q, signal: AbortSignal, call?: AskContext): Promise<EngineReply<Q>> {

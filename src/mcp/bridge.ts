@@ -5,7 +5,8 @@ import { isWellFormedKey, keyHint } from '../contract/index.js';
 import { MCP_PROTOCOL_VERSIONS, SERVER_INFO } from './protocol.js';
 import { GatedStdioTransport } from './stdio-gate.js';
 import { listedTools } from './tools.js';
-import { BridgeError, shownEndpoint, Upstream } from './upstream.js';
+import { shownUrl } from '../config/shown-url.js';
+import { BridgeError, Upstream } from './upstream.js';
 
 /**
  * `decide mcp`: a stdio MCP server for desktop agents that forwards `tools/list`
@@ -100,7 +101,7 @@ export function runBridge(options: BridgeOptions): void {
     onerror: (error) => options.diagnose(`protocol error: ${error.message}`),
   });
   const problem = keyProblem(options.key);
-  options.diagnose(`forwarding to ${shownEndpoint(options.url)} ${problem ? `(${problem})` : `with key ${keyHint(options.key!)}`}`);
+  options.diagnose(`forwarding to ${shownUrl(options.url)} ${problem ? `(${problem})` : `with key ${keyHint(options.key!)}`}`);
 
   let stopping = false;
   const stop = async () => {

@@ -5,6 +5,8 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/client';
+import { serviceRoot } from '../client/base-url.js';
+import { shownUrl, withoutUrlSecrets } from '../config/shown-url.js';
 import { SERVER_INFO } from './protocol.js';
 
 /**
@@ -21,11 +23,17 @@ export class BridgeError extends Error {
   }
 }
 
-/** `http://host:port` (or any path not ending in /mcp) means that server's `/mcp`. */
+/**
+ * `http://host:port` (or any path not ending in /mcp) means that server's `/mcp`; a
+ * base URL ending in `/v1` means the same server, as it does for the client commands
+ * (client/base-url.ts).
+ */
 export function mcpEndpoint(base: string): URL {
   const url = new URL(base);
-  if (!/\/mcp\/?$/.test(url.pathname)) url.pathname = `${url.pathname.replace(/\/$/, '')}/mcp`;
-  return url;
+  if (/\/mcp\/?$/.test(url.pathname)) return url;
+  const root = serviceRoot(url);
+  root.pathname = `${root.pathname.replace(/\/$/, '')}/mcp`;
+  return root;
 }
 
 function httpStatusOf(error: unknown): number | undefined {
@@ -46,14 +54,6 @@ function reasonOf(error: unknown): string {
   return deepest;
 }
 
-/** `url` fit for a message: without user:password@. */
-export function shownEndpoint(url: URL): string {
-  const shown = new URL(url.href);
-  shown.username = '';
-  shown.password = '';
-  return shown.href;
-}
-
 export class Upstream {
   private connecting: Promise<Client> | undefined;
 
@@ -62,11 +62,9 @@ export class Upstream {
     private readonly key: string | undefined,
   ) {}
 
-  /** `text` with the URL's password (as written, or decoded) masked: fetch's own errors quote the URL whole. */
+  /** `text` with the URL's secrets (as written, or decoded) masked: fetch's own errors quote the URL whole. */
   private masked(text: string): string {
-    let out = text.replaceAll(this.url.href, shownEndpoint(this.url));
-    for (const secret of new Set([this.url.password, safeDecode(this.url.password)])) if (secret) out = out.replaceAll(secret, '***');
-    return out;
+    return withoutUrlSecrets(text, this.url);
   }
 
   async listTools(): Promise<Tool[]> {
@@ -113,7 +111,7 @@ export class Upstream {
 
   private explain(error: unknown): BridgeError {
     const status = httpStatusOf(error);
-    const where = `the decide server at ${shownEndpoint(this.url)}`;
+    const where = `the decide server at ${shownUrl(this.url)}`;
     if (status === 401 || (error as Error | null)?.name === 'UnauthorizedError') {
       return new BridgeError(
         `${where} refused the key (unauthorized): DECIDE_API_KEY is missing, unknown or revoked. ` +
@@ -128,13 +126,5 @@ export class Upstream {
     return new BridgeError(
       `cannot reach ${where} (${this.masked(reasonOf(error))}): start it with \`decide serve\`, or set DECIDE_URL to where it runs.`,
     );
-  }
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
   }
 }

@@ -1,5 +1,6 @@
 import { type Agent, EnvHttpProxyAgent } from 'undici';
 import type { ProxySettings } from '../config/proxy.js';
+import { shownUrl } from '../config/shown-url.js';
 
 /**
  * The dispatcher of every call decide makes to another server (the engines, the model
@@ -23,7 +24,7 @@ export function outboundAgent(options: Agent.Options = {}, proxy: ProxySettings 
       url = undefined;
     }
     if (!url || !['http:', 'https:', 'socks5:', 'socks:'].includes(url.protocol)) {
-      throw new Error(`${name} must be a proxy URL such as http://proxy.example:3128; got "${withoutPassword(value)}"`);
+      throw new Error(`${name} must be a proxy URL such as http://proxy.example:3128; got "${shownUrl(value)}"`);
     }
   }
   // '' rather than undefined: undici would fall back to the process's own environment for an unset one.
@@ -42,19 +43,9 @@ export function outboundAgent(options: Agent.Options = {}, proxy: ProxySettings 
 export function describeProxies(proxy: ProxySettings): string {
   const { httpProxy, httpsProxy, noProxy } = proxy;
   const parts = [
-    httpsProxy && `HTTPS_PROXY=${withoutPassword(httpsProxy)}`,
-    httpProxy && `HTTP_PROXY=${withoutPassword(httpProxy)}`,
+    httpsProxy && `HTTPS_PROXY=${shownUrl(httpsProxy)}`,
+    httpProxy && `HTTP_PROXY=${shownUrl(httpProxy)}`,
     (httpsProxy || httpProxy) && noProxy && `NO_PROXY=${noProxy}`,
   ].filter(Boolean);
   return parts.join(', ');
-}
-
-function withoutPassword(value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.password) url.password = '***';
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    return value.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
-  }
 }

@@ -44,6 +44,35 @@ describe('decide usage / revoke', () => {
     expect(JSON.parse(run.stdout).freeRemaining).toBe(20);
   });
 
+  it('usage --url <server>/v1 and <server>/v1/ answer as <server> does; a path prefix stays a prefix; ftp:// is refused naming --url', async () => {
+    const { key } = await client.svc.newKey(7);
+    const answer = async (url: string) => {
+      const run = await decide(['usage', '--json', '--url', url], { env: { DECIDE_API_KEY: key } });
+      return { ...run, body: run.code === 0 ? JSON.parse(run.stdout) : undefined };
+    };
+    const root = await answer(client.svc.url);
+    expect(root.code).toBe(0);
+    expect(root.body).toMatchObject({ freeLimit: 20, passCredits: 7 });
+    for (const url of [`${client.svc.url}/v1`, `${client.svc.url}/v1/`]) {
+      const run = await answer(url);
+      expect(run, url).toMatchObject({ code: 0, stderr: '', body: root.body });
+    }
+    // DECIDE_URL is read the same way.
+    const fromEnv = await decide(['usage', '--json'], { env: { DECIDE_URL: `${client.svc.url}/v1/`, DECIDE_API_KEY: key } });
+    expect(JSON.parse(fromEnv.stdout)).toEqual(root.body);
+
+    // Another path is a prefix, as before: this server has nothing under /api, and says which path it was asked.
+    const prefixed = await answer(`${client.svc.url}/api`);
+    expect(prefixed.code).not.toBe(0);
+    expect(prefixed.stderr).toContain('no route GET /api/v1/usage');
+
+    const ftp = await answer('ftp://me:hunter2@example.org/v1');
+    expect(ftp.code).toBe(2);
+    expect(ftp.stderr).toBe(
+      'decide: --url must be an http(s) URL; got "ftp://me:***@example.org/v1" (expected e.g. http://127.0.0.1:8787)\n',
+    );
+  });
+
   it('revoke without --yes off a terminal refuses (2), and the key still works', async () => {
     const { key } = await client.svc.newKey();
     const run = await decide(['revoke'], { env: env(key) });

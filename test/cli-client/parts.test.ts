@@ -7,6 +7,7 @@ import { duration, retryNotice } from '../../src/cli/client-call.js';
 import { CLIENT_EXIT, exitFor, Failure } from '../../src/cli/exit-codes.js';
 import { DEFAULT_URL, resolveKey, resolveUrl, shownUrl } from '../../src/cli/config.js';
 import { readContext } from '../../src/cli/input.js';
+import { withoutUrlSecrets } from '../../src/config/shown-url.js';
 import { generateKey } from '../../src/contract/key.js';
 import { NOUL } from '../support/requests.js';
 import { tempFolder } from './helpers.js';
@@ -38,9 +39,25 @@ describe('configuration', () => {
     );
     // A password in the URL never reaches the message.
     expect(failureOf(() => resolveUrl({ url: 'ftp://me:hunter2@h/' }, {})).message).toBe(
-      '--url must be an http(s) URL; got "ftp://h" (expected e.g. http://127.0.0.1:8787)',
+      '--url must be an http(s) URL; got "ftp://me:***@h/" (expected e.g. http://127.0.0.1:8787)',
     );
-    expect(shownUrl('https://user:secret@decide.example.org/')).toBe('https://decide.example.org');
+    // Kept as written: the client takes a last /v1 off, and drops the query it never sends.
+    expect(resolveUrl({ url: 'http://10.0.0.2:9000/v1/' }, {})).toBe('http://10.0.0.2:9000/v1/');
+  });
+
+  it('a URL as every command shows it: the password, a lone user name and query values masked, host and path kept', () => {
+    expect(shownUrl('https://user:secret@decide.example.org/')).toBe('https://user:***@decide.example.org');
+    expect(shownUrl('https://ghp_0123456789@decide.example.org/api/')).toBe('https://***@decide.example.org/api');
+    expect(shownUrl('http://h:8787/mcp?token=s3cret&v=1&debug')).toBe('http://h:8787/mcp?token=***&v=***&debug');
+    expect(shownUrl('http://h/p#access_token=s3cret')).toBe('http://h/p#***');
+    // What no parser takes (a mistyped setting) is masked by its look.
+    expect(shownUrl('decide.example.org?token=s3cret')).toBe('decide.example.org?token=***');
+    expect(shownUrl('htp//me:hunter2@h')).toBe('htp//me:***@h');
+    expect(shownUrl('/models/qwen.gguf')).toBe('/models/qwen.gguf');
+    // The secrets of a URL, wherever a message quotes them, as written or decoded.
+    expect(
+      withoutUrlSecrets('fetch failed for http://u:p%40ss@h/?token=s3cret%21: s3cret! p@ss', 'http://u:p%40ss@h/?token=s3cret%21'),
+    ).toBe('fetch failed for http://u:***@h?token=***: *** ***');
   });
 
   it('key: --key-file (trimmed) wins over DECIDE_API_KEY; a bad one is exit 3 and never echoed', () => {

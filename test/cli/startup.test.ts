@@ -101,6 +101,25 @@ describe('decide serve at start: the port first, the engine named and checked', 
     expect(refused.stderr).not.toContain(SECRET);
   });
 
+  it('engine URLs holding credentials: the start line and the engine check name host and path, never the password or a query value', async () => {
+    const port = new URL(systemone.url).port;
+    const withPassword = `http://operator:S3cretPW-5151@127.0.0.1:${port}/v1`;
+    const server = await startServe(['--db', serve.tmp.db], { DECIDE_SYSTEMONE_URL: withPassword, DECIDE_MODEL: 'jev-1' });
+    const line = await server.waitForStderr(/^decide: engine /);
+    expect(line).toContain(` at http://operator:***@127.0.0.1:${port}, `);
+    await server.stop();
+    expect(server.output().stderr + server.output().stdout).not.toContain('S3cretPW-5151');
+
+    // An OpenAI-compatible gateway that takes its token in the query, not answering: the warning names it masked.
+    const taken = await takenPort();
+    await taken.release();
+    const gone = `http://alice:PW-5151@127.0.0.1:${taken.port}/v1?token=tok-s3cret-5151`;
+    const strict = await runCli(['serve', '--port', '0', '--check-engine', '--db', serve.tmp.db], openaiEnv(gone, SECRET));
+    expect(strict.code).toBe(69);
+    expect(strict.stderr).toContain(`openai engine cannot be reached at http://alice:***@127.0.0.1:${taken.port}/v1?token=***`);
+    for (const secret of ['PW-5151', 'tok-s3cret-5151', SECRET]) expect(strict.stderr).not.toContain(secret);
+  });
+
   it('a remote engine behind HTTPS_PROXY/HTTP_PROXY: its calls and its probe go through the proxy', async () => {
     const proxy = await startProxyFake();
     try {

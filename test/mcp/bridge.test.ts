@@ -126,6 +126,32 @@ describe('decide mcp, the stdio bridge', () => {
     }
   });
 
+  it('a DECIDE_URL with ?token= and user:pass@: stderr names the host and path, never a secret; a base URL ending in /v1 is that server', async () => {
+    const { key } = await svc.newKey(2);
+    const port = new URL(svc.url).port;
+    // Without userinfo the call goes through (the server ignores the query); /v1 and /v1/ are the server's root.
+    for (const url of [`${svc.url}?token=s3cret-tok-49`, `${svc.url}/v1?token=s3cret-tok-49`, `${svc.url}/v1/`]) {
+      const bridge = await startBridge({ DECIDE_URL: url, DECIDE_API_KEY: key });
+      const usage = await bridge.client.callTool({ name: 'get_usage', arguments: {} });
+      expect(usage.isError, JSON.stringify(usage)).toBeFalsy();
+      expect(Usage.parse(usage.structuredContent)).toMatchObject({ passCredits: 2 });
+      const query = url.includes('?') ? '?token=***' : '';
+      expect(bridge.stderr()).toContain(`decide mcp: forwarding to http://127.0.0.1:${port}/mcp${query} with key`);
+      expect(bridge.stderr()).not.toContain('s3cret-tok-49');
+    }
+    // With a password too, to a live server and to a closed port: whatever fails says where, masked.
+    for (const where of [port, String(await closedPort())]) {
+      const url = `http://alice:S3cretPW-49@127.0.0.1:${where}/?token=s3cret-tok-49`;
+      const bridge = await startBridge({ DECIDE_URL: url, DECIDE_API_KEY: key });
+      const result = await bridge.client
+        .callTool({ name: 'weigh_decision', arguments: { ...NOUL } })
+        .catch((error: Error) => ({ thrown: error.message }));
+      expect(bridge.stderr()).toContain(`forwarding to http://alice:***@127.0.0.1:${where}/mcp?token=***`);
+      const said = JSON.stringify(result) + bridge.stderr();
+      for (const secret of ['S3cretPW-49', 's3cret-tok-49']) expect(said).not.toContain(secret);
+    }
+  });
+
   it('serves a 2026-07-28 client on stdio too', async () => {
     const { key } = await svc.newKey();
     const bridge = await startBridge({ DECIDE_URL: `${svc.url}/mcp`, DECIDE_API_KEY: key }, 'auto');
