@@ -31,6 +31,16 @@ function randomByte(): number {
 const TIME_CHARS = 8;
 
 /**
+ * Whether `text` has the shape of an id: its prefix, `_`, then letters and digits (of
+ * any length: ledgers made by early versions hold shorter ones). Text of any other
+ * shape names nothing and is not sent to a store: PostgreSQL refuses some (a NUL) with
+ * an error rather than finding no row.
+ */
+export function isIdOf(prefix: 'pass' | 'key', text: string): boolean {
+  return text.startsWith(`${prefix}_`) && /^[0-9A-Za-z]+$/.test(text.slice(prefix.length + 1));
+}
+
+/**
  * A random id such as `pass_3kTq…`; the prefix tells a reader of logs what it names.
  * A charge's id begins with the time, so ids sort in the order charges were made and
  * each new row lands on the same page as the last (the ledger's tables are keyed by

@@ -211,3 +211,31 @@ for (const l of ledgers) {
     });
   });
 }
+
+describe.skipIf(!POSTGRES)(`a NUL in a pass id, on the operator API over PostgreSQL ${NEEDS_POSTGRES}`, () => {
+  const TOKEN = 'admin-token-for-the-nul-pass-ids-0123456789';
+  let ledger: PgLedger;
+  let svc: Awaited<ReturnType<typeof startWithOpenAIOnPostgres>>;
+  beforeAll(async () => {
+    ledger = new PgLedger();
+    svc = await startWithOpenAIOnPostgres(ledger.url, { adminToken: TOKEN });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await ledger.dispose();
+  });
+
+  it('is no pass: 404 "no pass", never a 500, wherever a pass is named', async () => {
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    const answers = [
+      await svc.call('POST', '/v1/admin/keys', { headers, json: { passId: `pass${NUL}x` } }),
+      await svc.call('GET', '/v1/admin/passes/pass%00x', { headers }),
+      await svc.call('GET', '/v1/admin/keys?pass=pass%00x', { headers }),
+    ];
+    for (const res of answers) {
+      expect(res.status, res.text).toBe(404);
+      expect(res.body.error).toMatch(/^no pass pass/);
+    }
+    expect((await ledger.rows('SELECT id FROM keys')).length).toBe(0);
+  });
+});

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { newId } from '../ids.js';
+import { isIdOf, newId } from '../ids.js';
 import type { Passes, PassInfo, PassSummary } from '../passes.js';
 import { checkFunding } from '../rules.js';
 import { prepared, queryAgain, transaction } from './database.js';
@@ -51,6 +51,7 @@ export class PgPasses implements Passes {
   }
 
   async show(passId: string): Promise<PassInfo | null> {
+    if (!isIdOf('pass', passId)) return null;
     const pass = (await queryAgain<PassRow>(this.pool, SQL.showPass, [passId])).rows[0];
     if (!pass) return null;
     return {

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { newId } from '../ids.js';
+import { isIdOf, newId } from '../ids.js';
 import type { Passes, PassInfo, PassSummary } from '../passes.js';
 import { checkFunding } from '../rules.js';
 import type { Transactions } from './transactions.js';
@@ -46,6 +46,7 @@ export class SqlitePasses implements Passes {
 
   /** In one read transaction, so the balance and the key list are from the same moment. */
   async show(passId: string): Promise<PassInfo | null> {
+    if (!isIdOf('pass', passId)) return null;
     return this.tx.read(() => {
       const pass = this.s.pass.get(passId) as { id: string; credits: number; funded_ever: number; created_at: string } | undefined;
       if (!pass) return null;
