@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isKeyName, KEY_NAME_RULE } from './key-name.js';
 
 /**
  * The operator's API (`/v1/admin/…`, docs/api.md "Operator API"): the keys and passes
@@ -7,16 +8,9 @@ import { z } from 'zod';
  */
 
 const instant = z.iso.datetime();
-const KEY_NAME_RULE = '1 to 100 characters, without control characters or surrounding spaces';
 
 /** A key's name, given at creation (`decide key create --name`, or this API). */
-export const KeyName = z
-  .string()
-  .min(1, KEY_NAME_RULE)
-  .max(100, KEY_NAME_RULE)
-  // eslint-disable-next-line no-control-regex
-  .refine((name) => !/[\u0000-\u001f\u007f-\u009f]/.test(name) && name.trim() === name, KEY_NAME_RULE)
-  .meta({ description: 'What the key is for, as the operator named it.' });
+export const KeyName = z.string().refine(isKeyName, KEY_NAME_RULE).meta({ description: 'What the key is for, as the operator named it.' });
 
 export const KeyRecord = z
   .strictObject({

@@ -22,6 +22,11 @@ export function withoutInvisible(text: string): string {
   return text.replace(INVISIBLE, '');
 }
 
+/** Whether `text` holds an invisible character (a bidirectional control among them). */
+export function hasInvisible(text: string): boolean {
+  return text.replace(INVISIBLE, '') !== text;
+}
+
 /**
  * NUL (U+0000) is refused, not dropped, wherever a request carries text, keys included.
  * PostgreSQL's text columns cannot hold it, so a decision logged with one would fail its

@@ -1,6 +1,7 @@
 import { DEFAULT_DECISION_RETENTION_DAYS, DEFAULT_ENGINE_TIMEOUT_MS, DEFAULT_EXPIRY_MARGIN_MS } from '../config/variables.js';
 import type { Access } from '../contract/index.js';
 import type { Calibration, Limits, MetricsRow, Refusal, Reservation, ReserveOutcome, ReserveRequest } from './store.js';
+import { isKeyName, KEY_NAME_RULE } from '../contract/key-name.js';
 import type { Channel } from '../contract/caller.js';
 
 /**
@@ -192,14 +193,7 @@ export function checkCalibration(c: Pick<Calibration, 'temperature' | 'offsets' 
   for (const e of [c.eceBefore, c.eceAfter]) if (!Number.isFinite(e) || e < 0 || e > 1) throw new Error('An ECE lies in [0, 1].');
 }
 
-/** The longest key name: enough for "ci runner of team payments (staging)", short enough for a table. */
-export const MAX_KEY_NAME = 100;
-
-/** A key's name: 1 to 100 characters, none of them a control character; throws naming the rule. */
+/** A key's name (contract/key-name.ts); throws naming the rule. */
 export function checkKeyName(name: string | undefined): void {
-  if (name === undefined) return;
-  // eslint-disable-next-line no-control-regex
-  if (name.length < 1 || name.length > MAX_KEY_NAME || /[\u0000-\u001f\u007f-\u009f]/.test(name) || name.trim() !== name) {
-    throw new RangeError(`A key name must be 1 to ${MAX_KEY_NAME} characters, without control characters or surrounding spaces.`);
-  }
+  if (name !== undefined && !isKeyName(name)) throw new RangeError(`A key name must be ${KEY_NAME_RULE}.`);
 }

@@ -111,7 +111,7 @@ describe('the pass page as a dashboard, in headless Chromium', () => {
     await row.locator('button[type="submit"]').click();
     await focusOnce(page, '#keys input[name="name"][aria-invalid="true"]');
     await expect(row.locator('.field-error').textContent()).resolves.toBe(
-      '1 to 100 characters, without control characters or surrounding spaces',
+      '1 to 100 characters, without control or invisible characters or surrounding spaces',
     );
     expect(await seriousViolations(page)).toEqual([]);
     expect(await sideways(page)).toBe(0);

@@ -82,9 +82,14 @@ describe('the operator API: keys and passes without a shell on the server', () =
       code: 'not_found',
       requestId: expect.any(String),
     });
-    const bad = await admin('POST', '/v1/admin/keys', { name: 'a\u0007b' });
-    expect(bad.status).toBe(400);
-    expect(bad.body.issues).toEqual([{ field: 'name', message: '1 to 100 characters, without control characters or surrounding spaces' }]);
+    // A control character, a bidirectional override ("exe.png" shown), zero-width characters only.
+    for (const name of ['a\u0007b', '\u202egnp.exe', '\u200b\u200b']) {
+      const bad = await admin('POST', '/v1/admin/keys', { name });
+      expect(bad.status, JSON.stringify(name)).toBe(400);
+      expect(bad.body.issues).toEqual([
+        { field: 'name', message: '1 to 100 characters, without control or invisible characters or surrounding spaces' },
+      ]);
+    }
     expect((await admin('POST', '/v1/admin/keys', { extra: 1 })).body.issues).toEqual([{ field: 'extra', message: 'not allowed here' }]);
     expect((await admin('DELETE', '/v1/admin/keys/not-a-key')).status).toBe(400);
     expect((await admin('DELETE', '/v1/admin/keys/zzzz')).body).toEqual({

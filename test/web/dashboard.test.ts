@@ -116,6 +116,8 @@ describe('GET /pass as a dashboard', () => {
       { name: ' padded' },
       { name: 'x'.repeat(101) },
       { name: 'line\nbreak' },
+      { name: '\u202egnp.exe' },
+      { name: '\u200b\u200b' },
       { name: '' },
       { name: 3 },
       {},
