@@ -70,6 +70,8 @@ const RECORDED: Record<string, { file: string | null; band: Band }> = {
       meanConfidence: [0.3872, 0.04],
       // Choices are shown sorted: their reorderings no longer flip, only levels and No-first do.
       flipRate: [0.19, 0.12],
+      // Shown sorted, a reordered choice is the same prompt, and one request reads the same every time.
+      choiceFlipRate: [0, 0],
       firstPlace: [0.012, 0.02],
       yes: [0.008, 0.05],
       // 0.59 between the first two machines; 0.40 in one run on the third, in band in two others.
@@ -88,6 +90,7 @@ const RECORDED: Record<string, { file: string | null; band: Band }> = {
       logLoss: [1.209, 0.05],
       meanConfidence: [0.4152, 0.04],
       flipRate: [0.27, 0.15],
+      choiceFlipRate: [0, 0],
       firstPlace: [0.0103, 0.02],
       yes: [-0.0248, 0.05],
       // 0.4458 between the first two machines, 0.5634 on the third; 0.54 to 0.65 run to run.
@@ -136,6 +139,7 @@ function figures(report: EvalReport): Record<string, number> {
     logLoss: report.overall.logLoss,
     meanConfidence: report.overall.reliability.reduce((sum, bin) => sum + bin.n * (bin.confidence ?? 0), 0) / report.overall.n,
     flipRate: report.positionBias.complete.flipRate,
+    choiceFlipRate: report.positionBias.complete.modes.choice.flipRate,
     firstPlace: report.positionBias.places.first.bias,
     yes: report.positionBias.yes.bias,
     sufficiencyAuroc: report.sufficiency.auroc,
