@@ -49,6 +49,32 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * Sentences for what zod would otherwise say in its own words ("Invalid input: expected
+ * string, received undefined"): a missing field `is required`, a value of the wrong
+ * kind `must be a string (got a number)`. Passed to each parse of a request
+ * (`schema.safeParse(body, IN_WORDS)`): a per-parse map, not zod's global one, so the
+ * MCP SDK's own schemas keep their words; a schema's own message still wins.
+ */
+export const IN_WORDS = {
+  error(issue: z.core.$ZodRawIssue): string | undefined {
+    if (issue.code !== 'invalid_type') return undefined;
+    if (issue.input === undefined) return 'is required';
+    return `must be ${withArticle(issue.expected)} (got ${withArticle(kindOf(issue.input))})`;
+  },
+};
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function withArticle(kind: string): string {
+  if (kind === 'null') return 'null';
+  return /^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`;
+}
+
 /** 400 `invalid_request` from a zod error: the sentence of `describeIssues` plus every problem by field. */
 export function invalidRequest(error: z.ZodError): ServiceError {
   return new ServiceError('invalid_request', describeIssues(error), undefined, fieldIssues(error));

@@ -6,7 +6,7 @@ import {
   type RequestId,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { ServiceError, DecisionRequest, describeIssues } from '../contract/index.js';
+import { ServiceError, DecisionRequest, describeIssues, IN_WORDS } from '../contract/index.js';
 import { UNAUTHORIZED } from '../http/auth.js';
 import type { LogLine } from '../http/access-log.js';
 import type { DecisionService } from '../service/service.js';
@@ -63,14 +63,14 @@ export function decisionRequestFrom(args: unknown, depth: DecisionRequest['depth
     const other = depth === 'standard' ? 'stress_test_decision' : 'weigh_decision';
     throw new ServiceError('invalid_request', `depth: not allowed here; this tool runs at ${depth} depth (use ${other} for the other)`);
   }
-  const parsed = DecisionRequest.safeParse({ ...args, depth });
+  const parsed = DecisionRequest.safeParse({ ...args, depth }, IN_WORDS);
   if (!parsed.success) throw new ServiceError('invalid_request', describeIssues(parsed.error));
   return parsed.data;
 }
 
 /** `get_usage` takes no arguments: any key is refused by name, as its published schema says. */
 function checkNoArguments(args: unknown): void {
-  const parsed = NoArguments.safeParse(args ?? {});
+  const parsed = NoArguments.safeParse(args ?? {}, IN_WORDS);
   if (!parsed.success) throw new ServiceError('invalid_request', describeIssues(parsed.error));
 }
 

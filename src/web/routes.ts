@@ -1,6 +1,14 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { KeyNameChange, ServiceError, invalidRequest, PassCreate, type PassRecord, WebDecisionRequest } from '../contract/index.js';
+import {
+  IN_WORDS,
+  KeyNameChange,
+  ServiceError,
+  invalidRequest,
+  PassCreate,
+  type PassRecord,
+  WebDecisionRequest,
+} from '../contract/index.js';
 import type { AppEnv } from '../http/env.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
@@ -86,7 +94,7 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
   web.use('/v1/web/*', noStore);
 
   web.post('/v1/pass', origin, optionalJson, async (c) => {
-    const parsed = PassCreate.safeParse(c.get('body'));
+    const parsed = PassCreate.safeParse(c.get('body'), IN_WORDS);
     if (!parsed.success) throw invalidRequest(parsed.error);
     const held = await currentPass(c);
     if (held) return c.json(held, 200); // verified once per browser
@@ -111,14 +119,14 @@ export function webRoutes(service: DecisionService, options: WebOptions): Hono<W
   web.all('/v1/keys', methodNotAllowed(['POST']));
   web.delete('/v1/keys/:id', origin, requirePass, async (c) => c.json(await desk.revokeKey(c.get('pass').passId, c.req.param('id'))));
   web.patch('/v1/keys/:id', origin, requirePass, ...json, async (c) => {
-    const parsed = KeyNameChange.safeParse(c.get('body'));
+    const parsed = KeyNameChange.safeParse(c.get('body'), IN_WORDS);
     if (!parsed.success) throw invalidRequest(parsed.error);
     return c.json(await desk.nameKey(c.get('pass').passId, c.req.param('id'), parsed.data.name));
   });
   web.all('/v1/keys/:id', methodNotAllowed(['DELETE', 'PATCH']));
 
   web.post('/v1/web/decisions', origin, requirePass, ...json, async (c) => {
-    const parsed = WebDecisionRequest.safeParse(c.get('body'));
+    const parsed = WebDecisionRequest.safeParse(c.get('body'), IN_WORDS);
     if (!parsed.success) throw invalidRequest(parsed.error);
     const caller = await desk.payer(c.get('pass').passId, parsed.data.keyId);
     c.set('caller', caller); // the access log shows the paying key's hint

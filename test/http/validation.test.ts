@@ -179,6 +179,21 @@ describe('the DecisionRequest', () => {
     expect(res.body.error).toMatch(new RegExp(`(^|; )${field.replace('.', '\\.')}\\b`));
   });
 
+  it("says what is wrong in a sentence, never in zod's words: a missing field is required, a wrong kind named", async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ ...NOUL, context: undefined }, 'context: is required'],
+      [{ ...NOUL, question: 123456789 }, 'question: must be a string (got a number)'],
+      [{ ...CHOICE, options: 'PostgreSQL' }, 'options: must be an array (got a string)'],
+      [{ ...NOUL, context: null }, 'context: must be a string (got null)'],
+    ];
+    for (const [json, sentence] of cases) {
+      const res = await svc.call('POST', '/v1/decisions', { key, json });
+      expect(res.status, sentence).toBe(400);
+      expect(res.body.error.split('; ')[0]).toBe(sentence);
+      expect(res.body.error).not.toMatch(/Invalid input|received/);
+    }
+  });
+
   it('counts no invisible character: eight zero-width spaces are an empty question, not eight characters', async () => {
     const res = await svc.call('POST', '/v1/decisions', { key, json: { ...NOUL, question: '\u200B'.repeat(8) } });
     expect(res.body).toMatchObject({ error: 'question: must not be empty', code: 'invalid_request' });

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { AdminKeyCreate } from '../../contract/admin.js';
-import { invalidRequest, ServiceError } from '../../contract/index.js';
+import { IN_WORDS, invalidRequest, ServiceError } from '../../contract/index.js';
 import type { Store } from '../../ledger/store.js';
 import { revokeByRef } from '../../ledger/revoke-ref.js';
 import { requireToken } from '../bearer-token.js';
@@ -47,7 +47,7 @@ export function adminRoutes(options: AdminOptions | undefined): Hono<AppEnv> {
   });
   const [limit, parse] = jsonBody;
   app.post('/v1/admin/keys', limit, parse, async (c) => {
-    const parsed = AdminKeyCreate.safeParse(c.get('body'));
+    const parsed = AdminKeyCreate.safeParse(c.get('body'), IN_WORDS);
     if (!parsed.success) throw invalidRequest(parsed.error);
     const { passId, name } = parsed.data;
     if (passId !== undefined && !(await store.passes.show(passId))) throw noPass(passId);
