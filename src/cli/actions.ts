@@ -53,8 +53,20 @@ export function usageExits(command: Command, scheme: ExitScheme): Command {
  * JSON object on stdout, where the script reads the answer it asked for.
  */
 function report(command: Command, failure: Failure): void {
-  process.stderr.write(`decide: ${failure.message}\n`);
+  process.stderr.write(`${onStderr(command, `decide: ${failure.message}`)}\n`);
   if (asksForJson(command) && !failure.answered) process.stdout.write(`${failureJson(failure)}\n`);
+}
+
+/**
+ * A line for stderr: on a terminal, wrapped at spaces to its width by commander's own
+ * wrapping (as help is), where the terminal would break it mid-word; into a pipe or a
+ * file, one line, as a script greps it.
+ */
+function onStderr(command: Command, text: string): string {
+  if (!process.stderr.isTTY) return text;
+  const helper = command.createHelp();
+  helper.prepareContext({ error: true, helpWidth: command.configureOutput().getErrHelpWidth?.() });
+  return helper.boxWrap(text, helper.helpWidth ?? 80);
 }
 
 /**
