@@ -13,9 +13,12 @@ set -eu
 
 credits=${1:?usage: operator.sh CREDITS}
 
-# One field of the JSON object on standard input (node is there: decide runs on it).
+# One field of the JSON object on standard input (node is there: decide runs on it). A
+# failed step prints its failure as JSON without that field (its sentence is already on
+# stderr): then this fails, and `set -e` stops the script there rather than going on
+# with "undefined".
 field() {
-  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s)[process.argv[1]]))' "$1"
+  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { const v = s.trim() ? JSON.parse(s)[process.argv[1]] : undefined; if (v === undefined) process.exit(1); console.log(v); })' "$1"
 }
 
 pass=$(decide pass create --json | field passId)

@@ -169,4 +169,15 @@ describe('examples/*.sh', () => {
     const shown = await run(process.execPath, [BIN, 'pass', 'show', '--pass', passLine.split(/[ :]/)[1], '--json', '--db', db]);
     expect(JSON.parse(shown.stdout)).toMatchObject({ passCredits: 100, fundedEver: true });
   });
+
+  it('operator.sh in a folder with no ledger stops at the first step, saying why, and makes nothing', async () => {
+    const folder = fs.mkdtempSync(path.join(svc.dir, 'nowhere-'));
+    const made = await run('sh', [path.join(EXAMPLES, 'operator.sh'), '100'], { DECIDE_DB: path.join(folder, 'decide.db') });
+    expect(made.code).not.toBe(0);
+    // One failure, the first step's: nothing after it ran (with a pass named "undefined").
+    expect(made.stderr.match(/^decide: /gm), made.stderr).toHaveLength(1);
+    expect(made.stderr + made.stdout).not.toContain('undefined');
+    expect(made.stdout).not.toContain('key: ');
+    expect(fs.readdirSync(folder)).toEqual([]);
+  });
 });
