@@ -3,7 +3,8 @@ import type { Engine } from '../engine/engine.js';
 import { createApp } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
 import { startingApp } from '../server/starting.js';
-import { openStore } from '../ledger/open.js';
+import { existsSync, rmSync } from 'node:fs';
+import { isPostgresUrl, openStore } from '../ledger/open.js';
 import { ledgerName } from './operator/ledger.js';
 import type { Store } from '../ledger/store.js';
 import { limitsOf } from '../service/limits.js';
@@ -123,8 +124,14 @@ export async function serve(flags: ServeFlags) {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-/** The ledger (its lease taken: one server per SQLite file), then the engine, checked; each failure closes what was opened. */
+/**
+ * The ledger (its lease taken: one server per SQLite file), then the engine, checked;
+ * each failure closes what was opened, and removes a SQLite file this start made: a
+ * start that fails leaves no ledger behind, which the operator commands would then
+ * find and write to while no server uses it.
+ */
 async function start(flags: ServeFlags, config: ReturnType<typeof settings>, startEngine: () => Promise<Engine>) {
+  const made = !isPostgresUrl(flags.db) && !existsSync(flags.db);
   let store: Store;
   try {
     // PostgreSQL: a reservation outlives its decision's deadline (plus the margin) only if its server died.
@@ -151,6 +158,7 @@ async function start(flags: ServeFlags, config: ReturnType<typeof settings>, sta
   } catch (error) {
     await engine?.close?.().catch(() => undefined);
     await store.close().catch(() => undefined);
+    if (made) for (const file of [flags.db, `${flags.db}-wal`, `${flags.db}-shm`]) rmSync(file, { force: true });
     throw error;
   }
 }

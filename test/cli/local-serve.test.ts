@@ -195,15 +195,21 @@ describe('decide serve on the local engine', () => {
     const result = await runCli(['serve', '--port', '0', '--db', db, '--model', missing], {}, scaled(20_000));
     expect(result.code).toBe(66);
     expect(result.stderr).toContain(`local engine: the model file ${missing} does not exist or cannot be read`);
+    // The start failed: it leaves no ledger behind for operator commands to write to.
+    expect(fs.readdirSync(dir).filter((name) => name.startsWith(path.basename(db)))).toEqual([]);
+    expect((await runCli(['key', 'list', '--db', db])).code).toBe(66);
   });
 
   it.skipIf(!LOCAL_RUNTIME)(`DECIDE_MODEL naming a corrupt file: exit 66 saying it cannot be loaded ${NEEDS_LOCAL_RUNTIME}`, async () => {
     const { db, dir } = fresh();
     const corrupt = path.join(dir, 'corrupt.gguf');
     fs.writeFileSync(corrupt, 'this is not a model');
+    // A ledger that was there before the start is the operator's: a failed start keeps it.
+    expect((await runCli(['key', 'create', '--create', '--db', db])).code).toBe(0);
     const result = await runCli(['serve', '--port', '0', '--db', db], { DECIDE_MODEL: corrupt }, scaled(20_000));
     expect(result.code).toBe(66);
     expect(result.stderr).toContain(`local engine: cannot load the model ${corrupt}`);
     expect(result.stdout).toBe('');
+    expect(JSON.parse((await runCli(['key', 'list', '--db', db, '--json'])).stdout)).toHaveLength(1);
   });
 });
