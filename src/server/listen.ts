@@ -13,11 +13,25 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * How long a client has to send its whole request, headers and body: past it, Node
+ * answers 408 and closes the connection. Node's own 300 s let a body trickled a byte
+ * every few seconds hold a socket for five minutes; the largest body decide takes (a
+ * System One request, 1 MiB) needs a fraction of this on any working link. Node looks
+ * for such requests every `connectionsCheckingInterval`, so a trickle is cut within a
+ * second of the limit. Behind a proxy that buffers bodies (nginx's default) the proxy's
+ * own limit (`client_body_timeout`) meets the slow client first (docs/operations.md).
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 /** Listens on host:port (0 = an ephemeral port); rejects on EADDRINUSE and the like. */
 // biome-ignore lint/suspicious/noExplicitAny: as above, an app of any environment
 export function listen(app: Hono<any>, port: number, host: string): Promise<RunningServer> {
   let current = app;
-  const server = createAdaptorServer({ fetch: (request: Request, env: unknown) => current.fetch(request, env) }) as Server;
+  const server = createAdaptorServer({
+    fetch: (request: Request, env: unknown) => current.fetch(request, env),
+    serverOptions: { requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+  }) as Server;
   let closing = false;
   const live = new Set<ServerResponse>();
   // server.close() only drops connections idle at that moment: a keep-alive connection
