@@ -1,4 +1,5 @@
 import { type Config, readConfig } from '../config/config.js';
+import { tokenFileWarning } from '../config/tokens.js';
 import type { Engine } from '../engine/engine.js';
 import { createApp } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
@@ -74,6 +75,8 @@ export async function serve(flags: ServeFlags) {
     throw new Failure(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, EXIT.unavailable);
   }
   for (const line of exposureWarnings(flags.host, config.web.verify.provider, config.web.pages)) warn(line);
+  const looseToken = tokenFileWarning(engineEnv(flags));
+  if (looseToken) warn(looseToken);
 
   let started: Awaited<ReturnType<typeof start>>;
   let prepared: Awaited<ReturnType<typeof prepare>>;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { envRaw, envValue, type Env } from './variables.js';
 
 /** The shortest token the server takes: 32 characters of a random one are beyond guessing. */
@@ -42,4 +42,23 @@ function checked(what: string, token: string): string {
     );
   }
   return token;
+}
+
+/**
+ * The start-up warning for a token file other users of the machine can read (any
+ * group or other permission bit): the token opens the whole ledger, so it should be
+ * readable by the server's user alone. A warning, not a refusal: some secret mounts
+ * cannot be narrowed, and the operator decides.
+ */
+export function tokenFileWarning(env: Env): string | null {
+  const file = envValue(env, 'DECIDE_ADMIN_TOKEN_FILE');
+  if (!file) return null;
+  let mode: number;
+  try {
+    mode = statSync(file).mode & 0o777;
+  } catch {
+    return null; // adminTokenFromEnv has refused it already
+  }
+  if ((mode & 0o077) === 0) return null;
+  return `DECIDE_ADMIN_TOKEN_FILE names ${file}, which other users of this machine can read (mode ${mode.toString(8)}); make it the server's alone: chmod 600 ${file}`;
 }

@@ -205,13 +205,24 @@ describe('decide serve: what an operator exposing it should know', () => {
   it('the operator API over decide serve: DECIDE_ADMIN_TOKEN_FILE, a short token refused without being echoed', async () => {
     const tokenFile = path.join(serve.tmp.dir, 'admin-token');
     const token = 'file-token-0123456789abcdefghijklmnopqrstuv';
-    fs.writeFileSync(tokenFile, `${token}\n`);
+    fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
     await runJson(['key', 'create', '--create', '--name', 'from the shell', '--db', serve.tmp.db]);
     const server = await startServe(['--db', serve.tmp.db], { ...env(), DECIDE_ADMIN_TOKEN_FILE: tokenFile });
     expect(await server.waitForStderr(/^decide: engine/)).toContain('operator API on');
+    expect(server.output().stderr).not.toContain('other users of this machine can read');
     const listed = await call(server.url, 'GET', '/v1/admin/keys', { headers: { authorization: `Bearer ${token}` } });
     expect(listed.body.keys.map((k: { name: string }) => k.name)).toEqual(['from the shell']);
     await server.stop();
+
+    // A file others can read is taken, with a warning naming it and what to do.
+    fs.chmodSync(tokenFile, 0o644);
+    const loose = await startServe(['--db', serve.tmp.db], { ...env(), DECIDE_ADMIN_TOKEN_FILE: tokenFile });
+    await loose.waitForStderr(/^decide: engine/);
+    expect(loose.output().stderr).toContain(
+      `decide: DECIDE_ADMIN_TOKEN_FILE names ${tokenFile}, which other users of this machine can read (mode 644); make it the server's alone: chmod 600 ${tokenFile}`,
+    );
+    expect(loose.output().stderr).not.toContain(token);
+    await loose.stop();
 
     const short = await runCli(['serve', '--port', '0', '--db', serve.tmp.db], { ...env(), DECIDE_ADMIN_TOKEN: 'hunter2-too-short' });
     expect(short.code).toBe(78);

@@ -124,3 +124,25 @@ describe('the operator API, off', () => {
     }
   });
 });
+
+describe('wrong admin tokens are slowed', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await startWithOpenAI({ adminToken: TOKEN });
+  });
+  afterAll(() => svc.close());
+
+  it('ten a minute from one address are 401; past them 429 with Retry-After, the right token too, until the minute is over', async () => {
+    const guess = (token: string) => svc.call('GET', '/v1/admin/passes', { headers: { authorization: `Bearer ${token}` } });
+    expect((await guess(TOKEN)).status).toBe(200);
+    for (let n = 0; n < 10; n++) expect((await guess(`adm-guess-${n}-0123456789abcdef0123456789`)).status).toBe(401);
+    for (const token of ['adm-guess-10-0123456789abcdef0123456789', TOKEN]) {
+      const refused = await guess(token);
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(refused.text).not.toContain(TOKEN);
+    }
+  });
+});
