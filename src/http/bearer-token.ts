@@ -18,15 +18,20 @@ const MOST_CLIENTS = 10_000;
  * A client (by the address the per-IP limits count) that sends more than
  * WRONG_TOKENS_PER_MINUTE wrong ones in a minute is refused with 429 and Retry-After
  * until its minute is over, the right token included: guessing is slowed to ten
- * tries a minute, where before nothing stopped a script trying thousands.
+ * tries a minute, where before nothing stopped a script trying thousands. A request
+ * without a token guesses nothing: it is the 401, always.
  */
 export function requireToken(token: string, what: string): MiddlewareHandler<AppEnv> {
   const expected = hash('sha256', token, 'buffer');
   const wrong = new Map<string, { count: number; until: number }>();
   return async (c, next) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
+    const refused = new ServiceError('unauthorized', `${what} is missing or wrong; send Authorization: Bearer <token>`);
+    // No token is no guess: a missing one is always the 401, and counts for nothing.
+    if (!match) throw refused;
     const client = c.get('clientIp');
-    const seen = wrong.get(client);
     const at = Date.now();
+    const seen = wrong.get(client);
     if (seen && seen.until <= at) wrong.delete(client);
     else if (seen && seen.count >= WRONG_TOKENS_PER_MINUTE) {
       throw new ServiceError(
@@ -35,14 +40,12 @@ export function requireToken(token: string, what: string): MiddlewareHandler<App
         (seen.until - at) / 1000,
       );
     }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
-    const given = hash('sha256', match?.[1] ?? '', 'buffer');
-    if (!match || !timingSafeEqual(given, expected)) {
+    if (!timingSafeEqual(hash('sha256', match[1], 'buffer'), expected)) {
       if (wrong.size >= MOST_CLIENTS) for (const [ip, entry] of wrong) if (entry.until <= at) wrong.delete(ip);
       const entry = wrong.get(client) ?? { count: 0, until: at + WINDOW_MS };
       entry.count++;
       wrong.set(client, entry);
-      throw new ServiceError('unauthorized', `${what} is missing or wrong; send Authorization: Bearer <token>`);
+      throw refused;
     }
     await next();
   };

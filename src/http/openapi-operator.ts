@@ -16,6 +16,9 @@ export const ADMIN_SCHEME = { adminToken: { type: 'http' as const, scheme: 'bear
 
 const admin = [{ adminToken: [] }];
 const unauthorized = failure('Admin token missing or wrong', ['unauthorized']);
+const slowed = failure('More than 10 wrong tokens a minute from this address: refused until the minute is over (Retry-After)', [
+  'rate_limited',
+]);
 const off = failure('Unknown pass or key, or the operator API is off on this server', ['not_found']);
 const ref = z.object({
   ref: z.string().meta({ description: "A key id (key_…), its hint (dcd_api_…wxyz) or the hint's last four characters." }),
@@ -31,7 +34,12 @@ export function operatorPaths() {
         summary: "Every key (or one pass's), with its name, last use and revocation",
         security: admin,
         requestParams: { query: z.object({ pass: z.string().optional() }) },
-        responses: { '200': { description: 'The keys, oldest first', ...json(AdminKeyList) }, '401': unauthorized, '404': off },
+        responses: {
+          '200': { description: 'The keys, oldest first', ...json(AdminKeyList) },
+          '401': unauthorized,
+          '429': slowed,
+          '404': off,
+        },
       },
       post: {
         operationId: 'adminCreateKey',
@@ -42,6 +50,7 @@ export function operatorPaths() {
           '201': { description: 'The key, shown this once', ...json(AdminKeyCreated) },
           '400': failure('Invalid body', ['invalid_json', 'invalid_request']),
           '401': unauthorized,
+          '429': slowed,
           '404': off,
           ...bodyFailures,
         },
@@ -57,6 +66,7 @@ export function operatorPaths() {
           '200': { description: 'Revoked (or revoked before)', ...json(AdminKeyRevoked) },
           '400': failure('The reference names no key, or a hint several keys share', ['invalid_request']),
           '401': unauthorized,
+          '429': slowed,
           '404': off,
         },
       },
@@ -66,13 +76,18 @@ export function operatorPaths() {
         operationId: 'adminListPasses',
         summary: 'Every pass, with its credits and key counts',
         security: admin,
-        responses: { '200': { description: 'The passes, oldest first', ...json(AdminPassList) }, '401': unauthorized, '404': off },
+        responses: {
+          '200': { description: 'The passes, oldest first', ...json(AdminPassList) },
+          '401': unauthorized,
+          '429': slowed,
+          '404': off,
+        },
       },
       post: {
         operationId: 'adminCreatePass',
         summary: 'Create an empty pass',
         security: admin,
-        responses: { '201': { description: 'The pass', ...json(AdminPassCreated) }, '401': unauthorized, '404': off },
+        responses: { '201': { description: 'The pass', ...json(AdminPassCreated) }, '401': unauthorized, '429': slowed, '404': off },
       },
     },
     '/v1/admin/passes/{id}': {
@@ -81,7 +96,7 @@ export function operatorPaths() {
         summary: "A pass's balance and keys",
         security: admin,
         requestParams: { path: passId },
-        responses: { '200': { description: 'The pass', ...json(AdminPassDetail) }, '401': unauthorized, '404': off },
+        responses: { '200': { description: 'The pass', ...json(AdminPassDetail) }, '401': unauthorized, '429': slowed, '404': off },
       },
     },
     '/healthz': {

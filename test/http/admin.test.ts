@@ -132,7 +132,7 @@ describe('wrong admin tokens are slowed', () => {
   });
   afterAll(() => svc.close());
 
-  it('ten a minute from one address are 401; past them 429 with Retry-After, the right token too, until the minute is over', async () => {
+  it('ten a minute from one address are 401; past them 429 with Retry-After, the right token too, until the minute is over; no token stays 401', async () => {
     const guess = (token: string) => svc.call('GET', '/v1/admin/passes', { headers: { authorization: `Bearer ${token}` } });
     expect((await guess(TOKEN)).status).toBe(200);
     for (let n = 0; n < 10; n++) expect((await guess(`adm-guess-${n}-0123456789abcdef0123456789`)).status).toBe(401);
@@ -144,5 +144,7 @@ describe('wrong admin tokens are slowed', () => {
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
       expect(refused.text).not.toContain(TOKEN);
     }
+    // No token is no guess: still the 401.
+    expect((await svc.call('GET', '/v1/admin/passes')).status).toBe(401);
   });
 });
