@@ -175,7 +175,8 @@ describe('decide ask on a terminal', () => {
     // What the terminal shows at the end: the message where the spinner was, no blank line before it, no spinner left.
     const screen = screenOf(run.stdout, 120);
     expect(screen[0]).toMatch(/^decide: /);
-    expect(screen.join('')).toMatch(/^decide: [^\n]*\(502 engine_bad_response\); request id req_\w+$/);
+    // One sentence, wrapped between words to the terminal's width: read back with its breaks as spaces.
+    expect(screen.join(' ')).toMatch(/^decide: [^\n]*\(502 engine_bad_response\); request id req_\w+$/);
     expect(screen.join('\n')).not.toMatch(DOTS);
   });
 });
