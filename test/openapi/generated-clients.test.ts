@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { ROOT } from '../support/cli.js';
 import { NEEDS_OPENAPI_PYTHON_CLIENT, OPENAPI_PYTHON_CLIENT } from '../support/python-tools.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
 import { scaled } from '../support/time.js';
+import { BIN, compileStrict, run } from '../support/typescript.js';
 
 /**
  * What a user of the OpenAPI document does with the two usual generators, run with
@@ -23,23 +23,8 @@ import { scaled } from '../support/time.js';
  * `depth` typed as required in requests (a `default` in a component schema).
  */
 
-const BIN = path.join(ROOT, 'node_modules', '.bin');
 const ADMIN_TOKEN = 'admin-token-of-the-generated-clients-test-0123';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd, env, timeout: scaled(120_000) }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 interface Operation {
   route: string;
@@ -176,28 +161,6 @@ console.log(
 );
 `;
 
-/** A strict compile of `file` in `dir` with the project's TypeScript and Node types. */
-const compile = (dir: string, file: string) =>
-  run(
-    path.join(BIN, 'tsc'),
-    [
-      '--strict',
-      '--noUncheckedIndexedAccess',
-      '--module',
-      'nodenext',
-      '--target',
-      'es2022',
-      '--typeRoots',
-      path.join(ROOT, 'node_modules', '@types'),
-      '--types',
-      'node',
-      '--outDir',
-      'out',
-      file,
-    ],
-    dir,
-  );
-
 /** What both clients must have seen of the server's answers (the fake engine's). */
 function expectAnswers(seen: { decision: unknown; systemOne: unknown }) {
   expect(seen.decision).toEqual({ mode: 'noul', yes: expect.any(Number) });
@@ -222,7 +185,7 @@ describe('clients generated from the OpenAPI document, with default options, cal
         expect(generated.stdout + generated.stderr).not.toMatch(/warn|error/i);
 
         fs.writeFileSync(path.join(dir, 'calls.ts'), TS_CALLS);
-        const compiled = await compile(dir, 'calls.ts');
+        const compiled = await compileStrict(dir, 'calls.ts');
         expect(compiled.stdout + compiled.stderr).toBe('');
         expect(compiled.code).toBe(0);
 

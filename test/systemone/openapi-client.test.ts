@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../support/cli.js';
 import { startWithOpenAI, type Running } from '../support/service.js';
-import { scaled } from '../support/time.js';
+import { BIN, compileStrict, run } from '../support/typescript.js';
 
 /**
  * What a user of the OpenAPI document does: generate a typed client from it with
@@ -15,38 +13,6 @@ import { scaled } from '../support/time.js';
  * copies of it, and a union holding an array of itself, were what the generated types
  * could not compile (test/openapi/generated-clients.test.ts calls every route).
  */
-
-const BIN = path.join(ROOT, 'node_modules', '.bin');
-
-function run(file: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd, timeout: scaled(60_000) }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: stdout + stderr }),
-    );
-  });
-}
-
-/** A strict compile of `file` in `dir` with the project's TypeScript and Node types. */
-const compile = (dir: string, file: string) =>
-  run(
-    path.join(BIN, 'tsc'),
-    [
-      '--strict',
-      '--noUncheckedIndexedAccess',
-      '--module',
-      'nodenext',
-      '--target',
-      'es2022',
-      '--typeRoots',
-      path.join(ROOT, 'node_modules', '@types'),
-      '--types',
-      'node',
-      '--outDir',
-      'out',
-      file,
-    ],
-    dir,
-  );
 
 const CALL = `import type { components, paths } from './schema.js';
 
@@ -99,7 +65,7 @@ describe('a client generated from the OpenAPI document by openapi-typescript', (
 
     expect(generated.code, generated.output).toBe(0);
     fs.writeFileSync(path.join(dir, 'call.ts'), CALL);
-    const compiled = await compile(dir, 'call.ts');
+    const compiled = await compileStrict(dir, 'call.ts');
     expect(compiled.output).toBe('');
     expect(compiled.code).toBe(0);
 
@@ -120,7 +86,7 @@ export const badType: Request = { state: 'x', questions: { q: { type: 'yesno' } 
 export const badState: Request = { state: 5, questions: { q: { type: 'noul' } } };
 `,
     );
-    const compiled = await compile(dir, 'wrong.ts');
+    const compiled = await compileStrict(dir, 'wrong.ts');
     expect(compiled.code).not.toBe(0);
     expect(compiled.output).toMatch(/wrong\.ts\(3,[^)]*\): error TS2741: Property 'state' is missing/);
     expect(compiled.output).toMatch(/wrong\.ts\(4,[^)]*\): error TS2322/);
